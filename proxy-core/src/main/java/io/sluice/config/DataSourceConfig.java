@@ -1,0 +1,81 @@
+package io.sluice.config;
+
+import java.util.Objects;
+
+/**
+ * One backend MySQL / MariaDB / TiDB server and the pool of authenticated connections Sluice keeps to it.
+ *
+ * <p>The pool keys mean what they mean in HikariCP, which users already know: {@code connectionTimeoutMilliseconds}
+ * is how long a session waits for a connection, {@code idleTimeoutMilliseconds} how long a connection may sit idle
+ * above {@code minPoolSize}, {@code maxLifetimeMilliseconds} how old a connection may grow before it is retired
+ * (never while a session uses it).
+ *
+ * @param name the key under {@code dataSources}
+ * @param url a JDBC URL, {@code jdbc:mysql://host:port/database?...} or {@code jdbc:mariadb://...}
+ * @param username the backend account Sluice authenticates as
+ * @param password that account's password, may be empty
+ * @param connectionTimeoutMilliseconds how long to wait for a connection (connect, authenticate or pool wait)
+ * @param idleTimeoutMilliseconds how long an idle connection above {@code minPoolSize} is kept; 0 keeps it forever
+ * @param maxLifetimeMilliseconds the age after which an idle connection is closed; 0 means no limit
+ * @param maxPoolSize the most connections open to this server at once
+ * @param minPoolSize the connections kept open even when idle
+ */
+public record DataSourceConfig(
+        String name,
+        String url,
+        String username,
+        String password,
+        long connectionTimeoutMilliseconds,
+        long idleTimeoutMilliseconds,
+        long maxLifetimeMilliseconds,
+        int maxPoolSize,
+        int minPoolSize) {
+
+    public static final long DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS = 30_000;
+    public static final long DEFAULT_IDLE_TIMEOUT_MILLISECONDS = 600_000;
+    public static final long DEFAULT_MAX_LIFETIME_MILLISECONDS = 1_800_000;
+    public static final int DEFAULT_MAX_POOL_SIZE = 100;
+    public static final int DEFAULT_MIN_POOL_SIZE = 0;
+
+    public DataSourceConfig {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(username, "username");
+        password = password == null ? "" : password;
+        if (connectionTimeoutMilliseconds <= 0) {
+            throw new IllegalArgumentException("connectionTimeoutMilliseconds: " + connectionTimeoutMilliseconds + " (expected: > 0)");
+        }
+        if (idleTimeoutMilliseconds < 0) {
+            throw new IllegalArgumentException("idleTimeoutMilliseconds: " + idleTimeoutMilliseconds + " (expected: >= 0)");
+        }
+        if (maxLifetimeMilliseconds < 0) {
+            throw new IllegalArgumentException("maxLifetimeMilliseconds: " + maxLifetimeMilliseconds + " (expected: >= 0)");
+        }
+        if (maxPoolSize < 1) {
+            throw new IllegalArgumentException("maxPoolSize: " + maxPoolSize + " (expected: >= 1)");
+        }
+        if (minPoolSize < 0 || minPoolSize > maxPoolSize) {
+            throw new IllegalArgumentException("minPoolSize: " + minPoolSize + " (expected: 0.." + maxPoolSize + ")");
+        }
+        JdbcUrl.parse(url); // fails early on a URL Sluice cannot connect to
+    }
+
+    /** A data source with the default pool settings. */
+    public static DataSourceConfig of(String name, String url, String username, String password) {
+        return new DataSourceConfig(name, url, username, password,
+                DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS, DEFAULT_IDLE_TIMEOUT_MILLISECONDS,
+                DEFAULT_MAX_LIFETIME_MILLISECONDS, DEFAULT_MAX_POOL_SIZE, DEFAULT_MIN_POOL_SIZE);
+    }
+
+    /** The host, port and database named by {@link #url()}. */
+    public JdbcUrl jdbcUrl() {
+        return JdbcUrl.parse(url);
+    }
+
+    @Override
+    public String toString() {
+        // Never print the password: this string reaches logs.
+        return "DataSourceConfig[name=" + name + ", url=" + url + ", username=" + username
+                + ", maxPoolSize=" + maxPoolSize + ", minPoolSize=" + minPoolSize + "]";
+    }
+}

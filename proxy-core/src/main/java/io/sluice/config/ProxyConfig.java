@@ -1,0 +1,103 @@
+package io.sluice.config;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything Sluice needs to run, as read from config.yaml or built in code.
+ *
+ * <p>In pass-through mode ({@code rules: []}) {@code databaseName} is an alias: a client that asks for the schema
+ * {@code databaseName} gets the database named in its data source's URL. Every other schema name passes through
+ * unchanged, and a client that names no schema gets none, exactly as it would connecting directly.
+ *
+ * @param databaseName the logical database name clients may use, or {@code null}
+ * @param dataSources the backend servers, by name, in file order
+ * @param server the client-facing listener
+ * @param users the accounts clients authenticate with
+ */
+public record ProxyConfig(
+        String databaseName,
+        Map<String, DataSourceConfig> dataSources,
+        ServerConfig server,
+        List<UserConfig> users) {
+
+    public ProxyConfig {
+        Objects.requireNonNull(dataSources, "dataSources");
+        Objects.requireNonNull(server, "server");
+        Objects.requireNonNull(users, "users");
+        if (dataSources.isEmpty()) {
+            throw new IllegalArgumentException("dataSources: empty (expected: at least one data source)");
+        }
+        dataSources = Collections.unmodifiableMap(new LinkedHashMap<>(dataSources));
+        users = List.copyOf(users);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The first data source: the one pass-through sessions use while a single backend group has one member. */
+    public DataSourceConfig primaryDataSource() {
+        return dataSources.values().iterator().next();
+    }
+
+    public ProxyConfig withServer(ServerConfig newServer) {
+        return new ProxyConfig(databaseName, dataSources, newServer, users);
+    }
+
+    /** Builds a {@link ProxyConfig} in code, for embedding. */
+    public static final class Builder {
+        private String databaseName;
+        private final Map<String, DataSourceConfig> dataSources = new LinkedHashMap<>();
+        private ServerConfig server = ServerConfig.defaults();
+        private final List<UserConfig> users = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        public Builder databaseName(String name) {
+            this.databaseName = name;
+            return this;
+        }
+
+        public Builder dataSource(DataSourceConfig dataSource) {
+            dataSources.put(dataSource.name(), dataSource);
+            return this;
+        }
+
+        /** Adds a data source with default pool settings. */
+        public Builder dataSource(String name, String url, String username, String password) {
+            return dataSource(DataSourceConfig.of(name, url, username, password));
+        }
+
+        public Builder server(ServerConfig serverConfig) {
+            this.server = Objects.requireNonNull(serverConfig);
+            return this;
+        }
+
+        /** Listens on this port; 0 picks a free one. */
+        public Builder port(int port) {
+            this.server = server.withPort(port);
+            return this;
+        }
+
+        public Builder address(String address) {
+            this.server = server.withAddress(address);
+            return this;
+        }
+
+        /** Adds a proxy user; {@code user} may be {@code name@host}. */
+        public Builder user(String user, String password) {
+            users.add(UserConfig.parse(user, password));
+            return this;
+        }
+
+        public ProxyConfig build() {
+            return new ProxyConfig(databaseName, dataSources, server, users);
+        }
+    }
+}
