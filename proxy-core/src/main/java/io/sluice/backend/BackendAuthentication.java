@@ -1,0 +1,201 @@
+package io.sluice.backend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.protocol.Capabilities;
+import io.sluice.protocol.HandshakeResponse41;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.ProtocolException;
+import io.sluice.protocol.Scramble;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PublicKey;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Arrays;
+import java.util.Base64;
+import javax.crypto.Cipher;
+import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLHandshakePacket;
+import org.apache.shardingsphere.db.protocol.mysql.payload.MySQLPacketPayload;
+
+/**
+ * Sluice as a client logging in to a backend: greeting, HandshakeResponse41, then whatever the server's plugin asks
+ * (auth switch, caching_sha2_password's fast path, or its full path with the server's RSA key).
+ *
+ * <p>One instance per connection attempt. It reads whole packets (borrowed) and produces the replies to send.
+ */
+final class BackendAuthentication {
+
+    /** What the connection does after a packet. */
+    enum Step {
+        /** Send the reply (if any) and wait for the next packet. */
+        CONTINUE,
+        /** Logged in. */
+        DONE
+    }
+
+    private enum State {
+        AWAIT_GREETING,
+        AWAIT_RESULT,
+        AWAIT_PUBLIC_KEY
+    }
+
+    private static final int AUTH_MORE_DATA = 0x01;
+    private static final int AUTH_SWITCH_REQUEST = 0xFE;
+    private static final int FAST_AUTH_SUCCESS = 0x03;
+    private static final int PERFORM_FULL_AUTHENTICATION = 0x04;
+    private static final int REQUEST_PUBLIC_KEY = 0x02;
+    private static final int MAX_PACKET_SIZE = 1 << 30;
+
+    private final String username;
+    private final String password;
+    private final SessionKey key;
+    private final String schema;
+
+    private State state = State.AWAIT_GREETING;
+    private byte[] nonce;
+    private String plugin;
+    private int sequenceId;
+    private ByteBuf reply;
+    private int serverConnectionId;
+
+    BackendAuthentication(String username, String password, SessionKey key, String schema) {
+        this.username = username;
+        this.password = password;
+        this.key = key;
+        this.schema = schema;
+    }
+
+    /** The reply produced by the last {@link #onPacket} call, handed over to the caller (may be {@code null}). */
+    ByteBuf takeReply() {
+        ByteBuf out = reply;
+        reply = null;
+        return out;
+    }
+
+    /** The server's id for this connection, as {@code CONNECTION_ID()} reports it. */
+    int serverConnectionId() {
+        return serverConnectionId;
+    }
+
+    /**
+     * Handles one whole packet (header included, borrowed).
+     *
+     * @throws BackendException when the server refuses the login
+     */
+    Step onPacket(ByteBuf frame, ByteBufAllocator alloc) throws BackendException {
+        sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        ByteBuf payload = frame.slice(frame.readerIndex() + Packets.HEADER_SIZE,
+                frame.readableBytes() - Packets.HEADER_SIZE);
+        if (Packets.isErr(payload)) {
+            throw new BackendException("login refused", Packets.parseErr(payload));
+        }
+        switch (state) {
+            case AWAIT_GREETING:
+                onGreeting(payload, alloc);
+                return Step.CONTINUE;
+            case AWAIT_RESULT:
+                return onResult(payload, alloc);
+            case AWAIT_PUBLIC_KEY:
+                onPublicKey(payload, alloc);
+                return Step.CONTINUE;
+            default:
+                throw new IllegalStateException(state.name());
+        }
+    }
+
+    private void onGreeting(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
+        MySQLHandshakePacket greeting;
+        try {
+            greeting = new MySQLHandshakePacket(new MySQLPacketPayload(payload.duplicate(), StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            throw new BackendException("unreadable greeting", e);
+        }
+        int serverCapabilities = greeting.getCapabilityFlagsLower() | greeting.getCapabilityFlagsUpper() << 16;
+        serverConnectionId = greeting.getConnectionId();
+        nonce = Arrays.copyOf(greeting.getAuthPluginData().getAuthenticationPluginData(), Scramble.NONCE_LENGTH);
+        plugin = greeting.getAuthPluginName();
+        if (!Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {
+            plugin = Scramble.MYSQL_NATIVE_PASSWORD; // the server switches us if the account needs another
+        }
+        int capabilities = (key.capabilities() & serverCapabilities) | Capabilities.CLIENT_PROTOCOL_41
+                | Capabilities.CLIENT_SECURE_CONNECTION | Capabilities.CLIENT_PLUGIN_AUTH;
+        if (schema != null) {
+            capabilities |= Capabilities.CLIENT_CONNECT_WITH_DB;
+        }
+        HandshakeResponse41 response = new HandshakeResponse41(capabilities, MAX_PACKET_SIZE, key.collationId(),
+                username, scramble(plugin, nonce), schema, plugin);
+        reply = response.write(alloc, ++sequenceId);
+        state = State.AWAIT_RESULT;
+    }
+
+    private Step onResult(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
+        int header = payload.getUnsignedByte(payload.readerIndex());
+        if (header == Packets.OK_HEADER) {
+            return Step.DONE;
+        }
+        if (header == AUTH_SWITCH_REQUEST) {
+            ByteBuf in = payload.duplicate().skipBytes(1);
+            int nul = in.indexOf(in.readerIndex(), in.writerIndex(), (byte) 0);
+            if (nul < 0) {
+                throw new BackendException("unreadable auth switch request");
+            }
+            plugin = in.toString(in.readerIndex(), nul - in.readerIndex(), StandardCharsets.US_ASCII);
+            in.readerIndex(nul + 1);
+            byte[] data = new byte[Math.min(in.readableBytes(), Scramble.NONCE_LENGTH)];
+            in.readBytes(data);
+            nonce = Arrays.copyOf(data, Scramble.NONCE_LENGTH);
+            if (!Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin) && !Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {
+                throw new BackendException("the backend account uses the " + plugin
+                        + " plugin (expected: mysql_native_password or caching_sha2_password)");
+            }
+            reply = raw(alloc, scramble(plugin, nonce));
+            return Step.CONTINUE;
+        }
+        if (header == AUTH_MORE_DATA && payload.readableBytes() >= 2) {
+            int status = payload.getUnsignedByte(payload.readerIndex() + 1);
+            if (status == FAST_AUTH_SUCCESS) {
+                return Step.CONTINUE; // the OK follows
+            }
+            if (status == PERFORM_FULL_AUTHENTICATION) {
+                // No TLS to the backend yet: ask for the server's RSA key to send the password encrypted.
+                reply = raw(alloc, new byte[] {REQUEST_PUBLIC_KEY});
+                state = State.AWAIT_PUBLIC_KEY;
+                return Step.CONTINUE;
+            }
+        }
+        throw new ProtocolException("backend login packet: 0x" + Integer.toHexString(header)
+                + " (expected: OK, auth switch or auth more data)");
+    }
+
+    private void onPublicKey(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
+        String pem = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.US_ASCII);
+        byte[] secret = (password + "\0").getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < secret.length; i++) {
+            secret[i] ^= nonce[i % nonce.length];
+        }
+        try {
+            String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+            PublicKey publicKey = KeyFactory.getInstance("RSA")
+                    .generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(base64)));
+            Cipher cipher = Cipher.getInstance("RSA/ECB/OAEPWithSHA-1AndMGF1Padding");
+            cipher.init(Cipher.ENCRYPT_MODE, publicKey);
+            reply = raw(alloc, cipher.doFinal(secret));
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            throw new BackendException("could not encrypt the password with the server's RSA key", e);
+        }
+        state = State.AWAIT_RESULT;
+    }
+
+    private byte[] scramble(String pluginName, byte[] seed) {
+        return Scramble.CACHING_SHA2_PASSWORD.equals(pluginName)
+                ? Scramble.cachingSha2Password(password, seed)
+                : Scramble.nativePassword(password, seed);
+    }
+
+    private ByteBuf raw(ByteBufAllocator alloc, byte[] data) {
+        ByteBuf buf = Packets.startFrame(alloc, data.length);
+        buf.writeBytes(data);
+        return Packets.finishFrame(buf, ++sequenceId);
+    }
+}

@@ -1,0 +1,573 @@
+package io.sluice.backend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.ProtocolException;
+import io.sluice.relay.ResponseTracker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One authenticated connection to a backend server, and the handler of its channel. It lives on one event loop, the
+ * same as the client sessions it serves, so nothing here is locked.
+ *
+ * <p>Modes: while {@code AUTHENTICATING} or running a {@code PRIVATE} exchange (reset, schema change) it reads whole
+ * packets; while lent to a session ({@code RELAY}) it passes each read buffer straight to the client channel, after
+ * the {@link ResponseTracker} has looked at it; while {@code IDLE} in the pool any byte from the server means the
+ * connection is in an unknown state, so it is closed.
+ */
+public final class BackendConnection extends ChannelInboundHandlerAdapter implements ResponseTracker.Listener {
+
+    private static final Logger log = LoggerFactory.getLogger(BackendConnection.class);
+
+    /**
+     * The session variables that COM_RESET_CONNECTION may leave changed. Read after login and again before the
+     * connection goes back to the pool: if the character set differs, the connection no longer matches its
+     * {@link SessionKey} and is closed; the schema tells which sessions it can serve without COM_INIT_DB.
+     */
+    static final String SESSION_CHECK_QUERY = "SELECT DATABASE(), @@character_set_client, "
+            + "@@character_set_connection, @@character_set_results, @@collation_connection";
+
+    /** The frontend session a connection is lent to. */
+    public interface Session {
+        /** The client channel that relayed bytes are written to. */
+        Channel clientChannel();
+
+        /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
+        void onLocalInfileRequest();
+
+        /**
+         * The backend connection closed or broke while lent.
+         *
+         * @param responseStarted whether bytes of an unfinished response have already reached the client
+         */
+        void onBackendLost(BackendConnection backend, boolean responseStarted);
+    }
+
+    /** Completion of a private exchange. Responses are whole packets, owned by the callee, who must release them. */
+    interface PrivateCallback {
+        void onComplete(List<List<ByteBuf>> responses, Throwable failure);
+    }
+
+    private enum Mode {
+        AUTHENTICATING,
+        PRIVATE,
+        IDLE,
+        RELAY,
+        CLOSED
+    }
+
+    private final EventLoopPool pool;
+    private final SessionKey key;
+    private final ResponseTracker tracker;
+    private final long createdNanos = System.nanoTime();
+    private final Promise<BackendConnection> ready;
+
+    private Channel channel;
+    private Mode mode = Mode.AUTHENTICATING;
+    private BackendAuthentication authentication;
+    private ScheduledFuture<?> loginTimeout;
+    private String schema;
+    private String characterSets;
+    private long idleSinceNanos;
+    private Session session;
+    private ByteBuf cumulation;
+    private boolean flushPending;
+    private boolean slotReleased;
+    private int serverConnectionId;
+
+    private List<List<ByteBuf>> privateResponses;
+    private List<ByteBuf> privateCurrent;
+    private int privateExpected;
+    private PrivateCallback privateCallback;
+    private boolean responseDone;
+
+    BackendConnection(EventLoopPool pool, SessionKey key, String schema, Promise<BackendConnection> ready) {
+        this.pool = pool;
+        this.key = key;
+        this.schema = schema;
+        this.ready = ready;
+        this.tracker = new ResponseTracker(key.deprecateEof(), this);
+        this.authentication = new BackendAuthentication(pool.dataSource().username(), pool.dataSource().password(),
+                key, schema);
+    }
+
+    /** The data source this connection belongs to. */
+    public String dataSourceName() {
+        return pool.dataSource().name();
+    }
+
+    /** {@code host:port} of the server, for messages. */
+    public String address() {
+        return pool.address();
+    }
+
+    /** The server's id of this connection, as {@code CONNECTION_ID()} returns it. */
+    public int serverConnectionId() {
+        return serverConnectionId;
+    }
+
+    public SessionKey key() {
+        return key;
+    }
+
+    /** The schema the server has selected, as last known; {@code null} for none. */
+    public String schema() {
+        return schema;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    /** The relay's view of the response stream. */
+    public ResponseTracker tracker() {
+        return tracker;
+    }
+
+    long createdNanos() {
+        return createdNanos;
+    }
+
+    long idleSinceNanos() {
+        return idleSinceNanos;
+    }
+
+    boolean isOpen() {
+        return mode != Mode.CLOSED && channel != null && channel.isActive();
+    }
+
+    // ---- lending to a session -------------------------------------------------------------------------------
+
+    /** Lends this idle connection to {@code target}: from now on responses go to its client channel. */
+    public void bind(Session target) {
+        if (mode != Mode.IDLE) {
+            throw new IllegalStateException("bind: " + mode + " (expected: IDLE)");
+        }
+        this.session = target;
+        this.mode = Mode.RELAY;
+        channel.config().setAutoRead(true);
+    }
+
+    /**
+     * Forwards one client frame (taken: the channel releases it once written). Nothing is flushed: the caller
+     * flushes once per read batch.
+     *
+     * @param expect the response kind to follow, one of {@code ResponseTracker.EXPECT_*}, or 0 when the frame has
+     *     no response of its own (continuation frames, LOCAL INFILE data, COM_STMT_CLOSE)
+     */
+    public void forward(ByteBuf frame, int expect) {
+        if (expect != 0) {
+            tracker.expect(expect);
+        }
+        channel.write(frame, channel.voidPromise());
+    }
+
+    public void flush() {
+        channel.flush();
+    }
+
+    /** Whether the connection is idle between commands, with no response outstanding. */
+    public boolean isBetweenCommands() {
+        return mode == Mode.RELAY && tracker.isIdle();
+    }
+
+    /** Starts reading again once the client has drained what was relayed. */
+    public void resumeReading() {
+        if (mode == Mode.RELAY) {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    /** Takes the connection back from its session: it becomes private until the pool has reset it. */
+    void unbind() {
+        session = null;
+        if (mode == Mode.RELAY) {
+            mode = Mode.IDLE;
+        }
+    }
+
+    /** Marks the connection idle in the pool. */
+    void markIdle() {
+        mode = Mode.IDLE;
+        idleSinceNanos = System.nanoTime();
+        channel.config().setAutoRead(true); // an idle server never writes; reading notices when it closes
+    }
+
+    /** Closes the connection; it never returns to the pool. */
+    public void close() {
+        if (channel != null) {
+            channel.close();
+        } else {
+            releaseSlot();
+        }
+    }
+
+    // ---- private exchanges ----------------------------------------------------------------------------------
+
+    /** Sends commands Sluice itself needs answered (not relayed) and collects their whole responses. */
+    void runPrivate(List<ByteBuf> commands, int[] kinds, PrivateCallback callback) {
+        mode = Mode.PRIVATE;
+        privateResponses = new ArrayList<>(kinds.length);
+        privateCurrent = new ArrayList<>();
+        privateExpected = kinds.length;
+        privateCallback = callback;
+        for (int i = 0; i < kinds.length; i++) {
+            tracker.expect(kinds[i]);
+            channel.write(commands.get(i), channel.voidPromise());
+        }
+        channel.flush();
+    }
+
+    /** COM_RESET_CONNECTION plus the session check; on success the connection is clean and matches its key. */
+    void reset(Runnable onClean, Runnable onDirty) {
+        List<ByteBuf> commands = List.of(
+                Packets.command(channel.alloc(), Command.COM_RESET_CONNECTION, null),
+                Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY));
+        runPrivate(commands, new int[] {ResponseTracker.EXPECT_SINGLE, ResponseTracker.EXPECT_RESULT},
+                (responses, failure) -> {
+                    try {
+                        if (failure == null && !Packets.isErr(payload(responses.get(0).get(0)))
+                                && readSessionCheck(responses.get(1), false)) {
+                            onClean.run();
+                        } else {
+                            onDirty.run();
+                        }
+                    } finally {
+                        releaseAll(responses);
+                    }
+                });
+    }
+
+    /** COM_INIT_DB; the callback receives {@code null} on success or the server's refusal. */
+    void selectSchema(String newSchema, java.util.function.Consumer<BackendException> done) {
+        runPrivate(List.of(Packets.command(channel.alloc(), Command.COM_INIT_DB, newSchema)),
+                new int[] {ResponseTracker.EXPECT_SINGLE}, (responses, failure) -> {
+                    try {
+                        if (failure != null) {
+                            done.accept(new BackendException("COM_INIT_DB failed on " + address(), failure));
+                            return;
+                        }
+                        ByteBuf answer = payload(responses.get(0).get(0));
+                        if (Packets.isErr(answer)) {
+                            mode = Mode.IDLE;
+                            done.accept(new BackendException("COM_INIT_DB refused", Packets.parseErr(answer)));
+                        } else {
+                            schema = newSchema;
+                            mode = Mode.IDLE;
+                            done.accept(null);
+                        }
+                    } finally {
+                        releaseAll(responses);
+                    }
+                });
+    }
+
+    /**
+     * Reads the session check row. At login it records the character sets; later it compares them.
+     *
+     * @return whether the connection still matches what it had at login
+     */
+    private boolean readSessionCheck(List<ByteBuf> response, boolean atLogin) {
+        String[] row = singleRow(response, key.deprecateEof(), 5);
+        if (row == null) {
+            return false;
+        }
+        String charsets = row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4];
+        if (atLogin) {
+            characterSets = charsets;
+        } else if (!charsets.equals(characterSets)) {
+            log.debug("backend {} changed character sets {} -> {}: closing it", address(), characterSets, charsets);
+            return false;
+        }
+        schema = row[0];
+        return true;
+    }
+
+    /** The one row of a text result of {@code columns} columns, or {@code null} on ERR or no row. */
+    static String[] singleRow(List<ByteBuf> packets, boolean deprecateEof, int columns) {
+        if (packets.isEmpty() || Packets.isErr(payload(packets.get(0)))) {
+            return null;
+        }
+        int rowIndex = 1 + columns + (deprecateEof ? 0 : 1);
+        if (packets.size() <= rowIndex) {
+            return null;
+        }
+        ByteBuf row = payload(packets.get(rowIndex));
+        int first = row.getUnsignedByte(row.readerIndex());
+        if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
+            return null;
+        }
+        String[] values = new String[columns];
+        for (int i = 0; i < columns; i++) {
+            values[i] = Packets.readLenencString(row);
+        }
+        return values;
+    }
+
+    static ByteBuf payload(ByteBuf frame) {
+        return frame.slice(frame.readerIndex() + Packets.HEADER_SIZE, frame.readableBytes() - Packets.HEADER_SIZE);
+    }
+
+    static void releaseAll(List<List<ByteBuf>> responses) {
+        if (responses == null) {
+            return;
+        }
+        for (List<ByteBuf> response : responses) {
+            for (ByteBuf frame : response) {
+                frame.release();
+            }
+        }
+    }
+
+    // ---- channel events -------------------------------------------------------------------------------------
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        long timeout = pool.dataSource().connectionTimeoutMilliseconds();
+        loginTimeout = ctx.executor().schedule(() -> {
+            if (mode == Mode.AUTHENTICATING) {
+                fail(new BackendException("login to " + address() + " timed out after " + timeout + " ms"));
+            }
+        }, timeout, TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf buf = (ByteBuf) msg;
+        switch (mode) {
+            case RELAY:
+                relay(buf);
+                break;
+            case AUTHENTICATING:
+            case PRIVATE:
+                readPackets(buf);
+                break;
+            default:
+                buf.release();
+                if (mode == Mode.IDLE) {
+                    // An idle server has nothing to say: a timeout notice or garbage. Unknown state: close.
+                    log.debug("backend {} sent data while idle in the pool: closing it", address());
+                    channel.close();
+                }
+        }
+    }
+
+    /** The hot path: look at the bytes, hand the same buffer to the client, flush once per read batch. */
+    private void relay(ByteBuf buf) {
+        try {
+            tracker.scan(buf);
+        } catch (ProtocolException e) {
+            buf.release();
+            log.warn("backend {} broke the protocol: {}", address(), e.getMessage());
+            channel.close();
+            return;
+        }
+        Channel client = session.clientChannel();
+        client.write(buf, client.voidPromise());
+        flushPending = true;
+        if (!client.isWritable()) {
+            // The client reads slower than the server sends: stop reading until it drains (bounded memory).
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (flushPending) {
+            flushPending = false;
+            if (session != null) {
+                session.clientChannel().flush();
+            }
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (session instanceof WritabilityListener listener) {
+            listener.onBackendWritabilityChanged(ctx.channel().isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Told when the backend socket can take more client bytes, so the client is read again. */
+    public interface WritabilityListener {
+        void onBackendWritabilityChanged(boolean writable);
+    }
+
+    private void readPackets(ByteBuf buf) {
+        cumulation = ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(channel.alloc(),
+                cumulation == null ? Unpooled.EMPTY_BUFFER : cumulation, buf);
+        try {
+            while (cumulation != null && cumulation.readableBytes() >= Packets.HEADER_SIZE) {
+                int length = Packets.payloadLength(cumulation, cumulation.readerIndex());
+                if (cumulation.readableBytes() < Packets.HEADER_SIZE + length) {
+                    break;
+                }
+                ByteBuf frame = cumulation.readRetainedSlice(Packets.HEADER_SIZE + length);
+                if (mode == Mode.AUTHENTICATING) {
+                    onLoginPacket(frame);
+                } else if (mode == Mode.PRIVATE) {
+                    onPrivatePacket(frame);
+                } else {
+                    frame.release();
+                    log.debug("backend {} sent an unexpected packet: closing it", address());
+                    channel.close();
+                    break;
+                }
+            }
+        } catch (BackendException e) {
+            fail(e);
+        } catch (RuntimeException e) {
+            fail(new BackendException("protocol error from " + address() + ": " + e.getMessage(), e));
+        } finally {
+            if (cumulation != null && !cumulation.isReadable()) {
+                cumulation.release();
+                cumulation = null;
+            }
+        }
+    }
+
+    private void onLoginPacket(ByteBuf frame) throws BackendException {
+        BackendAuthentication.Step step;
+        try {
+            step = authentication.onPacket(frame, channel.alloc());
+        } finally {
+            frame.release();
+        }
+        ByteBuf reply = authentication.takeReply();
+        if (reply != null) {
+            channel.writeAndFlush(reply, channel.voidPromise());
+        }
+        if (step == BackendAuthentication.Step.DONE) {
+            serverConnectionId = authentication.serverConnectionId();
+            authentication = null;
+            loginTimeout.cancel(false);
+            runPrivate(List.of(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY)),
+                    new int[] {ResponseTracker.EXPECT_RESULT}, (responses, failure) -> {
+                        try {
+                            if (failure == null && readSessionCheck(responses.get(0), true)) {
+                                mode = Mode.IDLE;
+                                idleSinceNanos = System.nanoTime();
+                                ready.trySuccess(this);
+                            } else {
+                                fail(new BackendException("session check failed on " + address(), failure));
+                            }
+                        } finally {
+                            releaseAll(responses);
+                        }
+                    });
+        }
+    }
+
+    private void onPrivatePacket(ByteBuf frame) {
+        privateCurrent.add(frame);
+        responseDone = false;
+        tracker.scan(frame);
+        if (responseDone) {
+            privateResponses.add(privateCurrent);
+            privateCurrent = new ArrayList<>();
+            if (privateResponses.size() == privateExpected) {
+                PrivateCallback callback = privateCallback;
+                List<List<ByteBuf>> responses = privateResponses;
+                privateCallback = null;
+                privateResponses = null;
+                privateCurrent = null;
+                callback.onComplete(responses, null);
+            }
+        }
+    }
+
+    @Override
+    public void onResponseComplete() {
+        responseDone = true;
+    }
+
+    @Override
+    public void onLocalInfileRequest() {
+        if (session != null) {
+            session.onLocalInfileRequest();
+        }
+    }
+
+    private void fail(Throwable cause) {
+        BackendException error = cause instanceof BackendException be ? be
+                : new BackendException("backend " + address() + " failed", cause);
+        ready.tryFailure(error);
+        if (privateCallback != null) {
+            PrivateCallback callback = privateCallback;
+            privateCallback = null;
+            releaseAll(privateResponses);
+            if (privateCurrent != null) {
+                privateCurrent.forEach(ByteBuf::release);
+            }
+            privateResponses = null;
+            privateCurrent = null;
+            callback.onComplete(null, error);
+        }
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    /** Called when the TCP connect itself failed: the channel never became active. */
+    void connectFailed(Throwable cause) {
+        releaseSlot();
+        ready.tryFailure(new BackendException("cannot connect to " + dataSourceName() + " (" + address() + "): "
+                + cause.getMessage(), cause));
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Mode was = mode;
+        mode = Mode.CLOSED;
+        if (loginTimeout != null) {
+            loginTimeout.cancel(false);
+        }
+        if (cumulation != null) {
+            cumulation.release();
+            cumulation = null;
+        }
+        releaseSlot();
+        pool.onClosed(this);
+        if (was == Mode.AUTHENTICATING || was == Mode.PRIVATE) {
+            fail(new BackendException("connection to " + address() + " closed"));
+        } else if (was == Mode.RELAY && session != null) {
+            Session lost = session;
+            session = null;
+            lost.onBackendLost(this, tracker.isResponseStarted());
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("backend {} connection error: {}", address(), cause.toString());
+        ctx.close();
+    }
+
+    private void releaseSlot() {
+        if (!slotReleased) {
+            slotReleased = true;
+            pool.parent().slotFreed();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BackendConnection[" + dataSourceName() + " " + address() + " #" + serverConnectionId + " " + mode + "]";
+    }
+}

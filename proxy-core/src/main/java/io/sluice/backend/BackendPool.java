@@ -1,0 +1,160 @@
+package io.sluice.backend;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.JdbcUrl;
+import io.sluice.transport.TransportKind;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The pool of authenticated connections to one data source. It is split into one {@link EventLoopPool} per event
+ * loop so that a session always borrows a connection that runs on its own thread; only the count of open
+ * connections, bounded by {@code maxPoolSize}, is shared between loops.
+ */
+public final class BackendPool {
+    private final DataSourceConfig dataSource;
+    private final JdbcUrl url;
+    private final TransportKind transport;
+    private final int connBufferSize;
+    private final SessionKey defaultKey;
+    private final AtomicInteger open = new AtomicInteger();
+    private final Map<EventExecutor, EventLoopPool> byLoop = new IdentityHashMap<>();
+    private final EventLoopPool[] loops;
+
+    /**
+     * @param defaultKey the key of connections opened ahead of any session ({@code minPoolSize})
+     */
+    public BackendPool(DataSourceConfig dataSource, EventLoopGroup group, TransportKind transport, int connBufferSize,
+            SessionKey defaultKey) {
+        this.dataSource = dataSource;
+        this.url = dataSource.jdbcUrl();
+        this.transport = transport;
+        this.connBufferSize = connBufferSize;
+        this.defaultKey = defaultKey;
+        int count = 0;
+        for (EventExecutor ignored : group) {
+            count++;
+        }
+        this.loops = new EventLoopPool[count];
+        int i = 0;
+        for (EventExecutor executor : group) {
+            int share = dataSource.minPoolSize() / count + (i < dataSource.minPoolSize() % count ? 1 : 0);
+            EventLoopPool pool = new EventLoopPool(this, (EventLoop) executor, share);
+            loops[i++] = pool;
+            byLoop.put(executor, pool);
+        }
+        long period = Math.max(1000, Math.min(30_000, Math.min(
+                positiveOr(dataSource.idleTimeoutMilliseconds(), 30_000),
+                positiveOr(dataSource.maxLifetimeMilliseconds(), 30_000)) / 2));
+        for (EventLoopPool pool : loops) {
+            pool.loop().execute(() -> pool.startHousekeeping(period));
+        }
+    }
+
+    private static long positiveOr(long value, long fallback) {
+        return value > 0 ? value : fallback;
+    }
+
+    /** The part of the pool that serves sessions on {@code loop}. */
+    public EventLoopPool forLoop(EventLoop loop) {
+        EventLoopPool pool = byLoop.get(loop);
+        if (pool == null) {
+            throw new IllegalArgumentException("loop: not one of this pool's event loops");
+        }
+        return pool;
+    }
+
+    public DataSourceConfig dataSource() {
+        return dataSource;
+    }
+
+    String host() {
+        return url.host();
+    }
+
+    int port() {
+        return url.port();
+    }
+
+    /** {@code host:port}, for messages. */
+    public String address() {
+        return url.host() + ":" + url.port();
+    }
+
+    TransportKind transport() {
+        return transport;
+    }
+
+    int connBufferSize() {
+        return connBufferSize;
+    }
+
+    SessionKey defaultKey() {
+        return defaultKey;
+    }
+
+    /** Open connections (idle, lent, or still logging in). */
+    public int openConnections() {
+        return open.get();
+    }
+
+    /** Claims a slot for a new connection if fewer than {@code maxPoolSize} are open. */
+    boolean tryReserve() {
+        int max = dataSource.maxPoolSize();
+        for (;;) {
+            int current = open.get();
+            if (current >= max) {
+                return false;
+            }
+            if (open.compareAndSet(current, current + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** A connection closed: its slot may serve a session waiting on any loop. */
+    void slotFreed() {
+        open.decrementAndGet();
+        for (EventLoopPool pool : loops) {
+            pool.loop().execute(() -> {
+                if (pool.hasWaiters()) {
+                    pool.serveWaiters();
+                }
+            });
+        }
+    }
+
+    /** Asks the other loops to retire an idle connection each, because {@code requester} has waiters. */
+    void reclaimIdleElsewhere(EventLoopPool requester) {
+        for (EventLoopPool pool : loops) {
+            if (pool != requester) {
+                pool.loop().execute(pool::retireOneIdle);
+            }
+        }
+    }
+
+    /** Closes every idle connection; waits up to {@code timeoutMillis} for the loops to do it. */
+    public void close(long timeoutMillis) {
+        CountDownLatch done = new CountDownLatch(loops.length);
+        for (EventLoopPool pool : loops) {
+            pool.loop().execute(() -> {
+                try {
+                    pool.shutdown();
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        try {
+            done.await(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

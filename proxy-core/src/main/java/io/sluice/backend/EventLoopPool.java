@@ -1,0 +1,271 @@
+package io.sluice.backend;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.config.DataSourceConfig;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The part of a data source's pool that belongs to one event loop. Its connections run on that loop, like the
+ * sessions that borrow them, so a borrowed connection never hands work to another thread, and the pool needs no
+ * lock: every method runs on {@link #loop()}. Only the count of open connections is shared, in {@link BackendPool}.
+ *
+ * <p>Idle connections are kept most-recently-used first, so a quiet period lets the oldest ones time out.
+ */
+public final class EventLoopPool {
+    private static final Logger log = LoggerFactory.getLogger(EventLoopPool.class);
+
+    private final BackendPool parent;
+    private final EventLoop loop;
+    private final int minIdleShare;
+    private final ArrayDeque<BackendConnection> idle = new ArrayDeque<>();
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private SessionKey lastKey;
+    private ScheduledFuture<?> housekeeping;
+
+    private record Waiter(SessionKey key, String schema, Promise<BackendConnection> promise,
+            ScheduledFuture<?> timeout) {
+    }
+
+    EventLoopPool(BackendPool parent, EventLoop loop, int minIdleShare) {
+        this.parent = parent;
+        this.loop = loop;
+        this.minIdleShare = minIdleShare;
+    }
+
+    BackendPool parent() {
+        return parent;
+    }
+
+    DataSourceConfig dataSource() {
+        return parent.dataSource();
+    }
+
+    String address() {
+        return parent.address();
+    }
+
+    public EventLoop loop() {
+        return loop;
+    }
+
+    /** Idle connections here, for metrics and tests. Call on the loop. */
+    public int idleCount() {
+        return idle.size();
+    }
+
+    /**
+     * Lends a connection for a session of this key, with {@code schema} selected ({@code null}: none).
+     * Must be called on {@link #loop()}.
+     */
+    public Future<BackendConnection> acquire(SessionKey key, String schema) {
+        Promise<BackendConnection> promise = loop.newPromise();
+        lastKey = key;
+        if (!serveFromIdle(key, schema, promise)) {
+            if (parent.tryReserve()) {
+                open(key, schema, promise);
+            } else {
+                enqueue(key, schema, promise);
+            }
+        }
+        return promise;
+    }
+
+    /**
+     * Takes back a connection from a session that has ended. An idle connection is reset and pooled; one in the
+     * middle of a response, or in any doubt, is closed. Must be called on {@link #loop()}.
+     */
+    public void release(BackendConnection connection) {
+        boolean clean = connection.isBetweenCommands() && connection.isOpen();
+        connection.unbind();
+        if (!clean) {
+            connection.close();
+            return;
+        }
+        connection.reset(() -> offer(connection), connection::close);
+    }
+
+    private boolean serveFromIdle(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        BackendConnection sameKey = null;
+        for (Iterator<BackendConnection> it = idle.iterator(); it.hasNext(); ) {
+            BackendConnection candidate = it.next();
+            if (!candidate.key().equals(key)) {
+                continue;
+            }
+            if (Objects.equals(candidate.schema(), schema)) {
+                it.remove();
+                promise.trySuccess(candidate);
+                return true;
+            }
+            if (sameKey == null && schema != null) {
+                sameKey = candidate;
+            }
+        }
+        if (sameKey == null) {
+            return false;
+        }
+        idle.remove(sameKey);
+        BackendConnection connection = sameKey;
+        connection.selectSchema(schema, error -> {
+            if (error == null) {
+                promise.trySuccess(connection);
+            } else {
+                offer(connection); // a refused COM_INIT_DB leaves the connection as it was
+                promise.tryFailure(error);
+            }
+        });
+        return true;
+    }
+
+    private void open(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        Promise<BackendConnection> ready = loop.newPromise();
+        BackendConnection connection = new BackendConnection(this, key, schema, ready);
+        ready.addListener(f -> {
+            if (f.isSuccess()) {
+                if (!promise.trySuccess(connection)) {
+                    offer(connection); // the waiter gave up meanwhile
+                }
+            } else {
+                promise.tryFailure(f.cause());
+            }
+        });
+        int bufferSize = parent.connBufferSize();
+        ChannelFuture connect = new Bootstrap()
+                .group(loop)
+                .channelFactory(parent.transport().socketChannelFactory())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, dataSource().connectionTimeoutMilliseconds()))
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(bufferSize / 2, bufferSize))
+                .handler(connection)
+                .connect(parent.host(), parent.port());
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                connection.connectFailed(f.cause());
+            }
+        });
+    }
+
+    private void enqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        long timeout = dataSource().connectionTimeoutMilliseconds();
+        ScheduledFuture<?> timer = loop.schedule(() -> {
+            waiters.removeIf(w -> w.promise() == promise);
+            promise.tryFailure(new PoolExhaustedException(dataSource().name(), dataSource().maxPoolSize(), timeout));
+        }, timeout, TimeUnit.MILLISECONDS);
+        waiters.add(new Waiter(key, schema, promise, timer));
+        // A connection idle on another loop cannot serve this one; retire it to make room here.
+        parent.reclaimIdleElsewhere(this);
+    }
+
+    /** Puts a clean, idle connection back: to a waiter first, else to the idle list. */
+    void offer(BackendConnection connection) {
+        if (!connection.isOpen()) {
+            return;
+        }
+        connection.markIdle();
+        idle.addFirst(connection);
+        serveWaiters();
+    }
+
+    /** Serves waiting sessions from idle connections or new ones while slots allow. Runs on the loop. */
+    void serveWaiters() {
+        while (!waiters.isEmpty()) {
+            Waiter waiter = waiters.peek();
+            if (waiter.promise().isDone()) {
+                waiters.poll();
+                continue;
+            }
+            if (serveFromIdle(waiter.key(), waiter.schema(), waiter.promise())) {
+                waiters.poll().timeout().cancel(false);
+                continue;
+            }
+            if (!idle.isEmpty()) {
+                // Only connections of another key or schema are idle here: retire one to make room.
+                idle.pollLast().close();
+            }
+            if (!parent.tryReserve()) {
+                return;
+            }
+            waiters.poll().timeout().cancel(false);
+            open(waiter.key(), waiter.schema(), waiter.promise());
+        }
+    }
+
+    boolean hasWaiters() {
+        return !waiters.isEmpty();
+    }
+
+    /** Closes one idle connection, if any, to give its slot to another loop. */
+    void retireOneIdle() {
+        BackendConnection oldest = idle.pollLast();
+        if (oldest != null) {
+            oldest.close();
+        }
+    }
+
+    /** Called by a connection of this loop when its channel closed. */
+    void onClosed(BackendConnection connection) {
+        idle.remove(connection);
+    }
+
+    /** Starts the periodic check of idle timeouts, lifetimes and the minimum pool size. */
+    void startHousekeeping(long periodMillis) {
+        housekeeping = loop.scheduleWithFixedDelay(this::housekeep, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void housekeep() {
+        long now = System.nanoTime();
+        long idleTimeout = TimeUnit.MILLISECONDS.toNanos(dataSource().idleTimeoutMilliseconds());
+        long maxLifetime = TimeUnit.MILLISECONDS.toNanos(dataSource().maxLifetimeMilliseconds());
+        for (Iterator<BackendConnection> it = idle.descendingIterator(); it.hasNext(); ) {
+            BackendConnection connection = it.next();
+            boolean tooOld = maxLifetime > 0 && now - connection.createdNanos() > maxLifetime;
+            boolean idleTooLong = idleTimeout > 0 && now - connection.idleSinceNanos() > idleTimeout
+                    && idle.size() > minIdleShare;
+            if (tooOld || idleTooLong) {
+                it.remove();
+                connection.close();
+            }
+        }
+        int missing = minIdleShare - idle.size();
+        SessionKey key = lastKey != null ? lastKey : parent.defaultKey();
+        for (int i = 0; i < missing && parent.tryReserve(); i++) {
+            Promise<BackendConnection> warm = loop.newPromise();
+            warm.addListener(f -> {
+                if (f.isSuccess()) {
+                    offer((BackendConnection) f.getNow());
+                } else {
+                    log.debug("could not open a minimum-pool connection to {}: {}", address(), f.cause().toString());
+                }
+            });
+            open(key, null, warm);
+        }
+    }
+
+    /** Closes every idle connection and fails every waiter. Runs on the loop. */
+    void shutdown() {
+        if (housekeeping != null) {
+            housekeeping.cancel(false);
+        }
+        while (!idle.isEmpty()) {
+            idle.poll().close();
+        }
+        while (!waiters.isEmpty()) {
+            Waiter waiter = waiters.poll();
+            waiter.timeout().cancel(false);
+            waiter.promise().tryFailure(new BackendException("Sluice is shutting down"));
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.sluice.frontend;
+
+import io.sluice.backend.BackendPool;
+import io.sluice.backend.BackendServerInfo;
+import io.sluice.balancer.LoadBalancer;
+import io.sluice.config.ProxyConfig;
+import io.sluice.protocol.Capabilities;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What every client session shares: configuration, users, the backends' face and pools. Built once at start;
+ * read from every event loop, so everything here is immutable or atomic.
+ */
+public final class FrontendContext {
+    private final ProxyConfig config;
+    private final ProxyUsers users;
+    private final BackendServerInfo serverInfo;
+    private final LoadBalancer balancer;
+    private final Map<String, BackendPool> pools;
+    private final String aliasTarget;
+    private final int capabilities;
+    private final AtomicInteger connectionIds = new AtomicInteger();
+    private final AtomicInteger clientConnections = new AtomicInteger();
+
+    public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, LoadBalancer balancer,
+            Map<String, BackendPool> pools) {
+        this.config = config;
+        this.users = new ProxyUsers(config.users());
+        this.serverInfo = serverInfo;
+        this.balancer = balancer;
+        this.pools = Map.copyOf(pools);
+        this.aliasTarget = config.primaryDataSource().jdbcUrl().database();
+        this.capabilities = Capabilities.PROXY_SUPPORTED & (serverInfo.capabilities() | Capabilities.CLIENT_LONG_PASSWORD);
+    }
+
+    public ProxyConfig config() {
+        return config;
+    }
+
+    ProxyUsers users() {
+        return users;
+    }
+
+    BackendServerInfo serverInfo() {
+        return serverInfo;
+    }
+
+    LoadBalancer balancer() {
+        return balancer;
+    }
+
+    BackendPool pool(String dataSource) {
+        return pools.get(dataSource);
+    }
+
+    /** The capability flags offered to clients: what Sluice relays, less what the backend lacks. */
+    int capabilities() {
+        return capabilities;
+    }
+
+    String serverVersion() {
+        String configured = config.server().serverVersion();
+        return configured != null ? configured : serverInfo.serverVersion();
+    }
+
+    /** The schema a client gets when it asks for {@code requested}: {@code databaseName} maps to the URL's. */
+    String resolveSchema(String requested) {
+        if (requested != null && aliasTarget != null && requested.equals(config.databaseName())) {
+            return aliasTarget;
+        }
+        return requested;
+    }
+
+    int nextConnectionId() {
+        return connectionIds.incrementAndGet() & 0x7FFFFFFF;
+    }
+
+    /** Counts a new client; false when {@code server.maxConnections} is reached (the count is then unchanged). */
+    boolean admitClient() {
+        int max = config.server().maxConnections();
+        int now = clientConnections.incrementAndGet();
+        if (max > 0 && now > max) {
+            clientConnections.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    void clientClosed() {
+        clientConnections.decrementAndGet();
+    }
+
+    /** Client connections currently open. */
+    public int clientConnections() {
+        return clientConnections.get();
+    }
+}

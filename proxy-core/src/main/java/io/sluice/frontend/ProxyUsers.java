@@ -1,0 +1,70 @@
+package io.sluice.frontend;
+
+import io.sluice.config.UserConfig;
+import io.sluice.protocol.Scramble;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The accounts clients log in to Sluice with ({@code authority.users}). Host patterns use MySQL's wildcards:
+ * {@code %} for any run of characters, {@code _} for one; {@code localhost} matches loopback addresses.
+ */
+public final class ProxyUsers {
+    private final Map<String, List<Entry>> byName = new HashMap<>();
+
+    private record Entry(UserConfig user, Pattern host) {
+    }
+
+    public ProxyUsers(List<UserConfig> users) {
+        for (UserConfig user : users) {
+            byName.computeIfAbsent(user.user(), k -> new ArrayList<>()).add(new Entry(user, hostPattern(user.host())));
+        }
+    }
+
+    /**
+     * Checks a login.
+     *
+     * @param plugin the authentication plugin that produced {@code authResponse}
+     * @return whether {@code user} may log in from {@code client} with that proof
+     */
+    public boolean verify(String user, InetAddress client, String plugin, byte[] nonce, byte[] authResponse) {
+        List<Entry> entries = byName.get(user);
+        if (entries == null) {
+            return false;
+        }
+        for (Entry entry : entries) {
+            if (matches(entry, client)) {
+                return Scramble.verify(plugin, entry.user().password(), nonce, authResponse);
+            }
+        }
+        return false;
+    }
+
+    private static boolean matches(Entry entry, InetAddress client) {
+        if (client == null) {
+            return "%".equals(entry.user().host());
+        }
+        if ("localhost".equalsIgnoreCase(entry.user().host())) {
+            return client.isLoopbackAddress();
+        }
+        return entry.host().matcher(client.getHostAddress()).matches();
+    }
+
+    private static Pattern hostPattern(String host) {
+        StringBuilder regex = new StringBuilder();
+        for (char c : host.toCharArray()) {
+            if (c == '%') {
+                regex.append(".*");
+            } else if (c == '_') {
+                regex.append('.');
+            } else {
+                regex.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return Pattern.compile(regex.toString(), Pattern.CASE_INSENSITIVE);
+    }
+}

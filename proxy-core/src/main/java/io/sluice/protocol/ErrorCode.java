@@ -1,0 +1,46 @@
+package io.sluice.protocol;
+
+/**
+ * The MySQL errors Sluice itself sends, each with the SQLSTATE a client expects with it. Errors that come from a
+ * backend are relayed as the backend sent them.
+ *
+ * @see <a href="https://dev.mysql.com/doc/mysql-errors/8.0/en/server-error-reference.html">Server error reference</a>
+ */
+public enum ErrorCode {
+    /** Too many client connections ({@code server.maxConnections}), or no backend connection became free in time. */
+    ER_CON_COUNT_ERROR(1040, "08004"),
+    /** The handshake response could not be read. */
+    ER_HANDSHAKE_ERROR(1043, "08S01"),
+    /** Wrong password or unknown user. */
+    ER_ACCESS_DENIED_ERROR(1045, "28000"),
+    /** A command Sluice does not relay (replication, binlog). */
+    ER_UNKNOWN_COM_ERROR(1047, "08S01"),
+    /** The database does not exist (normally relayed from the backend). */
+    ER_BAD_DB_ERROR(1049, "42000"),
+    /** A packet out of order. */
+    ER_NET_PACKETS_OUT_OF_ORDER(1156, "08S01"),
+    /** A command larger than {@code server.maxPacketSize}. */
+    ER_NET_PACKET_TOO_LARGE(1153, "08S01"),
+    /** The client asked for an authentication method Sluice cannot perform. */
+    ER_NOT_SUPPORTED_AUTH_MODE(1251, "08004"),
+    /** The backend could not be reached. */
+    CR_CONN_HOST_ERROR(2003, "HY000"),
+    /** The backend connection was lost during the session. */
+    CR_SERVER_LOST(2013, "HY000");
+
+    private final int code;
+    private final String sqlState;
+
+    ErrorCode(int code, String sqlState) {
+        this.code = code;
+        this.sqlState = sqlState;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public String sqlState() {
+        return sqlState;
+    }
+}

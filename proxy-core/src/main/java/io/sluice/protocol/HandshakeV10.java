@@ -1,0 +1,45 @@
+package io.sluice.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The greeting Sluice sends a client: protocol 10 with a 20-byte nonce. Written by Sluice rather than the protocol
+ * library because the library's greeting hard-codes a ShardingSphere version string, and clients must see the
+ * backend's.
+ *
+ * @param serverVersion the version string clients see
+ * @param connectionId Sluice's id for the client connection
+ * @param nonce 20 bytes of auth-plugin-data
+ * @param capabilities the capability flags offered
+ * @param collationId the default collation (character set) id
+ * @param statusFlags server status flags
+ * @param authPluginName the default authentication plugin
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_connection_phase_packets_protocol_handshake_v10.html">Protocol::HandshakeV10</a>
+ */
+public record HandshakeV10(String serverVersion, int connectionId, byte[] nonce, int capabilities, int collationId,
+        int statusFlags, String authPluginName) {
+
+    public static final int PROTOCOL_VERSION = 10;
+
+    /** Writes the framed greeting (sequence id 0). The caller owns the returned buffer. */
+    public ByteBuf write(ByteBufAllocator alloc) {
+        byte[] version = serverVersion.getBytes(StandardCharsets.UTF_8);
+        ByteBuf buf = Packets.startFrame(alloc, 80 + version.length);
+        buf.writeByte(PROTOCOL_VERSION);
+        buf.writeBytes(version).writeByte(0);
+        buf.writeIntLE(connectionId);
+        buf.writeBytes(nonce, 0, 8); // auth-plugin-data-part-1
+        buf.writeByte(0); // filler
+        buf.writeShortLE(capabilities & 0xFFFF);
+        buf.writeByte(collationId);
+        buf.writeShortLE(statusFlags);
+        buf.writeShortLE(capabilities >>> 16);
+        buf.writeByte(nonce.length + 1); // auth_plugin_data_len, counting the trailing NUL
+        buf.writeZero(10); // reserved; MariaDB's extended capabilities stay zero
+        buf.writeBytes(nonce, 8, nonce.length - 8).writeByte(0); // auth-plugin-data-part-2
+        buf.writeBytes(authPluginName.getBytes(StandardCharsets.US_ASCII)).writeByte(0);
+        return Packets.finishFrame(buf, 0);
+    }
+}

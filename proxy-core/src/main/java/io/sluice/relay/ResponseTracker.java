@@ -1,0 +1,418 @@
+package io.sluice.relay;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.ProtocolException;
+import io.sluice.protocol.ServerStatus;
+
+/**
+ * Follows a backend's responses as they stream past, without buffering or copying them, so the session always knows
+ * whether its backend connection is idle, inside a transaction, or in the middle of a response.
+ *
+ * <p>It reads only packet headers and the first few payload bytes of each packet (TiProxy's idea of classifying a
+ * packet from its first bytes): enough to tell OK, ERR, EOF and LOCAL INFILE packets apart, to count column
+ * definitions, and to read the status flags that end a result. Rows are never parsed. Bytes may arrive split
+ * anywhere, even inside a header; the tracker carries its position from one buffer to the next.
+ *
+ * <p>Commands are announced with {@link #expect(int)} as they are forwarded, so pipelined commands are followed in
+ * order. Not thread-safe: it lives on its connection's event loop.
+ *
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response.html">COM_QUERY
+ *     response</a>
+ */
+public final class ResponseTracker {
+
+    /** A text result: OK, ERR, LOCAL INFILE request or result sets (COM_QUERY, COM_PROCESS_INFO). */
+    public static final int EXPECT_RESULT = 1;
+    /** A binary result: OK, ERR or a result set, possibly only its metadata when a cursor opens (COM_STMT_EXECUTE). */
+    public static final int EXPECT_BINARY_RESULT = 2;
+    /** Binary rows and a terminator (COM_STMT_FETCH). */
+    public static final int EXPECT_ROWS = 3;
+    /** COM_STMT_PREPARE_OK with parameter and column definitions, or ERR. */
+    public static final int EXPECT_PREPARE = 4;
+    /** Column definitions ended by EOF, or ERR (COM_FIELD_LIST). */
+    public static final int EXPECT_FIELD_LIST = 5;
+    /** Exactly one packet: OK, ERR, EOF or a status string (COM_PING, COM_INIT_DB, COM_STATISTICS, ...). */
+    public static final int EXPECT_SINGLE = 6;
+
+    /** Enough for an OK packet's header byte, two 9-byte lenencs and the status flags. */
+    private static final int HEAD_MAX = 32;
+
+    /** What a session hears from the tracker. Called on the event loop, in stream order. */
+    public interface Listener {
+        /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
+        void onLocalInfileRequest();
+
+        /** A whole response has passed; {@link #isIdle()} tells whether more are pending. */
+        void onResponseComplete();
+    }
+
+    private enum State {
+        /** Nothing expected: any packet is a protocol violation. */
+        IDLE,
+        /** The first packet of a (text or binary) result. */
+        RESULT_FIRST,
+        COLUMNS,
+        COLUMNS_EOF,
+        ROWS,
+        PREPARE_OK,
+        PREPARE_PARAMS,
+        PREPARE_PARAMS_EOF,
+        PREPARE_COLUMNS,
+        PREPARE_COLUMNS_EOF,
+        FIELD_LIST,
+        SINGLE
+    }
+
+    private final boolean deprecateEof;
+    private final Listener listener;
+
+    private State state = State.IDLE;
+    private int currentKind;
+    private int[] pending = new int[8];
+    private int pendingHead;
+    private int pendingCount;
+
+    private int headerFill;
+    private int headerValue;
+    private int payloadLength;
+    private int payloadRemaining;
+    private boolean continuation;
+    private boolean nextIsContinuation;
+    private final byte[] head = new byte[HEAD_MAX];
+    private int headFill;
+    private int headWanted;
+
+    private long countdown;
+    private int prepareColumns;
+    private int serverStatus;
+    private boolean responseStarted;
+    /** A response ended with the packet being read: tell the listener once its last byte has passed. */
+    private boolean completedInPacket;
+
+    /**
+     * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
+     *     end with an OK packet headed 0xFE
+     * @param listener told about LOCAL INFILE requests and finished responses
+     */
+    public ResponseTracker(boolean deprecateEof, Listener listener) {
+        this.deprecateEof = deprecateEof;
+        this.listener = listener;
+    }
+
+    /** Announces a forwarded command's response, one of the {@code EXPECT_} kinds. */
+    public void expect(int kind) {
+        if (state == State.IDLE) {
+            begin(kind);
+            return;
+        }
+        if (pendingCount == pending.length) {
+            int[] grown = new int[pending.length * 2];
+            for (int i = 0; i < pendingCount; i++) {
+                grown[i] = pending[(pendingHead + i) % pending.length];
+            }
+            pending = grown;
+            pendingHead = 0;
+        }
+        pending[(pendingHead + pendingCount) % pending.length] = kind;
+        pendingCount++;
+    }
+
+    /** No response is outstanding and no packet is half read. */
+    public boolean isIdle() {
+        return state == State.IDLE && headerFill == 0 && payloadRemaining == 0;
+    }
+
+    /** Some bytes of the response now outstanding have already passed. */
+    public boolean isResponseStarted() {
+        return responseStarted;
+    }
+
+    /** The status flags of the last OK or EOF packet seen. */
+    public int serverStatus() {
+        return serverStatus;
+    }
+
+    /** Whether the server last reported an open transaction. */
+    public boolean inTransaction() {
+        return (serverStatus & ServerStatus.SERVER_STATUS_IN_TRANS) != 0;
+    }
+
+    /**
+     * Follows the readable bytes of {@code buf} (borrowed: indexes are not moved, nothing is retained).
+     *
+     * @throws ProtocolException when the backend sends a packet nobody asked for
+     */
+    public void scan(ByteBuf buf) {
+        int i = buf.readerIndex();
+        final int end = buf.writerIndex();
+        while (i < end) {
+            if (headerFill < Packets.HEADER_SIZE) {
+                if (headerFill == 0 && end - i >= Packets.HEADER_SIZE) {
+                    headerValue = buf.getUnsignedMediumLE(i);
+                    i += Packets.HEADER_SIZE;
+                    headerFill = Packets.HEADER_SIZE;
+                } else {
+                    int b = buf.getUnsignedByte(i++);
+                    if (headerFill < 3) {
+                        headerValue |= b << (8 * headerFill);
+                    }
+                    headerFill++;
+                    if (headerFill < Packets.HEADER_SIZE) {
+                        continue;
+                    }
+                }
+                beginPayload();
+                if (payloadRemaining == 0) {
+                    endPacket();
+                }
+                continue;
+            }
+            int n;
+            if (headFill < headWanted) {
+                n = Math.min(headWanted - headFill, end - i);
+                buf.getBytes(i, head, headFill, n);
+                headFill += n;
+                if (headFill == headWanted) {
+                    classify();
+                }
+            } else {
+                n = Math.min(payloadRemaining, end - i);
+            }
+            i += n;
+            payloadRemaining -= n;
+            if (payloadRemaining == 0) {
+                endPacket();
+            }
+        }
+    }
+
+    private void beginPayload() {
+        if (state == State.IDLE) {
+            throw new ProtocolException("backend packet: unexpected (expected: no data while idle)");
+        }
+        responseStarted = true;
+        payloadLength = headerValue;
+        payloadRemaining = headerValue;
+        continuation = nextIsContinuation;
+        nextIsContinuation = headerValue == Packets.MAX_PAYLOAD;
+        headFill = 0;
+        headWanted = continuation || !needsHead() ? 0 : Math.min(payloadLength, HEAD_MAX);
+        if (headWanted == 0) {
+            classify();
+        }
+    }
+
+    private void endPacket() {
+        headerFill = 0;
+        headerValue = 0;
+        if (completedInPacket) {
+            completedInPacket = false;
+            listener.onResponseComplete();
+        }
+    }
+
+    private boolean needsHead() {
+        return state != State.COLUMNS && state != State.PREPARE_PARAMS && state != State.PREPARE_COLUMNS;
+    }
+
+    private void classify() {
+        if (continuation) {
+            return; // the rest of a 16 MiB+ packet, already classified by its first frame
+        }
+        int first = headFill > 0 ? head[0] & 0xFF : -1;
+        switch (state) {
+            case RESULT_FIRST:
+                if (first == Packets.OK_HEADER) {
+                    endOfResult(okStatus());
+                } else if (first == Packets.ERR_HEADER) {
+                    complete();
+                } else if (first == Packets.LOCAL_INFILE_HEADER) {
+                    // the server answers the upload with OK or ERR: still the first packet of this result
+                    listener.onLocalInfileRequest();
+                } else {
+                    countdown = lenenc(0);
+                    state = countdown > 0 ? State.COLUMNS : State.ROWS;
+                }
+                break;
+            case COLUMNS:
+                if (--countdown == 0) {
+                    state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+                }
+                break;
+            case COLUMNS_EOF:
+                if (first == Packets.ERR_HEADER) {
+                    complete();
+                    break;
+                }
+                int status = eofStatus();
+                serverStatus = status;
+                if (currentKind == EXPECT_BINARY_RESULT && (status & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
+                    complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
+                } else {
+                    state = State.ROWS;
+                }
+                break;
+            case ROWS:
+                if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
+                    endOfResult(deprecateEof ? okStatus() : eofStatus());
+                } else if (first == Packets.ERR_HEADER) {
+                    complete();
+                }
+                break;
+            case PREPARE_OK:
+                if (first != Packets.OK_HEADER || headFill < 9) {
+                    complete(); // ERR
+                    break;
+                }
+                prepareColumns = u16(5);
+                countdown = u16(7);
+                afterPrepareOk();
+                break;
+            case PREPARE_PARAMS:
+                if (--countdown == 0) {
+                    state = deprecateEof ? State.PREPARE_COLUMNS : State.PREPARE_PARAMS_EOF;
+                    if (deprecateEof) {
+                        startPrepareColumns();
+                    }
+                }
+                break;
+            case PREPARE_PARAMS_EOF:
+                startPrepareColumns();
+                break;
+            case PREPARE_COLUMNS:
+                if (--countdown == 0) {
+                    if (deprecateEof) {
+                        complete();
+                    } else {
+                        state = State.PREPARE_COLUMNS_EOF;
+                    }
+                }
+                break;
+            case PREPARE_COLUMNS_EOF:
+                complete();
+                break;
+            case FIELD_LIST:
+                if ((first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) || first == Packets.ERR_HEADER) {
+                    complete();
+                }
+                break;
+            case SINGLE:
+                if (first == Packets.OK_HEADER) {
+                    serverStatus = okStatus();
+                } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
+                    serverStatus = eofStatus();
+                }
+                complete();
+                break;
+            default:
+                throw new ProtocolException("backend packet: unexpected in state " + state);
+        }
+    }
+
+    private void afterPrepareOk() {
+        if (countdown > 0) {
+            state = State.PREPARE_PARAMS;
+        } else {
+            startPrepareColumns();
+        }
+    }
+
+    private void startPrepareColumns() {
+        countdown = prepareColumns;
+        if (countdown > 0) {
+            state = State.PREPARE_COLUMNS;
+        } else {
+            complete();
+        }
+    }
+
+    private void endOfResult(int status) {
+        serverStatus = status;
+        if ((status & ServerStatus.SERVER_MORE_RESULTS_EXISTS) != 0) {
+            state = State.RESULT_FIRST;
+        } else {
+            complete();
+        }
+    }
+
+    private void begin(int kind) {
+        currentKind = kind;
+        responseStarted = false;
+        switch (kind) {
+            case EXPECT_RESULT:
+            case EXPECT_BINARY_RESULT:
+                state = State.RESULT_FIRST;
+                break;
+            case EXPECT_ROWS:
+                state = State.ROWS;
+                break;
+            case EXPECT_PREPARE:
+                state = State.PREPARE_OK;
+                break;
+            case EXPECT_FIELD_LIST:
+                state = State.FIELD_LIST;
+                break;
+            case EXPECT_SINGLE:
+                state = State.SINGLE;
+                break;
+            default:
+                throw new IllegalArgumentException("kind: " + kind + " (expected: one of EXPECT_*)");
+        }
+    }
+
+    private void complete() {
+        if (pendingCount > 0) {
+            int next = pending[pendingHead];
+            pendingHead = (pendingHead + 1) % pending.length;
+            pendingCount--;
+            begin(next);
+        } else {
+            state = State.IDLE;
+            currentKind = 0;
+            responseStarted = false;
+        }
+        completedInPacket = true;
+    }
+
+    /** Status flags of an OK packet in the head: header, affected rows, last insert id, then status. */
+    private int okStatus() {
+        int pos = 1;
+        pos += lenencSize(pos);
+        pos += lenencSize(pos);
+        return pos + 2 <= headFill ? (head[pos] & 0xFF) | (head[pos + 1] & 0xFF) << 8 : serverStatus;
+    }
+
+    /** Status flags of an EOF packet: header, warnings, status. */
+    private int eofStatus() {
+        return headFill >= 5 ? u16(3) : serverStatus;
+    }
+
+    private int u16(int pos) {
+        return (head[pos] & 0xFF) | (head[pos + 1] & 0xFF) << 8;
+    }
+
+    private int lenencSize(int pos) {
+        if (pos >= headFill) {
+            return 1;
+        }
+        int b = head[pos] & 0xFF;
+        return b < 0xFB ? 1 : b == 0xFC ? 3 : b == 0xFD ? 4 : b == 0xFE ? 9 : 1;
+    }
+
+    private long lenenc(int pos) {
+        int b = head[pos] & 0xFF;
+        if (b < 0xFB) {
+            return b;
+        }
+        int size = lenencSize(pos);
+        if (pos + size > headFill) {
+            throw new ProtocolException("column count: truncated (expected: a length-encoded integer)");
+        }
+        long value = 0;
+        for (int k = size - 1; k >= 1; k--) {
+            value = value << 8 | (head[pos + k] & 0xFF);
+        }
+        return value;
+    }
+}
