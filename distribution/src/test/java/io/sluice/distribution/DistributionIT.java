@@ -2,6 +2,9 @@ package io.sluice.distribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.config.ConfigYaml;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.UserConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -72,6 +75,17 @@ class DistributionIT {
                     .anyMatch(name -> name.startsWith("logback-classic-"))
                     .noneMatch(name -> name.startsWith("junit-") || name.startsWith("assertj-"));
         }
+    }
+
+    @Test
+    void shippedConfigIsTheDocumentedWorkingExample() {
+        ProxyConfig config = ConfigYaml.load(home.resolve("conf/config.yaml"));
+
+        assertThat(config.primaryDataSource().url()).isEqualTo("jdbc:mysql://127.0.0.1:3306/test");
+        assertThat(config.primaryDataSource().username()).isEqualTo("root");
+        assertThat(config.primaryDataSource().password()).isEmpty();
+        assertThat(config.server().port()).isEqualTo(3307);
+        assertThat(config.users()).containsExactly(new UserConfig("root", "%", "root"));
     }
 
     @Test
