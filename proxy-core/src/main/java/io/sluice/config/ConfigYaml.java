@@ -82,9 +82,11 @@ public final class ConfigYaml {
         Objects.requireNonNull(yaml, "yaml");
         Objects.requireNonNull(sourceName, "sourceName");
         ConfigYaml reader = new ConfigYaml(sourceName);
+        // Editors on Windows save UTF-8 with a byte order mark, which YAML read from a String would reject.
+        String text = yaml.startsWith("\uFEFF") ? yaml.substring(1) : yaml;
         Node root;
         try {
-            root = new Yaml().compose(new StringReader(yaml));
+            root = new Yaml().compose(new StringReader(text));
         } catch (MarkedYAMLException e) {
             throw reader.malformed(e);
         } catch (YAMLException e) {

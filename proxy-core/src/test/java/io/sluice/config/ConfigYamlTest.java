@@ -129,6 +129,11 @@ class ConfigYamlTest {
     }
 
     @Test
+    void ignoresAByteOrderMark() {
+        assertThat(parse("\uFEFF" + SHARDINGSPHERE_SEED).databaseName()).isEqualTo("sharding_db");
+    }
+
+    @Test
     void acceptsEveryTransportName() {
         for (Transport transport : Transport.values()) {
             ProxyConfig config = parse("""
