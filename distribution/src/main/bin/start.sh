@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+#
+# Starts Sluice in the background and waits until it listens or fails.
+#
+#   bin/start.sh [port] [conf-dir]
+#
+#   port      overrides server.port in config.yaml
+#   conf-dir  the directory holding config.yaml (default: <install>/conf); its logback.xml is used when it has one
+#
+# Environment:
+#   JAVA_HOME              the JDK to use (default: java on the PATH)
+#   JAVA_OPTS              JVM flags; when unset: -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50
+#                          -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled
+#   SLUICE_START_TIMEOUT   seconds to wait for the "listening on" line (default: 30)
+#
+# Writes <install>/sluice.pid; stdout and stderr go to <install>/logs/stdout.log (the previous run's is kept as
+# stdout.log.1). Exit status: 0 once Sluice listens, 1 when it could not start, 2 for bad arguments.
+
+set -u
+
+SLUICE_HOME=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd) || exit 1
+PID_FILE=$SLUICE_HOME/sluice.pid
+LOG_DIR=$SLUICE_HOME/logs
+STDOUT_LOG=$LOG_DIR/stdout.log
+MAIN_CLASS=io.sluice.bootstrap.SluiceMain
+START_TIMEOUT=${SLUICE_START_TIMEOUT:-30}
+
+usage() {
+    echo "Usage: $0 [port] [conf-dir]"
+}
+
+# True when $1 is a live Sluice process: kill -0 alone would also accept an unrelated process that reused the pid
+# of a Sluice that died without removing its pid file.
+is_sluice() {
+    local pid=$1
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+    if [ -r "/proc/$pid/stat" ]; then
+        # A zombie still answers kill -0.
+        [ "$(sed -e 's/^.*) //' "/proc/$pid/stat" | cut -d' ' -f1)" != Z ] || return 1
+        grep -qa "$MAIN_CLASS" "/proc/$pid/cmdline" 2>/dev/null || return 1
+    fi
+    return 0
+}
+
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+esac
+if [ $# -gt 2 ]; then
+    echo "sluice: too many arguments (expected: [port] [conf-dir])" >&2
+    usage >&2
+    exit 2
+fi
+
+ARGS=()
+if [ $# -ge 1 ]; then
+    ARGS+=("$1")
+fi
+CONF_DIR=$SLUICE_HOME/conf
+if [ $# -ge 2 ]; then
+    # Relative to where the user stands, not to the install directory java runs in.
+    CONF_DIR=$(cd "$2" 2>/dev/null && pwd) || { echo "sluice: conf-dir $2: no such directory" >&2; exit 2; }
+    ARGS+=("$CONF_DIR")
+fi
+LOGBACK_XML=$CONF_DIR/logback.xml
+[ -f "$LOGBACK_XML" ] || LOGBACK_XML=$SLUICE_HOME/conf/logback.xml
+
+if [ -f "$PID_FILE" ]; then
+    OLD_PID=$(cat "$PID_FILE" 2>/dev/null)
+    if is_sluice "$OLD_PID"; then
+        echo "sluice: already running as pid $OLD_PID ($PID_FILE); stop it with bin/stop.sh" >&2
+        exit 1
+    fi
+    rm -f "$PID_FILE"
+fi
+
+if [ -n "${JAVA_HOME:-}" ]; then
+    JAVA=$JAVA_HOME/bin/java
+else
+    JAVA=java
+fi
+if ! command -v "$JAVA" >/dev/null 2>&1; then
+    echo "sluice: no java found at $JAVA (set JAVA_HOME or put java on the PATH)" >&2
+    exit 1
+fi
+
+# Defaults for a dedicated proxy host; the perf work tunes these. Set JAVA_OPTS to replace them all.
+DEFAULT_JAVA_OPTS="-Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50 -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"
+JAVA_OPTS=${JAVA_OPTS-$DEFAULT_JAVA_OPTS}
+
+mkdir -p "$LOG_DIR"
+[ -f "$STDOUT_LOG" ] && mv -f "$STDOUT_LOG" "$STDOUT_LOG.1"
+: > "$STDOUT_LOG"
+
+cd "$SLUICE_HOME" || exit 1
+# JAVA_OPTS is split on spaces on purpose: it holds several flags.
+# shellcheck disable=SC2086
+nohup "$JAVA" $JAVA_OPTS \
+    -Dsluice.home="$SLUICE_HOME" \
+    -Dlogback.configurationFile="$LOGBACK_XML" \
+    -cp "$SLUICE_HOME/lib/*" \
+    "$MAIN_CLASS" "${ARGS[@]}" >> "$STDOUT_LOG" 2>&1 < /dev/null &
+PID=$!
+echo "$PID" > "$PID_FILE"
+
+# Wait for SluiceMain's announcement or for the process to die, whichever comes first.
+DEADLINE=$(( $(date +%s) + START_TIMEOUT ))
+while :; do
+    LISTENING=$(grep -o -m1 'Sluice [^ ]* listening on [^ ]*' "$STDOUT_LOG" 2>/dev/null)
+    if [ -n "$LISTENING" ]; then
+        echo "$LISTENING (pid $PID)"
+        echo "Logs: $LOG_DIR"
+        exit 0
+    fi
+    if ! is_sluice "$PID"; then
+        wait "$PID" 2>/dev/null
+        STATUS=$?
+        rm -f "$PID_FILE"
+        # SluiceMain prints its reason as one "sluice: ..." line; anything else (a JVM that refused its flags)
+        # is shown as the tail of the output.
+        REASON=$(grep '^sluice: ' "$STDOUT_LOG" | tail -n 5)
+        [ -n "$REASON" ] || REASON=$(tail -n 20 "$STDOUT_LOG")
+        echo "sluice: failed to start (exit status $STATUS); see $STDOUT_LOG" >&2
+        echo "$REASON" >&2
+        exit 1
+    fi
+    if [ "$(date +%s)" -ge "$DEADLINE" ]; then
+        echo "sluice: not listening after ${START_TIMEOUT} s; pid $PID is still running (bin/stop.sh stops it)." >&2
+        echo "See $STDOUT_LOG" >&2
+        exit 1
+    fi
+    sleep 0.2
+done

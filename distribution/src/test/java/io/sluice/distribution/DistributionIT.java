@@ -1,0 +1,282 @@
+package io.sluice.distribution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.ConfigYaml;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.UserConfig;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Unpacks the real sluice-VERSION.tar.gz and drives it as an operator would: bin/start.sh, a MariaDB client, bin/stop.sh.
+ * The backend is the MariaDB on 127.0.0.1:3306 (root, no password).
+ */
+class DistributionIT {
+
+    private static final Duration SCRIPT_TIMEOUT = Duration.ofSeconds(90);
+    // Small heap: the machine is shared and the test only runs SELECT 1.
+    private static final String JAVA_OPTS = "-Xms32m -Xmx128m -XX:+UseSerialGC";
+
+    private static Path home;
+    private static Path work;
+
+    @BeforeAll
+    static void unpack() throws Exception {
+        Path tarball = Path.of(System.getProperty("sluice.tarball"));
+        String version = System.getProperty("sluice.version");
+        work = Path.of(System.getProperty("sluice.it.dir"));
+        assertThat(tarball).exists();
+        deleteRecursively(work);
+        Files.createDirectories(work);
+        Result tar = run(List.of("tar", "-xzf", tarball.toString(), "-C", work.toString()), null);
+        assertThat(tar.status).as(tar.output).isZero();
+        home = work.resolve("sluice-" + version);
+    }
+
+    @AfterEach
+    void stopWhateverStarted() throws Exception {
+        script("stop.sh");
+    }
+
+    @Test
+    void tarballHasTheDocumentedLayout() throws IOException {
+        assertThat(home.resolve("bin/start.sh")).isRegularFile();
+        assertThat(home.resolve("conf/config.yaml")).isRegularFile();
+        assertThat(home.resolve("conf/logback.xml")).isRegularFile();
+        for (String script : List.of("start.sh", "stop.sh")) {
+            assertThat(Files.getPosixFilePermissions(home.resolve("bin").resolve(script))).contains(
+                    PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.GROUP_EXECUTE,
+                    PosixFilePermission.OTHERS_EXECUTE);
+        }
+        try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
+            assertThat(jars.map(jar -> jar.getFileName().toString()))
+                    .anyMatch(name -> name.startsWith("proxy-bootstrap-"))
+                    .anyMatch(name -> name.startsWith("proxy-core-"))
+                    .anyMatch(name -> name.startsWith("snakeyaml-"))
+                    .anyMatch(name -> name.startsWith("logback-classic-"))
+                    .noneMatch(name -> name.startsWith("junit-") || name.startsWith("assertj-"));
+        }
+    }
+
+    @Test
+    void shippedConfigIsTheDocumentedWorkingExample() {
+        ProxyConfig config = ConfigYaml.load(home.resolve("conf/config.yaml"));
+
+        assertThat(config.primaryDataSource().url()).isEqualTo("jdbc:mysql://127.0.0.1:3306/test");
+        assertThat(config.primaryDataSource().username()).isEqualTo("root");
+        assertThat(config.primaryDataSource().password()).isEmpty();
+        assertThat(config.server().port()).isEqualTo(3307);
+        assertThat(config.users()).containsExactly(new UserConfig("root", "%", "root"));
+    }
+
+    @Test
+    @Disabled("needs the core relay: Sluice.start is still a stub in this branch")
+    void startsServesSelectOneAndStops() throws Exception {
+        Path conf = writeConf("conf-ok", backendConfig());
+        int port = freePort();
+
+        Result start = script("start.sh", String.valueOf(port), conf.toString());
+
+        assertThat(start.status).as(start.output).isZero();
+        assertThat(start.output).contains("listening on").contains(":" + port).contains("(pid ");
+        long pid = Long.parseLong(Files.readString(home.resolve("sluice.pid")).trim());
+        assertThat(isRunning(pid)).isTrue();
+        assertThat(start.output).contains("(pid " + pid + ")");
+
+        String url = "jdbc:mariadb://127.0.0.1:" + port + "/?user=root&password=root";
+        try (Connection connection = DriverManager.getConnection(url);
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT 1")) {
+            assertThat(rows.next()).isTrue();
+            assertThat(rows.getInt(1)).isEqualTo(1);
+        }
+        assertThat(Files.readString(home.resolve("logs/sluice.log"))).contains("listening on")
+                .doesNotContain("password: root");
+
+        Result stop = script("stop.sh");
+
+        assertThat(stop.status).as(stop.output).isZero();
+        assertThat(stop.output).contains("stopped");
+        assertThat(isRunning(pid)).as("pid %d still running after stop.sh", pid).isFalse();
+        assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    @Test
+    void invalidConfigRefusesToStartNamingLineAndKey() throws Exception {
+        String config = backendConfig().replace("maxPoolSize: 10", "maxPoolSize: ten");
+        Path conf = writeConf("conf-bad", config);
+
+        Result start = script("start.sh", String.valueOf(freePort()), conf.toString());
+
+        assertThat(start.status).as(start.output).isNotZero();
+        assertThat(start.output).contains("config.yaml line " + lineOf(config, "maxPoolSize")
+                + ": dataSources.ds_0.maxPoolSize: \"ten\" (expected: an integer)");
+        assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    @Test
+    @Disabled("needs the core relay: Sluice.start is still a stub in this branch")
+    void takenPortRefusesToStartNamingThePort() throws Exception {
+        Path conf = writeConf("conf-taken", backendConfig());
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("0.0.0.0"))) {
+            int port = taken.getLocalPort();
+
+            Result start = script("start.sh", String.valueOf(port), conf.toString());
+
+            assertThat(start.status).as(start.output).isNotZero();
+            assertThat(start.output).contains(String.valueOf(port));
+            assertThat(home.resolve("sluice.pid")).doesNotExist();
+        }
+    }
+
+    @Test
+    void badPortArgumentRefusesToStart() throws Exception {
+        Result start = script("start.sh", "not-a-port");
+
+        assertThat(start.status).as(start.output).isNotZero();
+        assertThat(start.output).contains("sluice: port: not-a-port (expected: a number in 0..65535)");
+        assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    @Test
+    void stopWhenNotRunningSaysSoAndSucceeds() throws Exception {
+        Result stop = script("stop.sh");
+
+        assertThat(stop.status).as(stop.output).isZero();
+        assertThat(stop.output).contains("not running");
+    }
+
+    @Test
+    void stopRemovesAStalePidFileWithoutSignallingAnyone() throws Exception {
+        // A pid that is certainly not Sluice: this test JVM's own.
+        Files.writeString(home.resolve("sluice.pid"), ProcessHandle.current().pid() + "\n");
+
+        Result stop = script("stop.sh");
+
+        assertThat(stop.status).as(stop.output).isZero();
+        assertThat(stop.output).contains("not running").contains("stale");
+        assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    /** The config an operator would write for the local MariaDB. */
+    private static String backendConfig() {
+        return """
+                databaseName: sharding_db
+                dataSources:
+                  ds_0:
+                    url: jdbc:mysql://127.0.0.1:3306/test
+                    username: root
+                    password:
+                    maxPoolSize: 10
+                    minPoolSize: 1
+                rules: []
+                server:
+                  address: 127.0.0.1
+                  workerThreads: 1
+                authority:
+                  users:
+                    - user: root@%
+                      password: root
+                """;
+    }
+
+    /**
+     * Whether a process runs, zombies excluded: after start.sh exits the JVM is re-parented, and a dead one may stay
+     * a zombie until its new parent reaps it.
+     */
+    private static boolean isRunning(long pid) throws IOException {
+        Path stat = Path.of("/proc", String.valueOf(pid), "stat");
+        if (!Files.exists(stat)) {
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        }
+        String text;
+        try {
+            text = Files.readString(stat);
+        } catch (IOException e) {
+            return false; // exited between the two calls
+        }
+        // "pid (comm) state ...": comm may hold spaces and parentheses, so read after the last ')'.
+        char state = text.substring(text.lastIndexOf(')') + 2).charAt(0);
+        return state != 'Z' && state != 'X';
+    }
+
+    private static int lineOf(String text, String key) {
+        String[] lines = text.split("\n");
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].trim().startsWith(key + ":")) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError(key + " not in config");
+    }
+
+    private static Path writeConf(String name, String config) throws IOException {
+        Path conf = work.resolve(name);
+        Files.createDirectories(conf);
+        Files.writeString(conf.resolve("config.yaml"), config);
+        return conf;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static Result script(String name, String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(home.resolve("bin").resolve(name).toString());
+        command.addAll(List.of(args));
+        return run(command, home);
+    }
+
+    private static Result run(List<String> command, Path directory) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        if (directory != null) {
+            builder.directory(directory.toFile());
+        }
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().put("JAVA_OPTS", JAVA_OPTS);
+        Process process = builder.start();
+        // start.sh redirects java's output to a file, so this stream ends when the script does.
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(SCRIPT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(command + " did not finish within " + SCRIPT_TIMEOUT + ": " + output);
+        }
+        return new Result(process.exitValue(), output);
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(path)) {
+            for (Path p : paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private record Result(int status, String output) {
+    }
+}

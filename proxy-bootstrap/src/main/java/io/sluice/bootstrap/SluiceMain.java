@@ -1,0 +1,151 @@
+package io.sluice.bootstrap;
+
+import io.sluice.Sluice;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ConfigYaml;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.ProxyConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The standalone proxy: {@code sluice [port] [conf-dir]}. Loads {@code <conf-dir>/config.yaml}, starts Sluice and
+ * runs until the JVM is asked to stop (SIGTERM from {@code bin/stop.sh}, Ctrl-C).
+ *
+ * <p>Exit status: 0 after a clean stop or {@code --help}, 1 when the configuration is refused or the proxy cannot
+ * start, 2 for bad arguments. Every failure prints one line {@code sluice: <reason>} to stderr, which
+ * {@code bin/start.sh} shows to the user.
+ */
+public final class SluiceMain {
+
+    /** The configuration was refused or the proxy could not start. */
+    static final int EXIT_START_FAILED = 1;
+    /** The command line was not {@code [port] [conf-dir]}. */
+    static final int EXIT_BAD_ARGUMENTS = 2;
+
+    /** bin/start.sh waits for this text in stdout.log to know the proxy is up. */
+    static final String LISTENING = "listening on";
+
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceMain.class);
+
+    private SluiceMain() {
+    }
+
+    public static void main(String[] args) {
+        int status = run(args, System.out, System.err);
+        // Only exit explicitly on failure: after a clean stop we are inside JVM shutdown already, where
+        // System.exit would block forever.
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /**
+     * Runs the proxy until JVM shutdown, or refuses to.
+     *
+     * @return the process exit status
+     */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        CommandLine commandLine;
+        try {
+            commandLine = CommandLine.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("sluice: " + e.getMessage());
+            err.println(CommandLine.USAGE);
+            return EXIT_BAD_ARGUMENTS;
+        }
+        if (commandLine.help()) {
+            out.println(CommandLine.USAGE);
+            return 0;
+        }
+
+        Sluice sluice;
+        try {
+            sluice = start(commandLine, out);
+        } catch (ConfigException e) {
+            LOG.error("Cannot start: {}", e.getMessage());
+            err.println("sluice: " + e.getMessage());
+            return EXIT_START_FAILED;
+        } catch (RuntimeException e) {
+            // Not a refusal we expected: the stack trace goes to the log for a bug report.
+            LOG.error("Cannot start", e);
+            err.println("sluice: cannot start: " + describe(e));
+            return EXIT_START_FAILED;
+        }
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("Stopping");
+            try {
+                sluice.close();
+                LOG.info("Stopped");
+            } finally {
+                stopped.countDown();
+            }
+        }, "sluice-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    /**
+     * Loads the configuration, applies the command line and starts the proxy; announces where it listens.
+     *
+     * @throws ConfigException when the file is refused or the proxy cannot serve it (port taken, no backend)
+     */
+    static Sluice start(CommandLine commandLine, PrintStream out) {
+        ProxyConfig config = load(commandLine);
+        Sluice sluice = Sluice.start(config);
+        InetSocketAddress address = sluice.localAddress();
+        String line = "Sluice " + version() + " " + LISTENING + " " + address.getHostString() + ":" + sluice.port();
+        LOG.info(line);
+        out.println(line);
+        out.flush();
+        return sluice;
+    }
+
+    /** Reads config.yaml and applies the port from the command line. */
+    static ProxyConfig load(CommandLine commandLine) {
+        ProxyConfig config = ConfigYaml.load(commandLine.configFile());
+        if (commandLine.port() != null) {
+            config = config.withServer(config.server().withPort(commandLine.port()));
+        }
+        // Names and URLs only: the records' toString never includes a password.
+        for (DataSourceConfig dataSource : config.dataSources().values()) {
+            LOG.info("Data source {}", dataSource);
+        }
+        if (config.users().isEmpty()) {
+            LOG.warn("{}: no authority.users: no client can log in", commandLine.configFile());
+        } else {
+            LOG.info("Users: {}", config.users());
+        }
+        return config;
+    }
+
+    /** This build's version, from a resource the build fills in. */
+    static String version() {
+        try (InputStream in = SluiceMain.class.getResourceAsStream("version.properties")) {
+            if (in != null) {
+                Properties properties = new Properties();
+                properties.load(in);
+                return properties.getProperty("version", "unknown");
+            }
+        } catch (IOException e) {
+            // fall through: a missing version must not stop the proxy
+        }
+        return "unknown";
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+}

@@ -1,0 +1,423 @@
+package io.sluice.config;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+
+/**
+ * Reads config.yaml into a {@link ProxyConfig}. The file format is a superset of ShardingSphere-Proxy's
+ * {@code config-*.yaml} plus the {@code authority} section of its {@code server.yaml}, so a ShardingSphere seed file
+ * with {@code rules: []} loads unchanged. See docs/configuration.md for every key.
+ *
+ * <p>The file is read as a YAML node tree rather than bound to objects, so that every refusal can name the line and
+ * the key path: {@code config.yaml line 7: dataSources.ds_0.maxPoolSize: "ten" (expected: an integer)}. Unknown keys
+ * are refused rather than ignored, because a misspelt pool setting silently falling back to its default is worse
+ * than not starting.
+ */
+public final class ConfigYaml {
+
+    private static final List<String> TOP_LEVEL_KEYS =
+            List.of("databaseName", "dataSources", "rules", "server", "authority");
+    private static final List<String> DATA_SOURCE_KEYS = List.of("url", "username", "password",
+            "connectionTimeoutMilliseconds", "idleTimeoutMilliseconds", "maxLifetimeMilliseconds",
+            "maxPoolSize", "minPoolSize");
+    private static final List<String> SERVER_KEYS = List.of("address", "port", "workerThreads", "connBufferSize",
+            "maxConnections", "serverVersion", "maxPacketSize", "transport");
+    // privilege is accepted so ShardingSphere's server.yaml section pastes in unchanged; Sluice authorises nothing
+    // itself, the backend account does.
+    private static final List<String> AUTHORITY_KEYS = List.of("users", "privilege");
+    private static final List<String> USER_KEYS = List.of("user", "password");
+
+    // Decimal only: YAML 1.1 would read 0755 as octal and 1:30 as 90, which nobody means in a pool size.
+    private static final Pattern DECIMAL = Pattern.compile("[-+]?[0-9][0-9_]*");
+
+    private final String source;
+
+    private ConfigYaml(String source) {
+        this.source = source;
+    }
+
+    /**
+     * Reads a config.yaml file. Error messages name the file as given.
+     *
+     * @throws ConfigException when the file cannot be read or describes a configuration Sluice refuses
+     */
+    public static ProxyConfig load(Path file) {
+        Objects.requireNonNull(file, "file");
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException(file + ": cannot be read (" + describe(e) + ")", e);
+        }
+        return parse(text, file.toString());
+    }
+
+    /**
+     * Reads config.yaml text.
+     *
+     * @param sourceName how error messages name the text, usually its file name
+     * @throws ConfigException when the text describes a configuration Sluice refuses
+     */
+    public static ProxyConfig parse(String yaml, String sourceName) {
+        Objects.requireNonNull(yaml, "yaml");
+        Objects.requireNonNull(sourceName, "sourceName");
+        ConfigYaml reader = new ConfigYaml(sourceName);
+        // Editors on Windows save UTF-8 with a byte order mark, which YAML read from a String would reject.
+        String text = yaml.startsWith("\uFEFF") ? yaml.substring(1) : yaml;
+        Node root;
+        try {
+            root = new Yaml().compose(new StringReader(text));
+        } catch (MarkedYAMLException e) {
+            throw reader.malformed(e);
+        } catch (YAMLException e) {
+            throw new ConfigException(sourceName + ": malformed YAML: " + e.getMessage(), e);
+        }
+        if (root == null || isNull(root)) {
+            throw new ConfigException(sourceName + ": empty (expected: at least a dataSources section)");
+        }
+        return reader.proxyConfig(root);
+    }
+
+    private ProxyConfig proxyConfig(Node root) {
+        if (!(root instanceof MappingNode rootMapping)) {
+            throw error(root, "(top level)", describe(root) + " (expected: a mapping of "
+                    + String.join(", ", TOP_LEVEL_KEYS) + ")");
+        }
+        Map<String, NodeTuple> keys = keys(rootMapping, "", TOP_LEVEL_KEYS);
+
+        NodeTuple databaseName = keys.get("databaseName");
+        String database = databaseName == null ? null : string(databaseName.getValueNode(), "databaseName");
+
+        NodeTuple dataSourcesTuple = keys.get("dataSources");
+        if (dataSourcesTuple == null || isNull(dataSourcesTuple.getValueNode())) {
+            Node at = dataSourcesTuple == null ? root : dataSourcesTuple.getKeyNode();
+            throw error(at, "dataSources", "missing (expected: at least one data source, such as "
+                    + "ds_0: {url: jdbc:mysql://127.0.0.1:3306/test, username: root, password: })");
+        }
+        Map<String, DataSourceConfig> dataSources = dataSources(dataSourcesTuple);
+
+        NodeTuple rules = keys.get("rules");
+        if (rules != null) {
+            checkRules(rules);
+        }
+
+        NodeTuple server = keys.get("server");
+        ServerConfig serverConfig = server == null || isNull(server.getValueNode())
+                ? ServerConfig.defaults() : server(server);
+
+        NodeTuple authority = keys.get("authority");
+        List<UserConfig> users = authority == null || isNull(authority.getValueNode())
+                ? List.of() : users(authority);
+
+        try {
+            return new ProxyConfig(database, dataSources, serverConfig, users);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Map<String, DataSourceConfig> dataSources(NodeTuple tuple) {
+        MappingNode mapping = mapping(tuple.getValueNode(), "dataSources", "a mapping of data source names");
+        Map<String, NodeTuple> entries = keys(mapping, "dataSources", null);
+        if (entries.isEmpty()) {
+            throw error(tuple.getValueNode(), "dataSources",
+                    "empty (expected: at least one data source)");
+        }
+        Map<String, DataSourceConfig> dataSources = new LinkedHashMap<>();
+        for (Map.Entry<String, NodeTuple> entry : entries.entrySet()) {
+            dataSources.put(entry.getKey(), dataSource(entry.getKey(), entry.getValue()));
+        }
+        return dataSources;
+    }
+
+    private DataSourceConfig dataSource(String name, NodeTuple tuple) {
+        String path = "dataSources." + name;
+        Node keyNode = tuple.getKeyNode();
+        if (isNull(tuple.getValueNode())) {
+            throw error(keyNode, path + ".url", "missing (expected: a JDBC URL such as jdbc:mysql://127.0.0.1:3306/test)");
+        }
+        MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping of " + String.join(", ", DATA_SOURCE_KEYS));
+        Map<String, NodeTuple> keys = keys(mapping, path, DATA_SOURCE_KEYS);
+
+        String url = requiredString(keys, "url", keyNode, path,
+                "a JDBC URL such as jdbc:mysql://127.0.0.1:3306/test");
+        String username = requiredString(keys, "username", keyNode, path, "the backend user name");
+        String password = optionalString(keys, "password", path, "");
+        long connectionTimeout = optionalInteger(keys, "connectionTimeoutMilliseconds", path,
+                DataSourceConfig.DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS, Long.MAX_VALUE);
+        long idleTimeout = optionalInteger(keys, "idleTimeoutMilliseconds", path,
+                DataSourceConfig.DEFAULT_IDLE_TIMEOUT_MILLISECONDS, Long.MAX_VALUE);
+        long maxLifetime = optionalInteger(keys, "maxLifetimeMilliseconds", path,
+                DataSourceConfig.DEFAULT_MAX_LIFETIME_MILLISECONDS, Long.MAX_VALUE);
+        int maxPoolSize = (int) optionalInteger(keys, "maxPoolSize", path,
+                DataSourceConfig.DEFAULT_MAX_POOL_SIZE, Integer.MAX_VALUE);
+        int minPoolSize = (int) optionalInteger(keys, "minPoolSize", path,
+                DataSourceConfig.DEFAULT_MIN_POOL_SIZE, Integer.MAX_VALUE);
+        try {
+            return new DataSourceConfig(name, url, username, password, connectionTimeout, idleTimeout, maxLifetime,
+                    maxPoolSize, minPoolSize);
+        } catch (IllegalArgumentException e) {
+            throw recordRefused(e, keys, keyNode, path);
+        }
+    }
+
+    private void checkRules(NodeTuple tuple) {
+        Node value = tuple.getValueNode();
+        boolean passThrough = isNull(value)
+                || value instanceof SequenceNode sequence && sequence.getValue().isEmpty();
+        if (!passThrough) {
+            // Sluice does not rewrite SQL: accepting sharding or read/write-splitting rules and then ignoring them
+            // would send queries to places the file's author did not intend.
+            throw error(value, "rules", "only [] (pass-through) is supported in this version");
+        }
+    }
+
+    private ServerConfig server(NodeTuple tuple) {
+        String path = "server";
+        MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping of " + String.join(", ", SERVER_KEYS));
+        Map<String, NodeTuple> keys = keys(mapping, path, SERVER_KEYS);
+        ServerConfig defaults = ServerConfig.defaults();
+        String address = optionalString(keys, "address", path, defaults.address());
+        int port = (int) optionalInteger(keys, "port", path, defaults.port(), Integer.MAX_VALUE);
+        int workerThreads = (int) optionalInteger(keys, "workerThreads", path, defaults.workerThreads(),
+                Integer.MAX_VALUE);
+        int connBufferSize = (int) optionalInteger(keys, "connBufferSize", path, defaults.connBufferSize(),
+                Integer.MAX_VALUE);
+        int maxConnections = (int) optionalInteger(keys, "maxConnections", path, defaults.maxConnections(),
+                Integer.MAX_VALUE);
+        String serverVersion = optionalString(keys, "serverVersion", path, defaults.serverVersion());
+        int maxPacketSize = (int) optionalInteger(keys, "maxPacketSize", path, defaults.maxPacketSize(),
+                Integer.MAX_VALUE);
+        Transport transport = transport(keys.get("transport"), path + ".transport", defaults.transport());
+        try {
+            return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
+                    maxPacketSize, transport);
+        } catch (IllegalArgumentException e) {
+            throw recordRefused(e, keys, tuple.getKeyNode(), path);
+        }
+    }
+
+    private Transport transport(NodeTuple tuple, String path, Transport defaultValue) {
+        if (tuple == null || isNull(tuple.getValueNode())) {
+            return defaultValue;
+        }
+        String name = string(tuple.getValueNode(), path);
+        try {
+            return Transport.valueOf(name.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            List<String> names = new ArrayList<>();
+            for (Transport t : Transport.values()) {
+                names.add(t.name());
+            }
+            throw error(tuple.getValueNode(), path,
+                    describe(tuple.getValueNode()) + " (expected: one of " + String.join(", ", names) + ")");
+        }
+    }
+
+    private List<UserConfig> users(NodeTuple tuple) {
+        String path = "authority";
+        MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping of " + String.join(", ", AUTHORITY_KEYS));
+        Map<String, NodeTuple> keys = keys(mapping, path, AUTHORITY_KEYS);
+        NodeTuple usersTuple = keys.get("users");
+        if (usersTuple == null || isNull(usersTuple.getValueNode())) {
+            return List.of();
+        }
+        Node usersNode = usersTuple.getValueNode();
+        if (!(usersNode instanceof SequenceNode sequence)) {
+            throw error(usersNode, "authority.users",
+                    describe(usersNode) + " (expected: a list of {user: name@host, password: ...})");
+        }
+        List<UserConfig> users = new ArrayList<>();
+        Map<String, Node> seen = new LinkedHashMap<>();
+        List<Node> items = sequence.getValue();
+        for (int i = 0; i < items.size(); i++) {
+            String itemPath = "authority.users[" + i + "]";
+            Node item = items.get(i);
+            MappingNode userMapping = mapping(item, itemPath, "a mapping of user, password");
+            Map<String, NodeTuple> userKeys = keys(userMapping, itemPath, USER_KEYS);
+            String name = requiredString(userKeys, "user", item, itemPath, "a user name, or name@host");
+            String password = optionalString(userKeys, "password", itemPath, "");
+            UserConfig user = UserConfig.parse(name, password);
+            Node userNode = userKeys.get("user").getValueNode();
+            if (user.user().isEmpty()) {
+                throw error(userNode, itemPath + ".user", describe(userNode) + " (expected: a user name, or name@host)");
+            }
+            String identity = user.user() + "@" + user.host();
+            Node first = seen.putIfAbsent(identity, userNode);
+            if (first != null) {
+                throw error(userNode, itemPath + ".user", describe(userNode)
+                        + " (expected: each user once; " + identity + " is also at line " + line(first) + ")");
+            }
+            users.add(user);
+        }
+        return users;
+    }
+
+    /**
+     * Checks a mapping's keys and returns them in file order. Refuses keys that are not plain names, duplicate keys
+     * (SnakeYAML only catches those when constructing objects, which this class does not do) and, when
+     * {@code allowed} is not null, keys outside it.
+     */
+    private Map<String, NodeTuple> keys(MappingNode mapping, String path, List<String> allowed) {
+        Map<String, NodeTuple> keys = new LinkedHashMap<>();
+        for (NodeTuple tuple : mapping.getValue()) {
+            Node keyNode = tuple.getKeyNode();
+            if (!(keyNode instanceof ScalarNode scalar) || isNull(keyNode)) {
+                throw error(keyNode, path.isEmpty() ? "(top level)" : path,
+                        describe(keyNode) + " (expected: a key name)");
+            }
+            String key = scalar.getValue();
+            String keyPath = join(path, key);
+            if (allowed != null && !allowed.contains(key)) {
+                throw error(keyNode, keyPath, "unknown key (expected: one of " + String.join(", ", allowed) + ")");
+            }
+            NodeTuple first = keys.putIfAbsent(key, tuple);
+            if (first != null) {
+                throw error(keyNode, keyPath, "duplicate key (first at line " + line(first.getKeyNode()) + ")");
+            }
+        }
+        return keys;
+    }
+
+    private MappingNode mapping(Node node, String path, String expected) {
+        if (node instanceof MappingNode mapping) {
+            return mapping;
+        }
+        throw error(node, path, describe(node) + " (expected: " + expected + ")");
+    }
+
+    /** A scalar's text whatever YAML type it resolved to: {@code password: 123456} is the string "123456". */
+    private String string(Node node, String path) {
+        if (node instanceof ScalarNode scalar) {
+            return isNull(node) ? null : scalar.getValue();
+        }
+        throw error(node, path, describe(node) + " (expected: a string)");
+    }
+
+    private String requiredString(Map<String, NodeTuple> keys, String key, Node parent, String path,
+            String expected) {
+        NodeTuple tuple = keys.get(key);
+        String keyPath = join(path, key);
+        if (tuple == null) {
+            throw error(parent, keyPath, "missing (expected: " + expected + ")");
+        }
+        String value = string(tuple.getValueNode(), keyPath);
+        if (value == null || value.isBlank()) {
+            throw error(tuple.getValueNode(), keyPath, "missing (expected: " + expected + ")");
+        }
+        return value;
+    }
+
+    /** An absent key or an empty value ({@code password:}) gives {@code defaultValue}. */
+    private String optionalString(Map<String, NodeTuple> keys, String key, String path, String defaultValue) {
+        NodeTuple tuple = keys.get(key);
+        if (tuple == null) {
+            return defaultValue;
+        }
+        String value = string(tuple.getValueNode(), join(path, key));
+        return value == null ? defaultValue : value;
+    }
+
+    private long optionalInteger(Map<String, NodeTuple> keys, String key, String path, long defaultValue,
+            long max) {
+        NodeTuple tuple = keys.get(key);
+        if (tuple == null || isNull(tuple.getValueNode())) {
+            return defaultValue;
+        }
+        Node node = tuple.getValueNode();
+        String keyPath = join(path, key);
+        if (!(node instanceof ScalarNode scalar) || !DECIMAL.matcher(scalar.getValue()).matches()) {
+            throw error(node, keyPath, describe(node) + " (expected: an integer)");
+        }
+        try {
+            long value = Long.parseLong(scalar.getValue().replace("_", ""));
+            if (value <= max && value >= -max - 1) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // too large for a long: reported below like any value out of range
+        }
+        throw error(node, keyPath, describe(node) + " (expected: an integer no larger than " + max + ")");
+    }
+
+    /**
+     * Turns a record's refusal ({@code maxPoolSize: 0 (expected: >= 1)}) into a located one. The line is that of the
+     * key the message starts with when the file has it, else that of the enclosing section.
+     */
+    private ConfigException recordRefused(IllegalArgumentException e, Map<String, NodeTuple> keys, Node section,
+            String path) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        int colon = message.indexOf(':');
+        Node at = section;
+        if (colon > 0) {
+            NodeTuple tuple = keys.get(message.substring(0, colon));
+            if (tuple != null) {
+                at = tuple.getValueNode();
+            }
+        }
+        return new ConfigException(source + " line " + line(at) + ": " + join(path, message), e);
+    }
+
+    private ConfigException malformed(MarkedYAMLException e) {
+        Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+        String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
+        if (mark == null) {
+            return new ConfigException(source + ": malformed YAML: " + problem, e);
+        }
+        String context = e.getContext() != null && e.getProblem() != null ? " " + e.getContext() : "";
+        return new ConfigException(source + " line " + (mark.getLine() + 1) + ": malformed YAML: " + problem
+                + context + " (column " + (mark.getColumn() + 1) + ")", e);
+    }
+
+    private ConfigException error(Node at, String path, String what) {
+        return new ConfigException(source + " line " + line(at) + ": " + path + ": " + what);
+    }
+
+    private static int line(Node node) {
+        return node.getStartMark().getLine() + 1;
+    }
+
+    private static boolean isNull(Node node) {
+        return node instanceof ScalarNode && Tag.NULL.equals(node.getTag());
+    }
+
+    /** How a value appears in an error: strings quoted as in the file, other scalars bare, collections by kind. */
+    private static String describe(Node node) {
+        if (node instanceof ScalarNode scalar) {
+            if (Tag.STR.equals(node.getTag())) {
+                return '"' + scalar.getValue().replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+            }
+            return isNull(node) ? "empty" : scalar.getValue();
+        }
+        return node instanceof SequenceNode ? "a list" : "a mapping";
+    }
+
+    private static String describe(IOException e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName()
+                : e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+
+    private static String join(String path, String key) {
+        return path.isEmpty() ? key : path + "." + key;
+    }
+}
