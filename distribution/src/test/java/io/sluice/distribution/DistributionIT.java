@@ -23,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -89,7 +88,6 @@ class DistributionIT {
     }
 
     @Test
-    @Disabled("needs the core relay: Sluice.start is still a stub in this branch")
     void startsServesSelectOneAndStops() throws Exception {
         Path conf = writeConf("conf-ok", backendConfig());
         int port = freePort();
@@ -134,7 +132,6 @@ class DistributionIT {
     }
 
     @Test
-    @Disabled("needs the core relay: Sluice.start is still a stub in this branch")
     void takenPortRefusesToStartNamingThePort() throws Exception {
         Path conf = writeConf("conf-taken", backendConfig());
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("0.0.0.0"))) {
