@@ -86,6 +86,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     private boolean flushPending;
     private boolean slotReleased;
     private int serverConnectionId;
+    /** The session changed something the reset check cannot see (COM_SET_OPTION): never pool again. */
+    private boolean tainted;
 
     private List<List<ByteBuf>> privateResponses;
     private List<ByteBuf> privateCurrent;
@@ -176,6 +178,18 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
 
     public void flush() {
         channel.flush();
+    }
+
+    /**
+     * Marks a change the release check cannot verify, such as COM_SET_OPTION switching multi-statements: the
+     * connection is closed instead of pooled when its session ends.
+     */
+    public void taint() {
+        tainted = true;
+    }
+
+    boolean isTainted() {
+        return tainted;
     }
 
     /** Whether the connection is idle between commands, with no response outstanding. */

@@ -87,7 +87,7 @@ public final class EventLoopPool {
      * middle of a response, or in any doubt, is closed. Must be called on {@link #loop()}.
      */
     public void release(BackendConnection connection) {
-        boolean clean = connection.isBetweenCommands() && connection.isOpen();
+        boolean clean = connection.isBetweenCommands() && connection.isOpen() && !connection.isTainted();
         connection.unbind();
         if (!clean) {
             connection.close();

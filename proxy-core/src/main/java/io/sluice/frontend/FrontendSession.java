@@ -275,6 +275,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                     return;
                 }
                 forward(frame, expect, true);
+                if (command == Command.COM_SET_OPTION && backend != null) {
+                    backend.taint(); // the server-side multi-statement option outlives COM_RESET_CONNECTION
+                }
         }
     }
 
