@@ -40,6 +40,9 @@ public final class Trace {
         events.add(new Value("sql", sql));
         try {
             boolean isResultSet = statement.execute(sql, Statement.RETURN_GENERATED_KEYS);
+            if (!isResultSet && statement.getUpdateCount() > 0) {
+                generatedKeys(statement); // before getMoreResults() moves on
+            }
             results(statement, isResultSet);
         } catch (SQLException e) {
             error(e);
@@ -105,14 +108,30 @@ public final class Trace {
 
     public Trace warnings(SQLWarning warning) {
         for (SQLWarning w = warning; w != null; w = w.getNextWarning()) {
-            events.add(new Warning(w.getErrorCode(), w.getSQLState(), w.getMessage()));
+            events.add(new Warning(w.getErrorCode(), w.getSQLState(), withoutConnectionId(w.getMessage())));
         }
         return this;
     }
 
     public Trace error(SQLException e) {
-        events.add(new Error(e.getErrorCode(), e.getSQLState(), e.getMessage()));
+        events.add(new Error(e.getErrorCode(), e.getSQLState(), withoutConnectionId(e.getMessage())));
         return this;
+    }
+
+    /**
+     * Runs set-up statements without recording them (a {@code DROP TABLE IF EXISTS} warns only the first time), and
+     * discards their warnings.
+     */
+    public static void quietly(Statement statement, String... sql) throws SQLException {
+        for (String each : sql) {
+            statement.execute(each);
+        }
+        statement.clearWarnings();
+    }
+
+    /** MariaDB Connector/J prefixes messages with "(conn=N) ", and N differs per connection by nature. */
+    private static String withoutConnectionId(String message) {
+        return message == null ? null : message.replaceFirst("^\\(conn=\\d+\\) ", "");
     }
 
     public List<Object> events() {
