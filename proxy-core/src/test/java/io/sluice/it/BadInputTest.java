@@ -1,0 +1,262 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.LeakDetection;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
+import io.sluice.testing.TestMariaDb;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Clients that misbehave, by mistake or on purpose. Each one gets an ERR packet with the server's code and SQLSTATE
+ * or a clean close, and after each a healthy session must still get correct answers ({@link #assertHealthy}).
+ *
+ * <p>The proxy runs with a pool of one backend connection, so a connection left dirty by a misbehaving client
+ * (a half-read result, an unfinished command) would be handed to the very next session and show up there.
+ */
+@ExtendWith(LeakDetection.class)
+class BadInputTest {
+
+    private static final int MAX_PACKET = 1 << 20;
+
+    private static ProxyUnderTest proxy;
+    private static String db;
+
+    @BeforeAll
+    static void start() {
+        proxy = ProxyUnderTest.builder().maxPoolSize(1).maxPacketSize(MAX_PACKET).start();
+        db = TestMariaDb.get().createDatabase("sluice_it_bad");
+        TestMariaDb.get().execute("CREATE TABLE `" + db + "`.t (id INT PRIMARY KEY, v VARCHAR(10))",
+                "INSERT INTO `" + db + "`.t VALUES (1, 'one'), (2, 'two'), (3, 'three')");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+        TestMariaDb.get().dropDatabase(db);
+    }
+
+    @AfterEach
+    void anotherSessionStillWorks() throws Exception {
+        assertHealthy();
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void wrongPassword(JdbcDriver driver) {
+        assertThatThrownBy(() -> driver.connect(proxy.jdbcUrl(driver, db, ""), proxy.user(), "not-the-password").close())
+                .isInstanceOfSatisfying(SQLException.class, e -> assertError(e, 1045, "28000"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void unknownUser(JdbcDriver driver) {
+        assertThatThrownBy(() -> driver.connect(proxy.jdbcUrl(driver, db, ""), "nobody_sluice", "x").close())
+                .isInstanceOfSatisfying(SQLException.class, e -> assertError(e, 1045, "28000"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void unknownDatabase(JdbcDriver driver) {
+        assertThatThrownBy(() -> proxy.connect(driver, "no_such_db_sluice", "").close())
+                .isInstanceOfSatisfying(SQLException.class, e -> assertError(e, 1049, "42000"));
+    }
+
+    @Test
+    void rawLoginWorksAndReportsErrorsLikeTheServer() throws Exception {
+        try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            assertThat(raw.handshake().protocolVersion()).isEqualTo(10);
+            RawMySqlClient.Packet reply = raw.authenticate(proxy.user(), "wrong", null);
+            assertThat(reply.isErr()).as("%s", reply).isTrue();
+            assertThat(reply.errorCode()).isEqualTo(1045);
+            assertThat(reply.sqlState()).isEqualTo("28000");
+        }
+        try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
+            assertThat(raw.query("SELECT v FROM t ORDER BY id").rows())
+                    .containsExactly(List.of("one"), List.of("two"), List.of("three"));
+            RawMySqlClient.Packet err = raw.query("SELECT nope FROM t").end();
+            assertThat(err.errorCode()).isEqualTo(1054);
+            assertThat(err.sqlState()).isEqualTo("42S22");
+        }
+    }
+
+    @Test
+    void garbageInsteadOfHandshakeResponse() throws Exception {
+        try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            raw.writeFrameHeader(12, 1);
+            raw.writeRaw(new byte[] {(byte) 0xFF, (byte) 0xFE, 0x13, 0x37, 0, 0, 0, 0, 'j', 'u', 'n', 'k'});
+            List<RawMySqlClient.Packet> packets = raw.readUntilClosed();
+            assertErrOrNothing(packets, 1043, "08S01"); // ER_HANDSHAKE_ERROR "Bad handshake"
+        }
+        try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            raw.writeRaw("GET / HTTP/1.1\r\nHost: sluice\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            List<RawMySqlClient.Packet> packets = raw.readUntilClosed();
+            assertThat(packets.size()).isLessThanOrEqualTo(1);
+            packets.forEach(p -> assertThat(p.isErr()).as("%s", p).isTrue());
+        }
+    }
+
+    @Test
+    void truncatedFrameThenDisconnect() throws Exception {
+        // During the handshake...
+        try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            raw.writeFrameHeader(200, 1);
+            raw.writeRaw(new byte[20]);
+        }
+        // ...and after login, in the middle of a command.
+        try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
+            raw.writeFrameHeader(100, 0);
+            raw.writeRaw(new byte[] {RawMySqlClient.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T'});
+        }
+        assertHealthy();
+    }
+
+    @Test
+    void commandLargerThanMaxPacketSize() throws Exception {
+        try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
+            long limit = proxy.maxPacketSize();
+            if (ProxyUnderTest.isDirect()) {
+                limit = Long.parseLong(raw.query("SELECT @@max_allowed_packet").rows().get(0).get(0));
+                assumeTrue(limit <= 64L << 20, "server max_allowed_packet too large to exceed cheaply: " + limit);
+            }
+            // One logical COM_QUERY of limit + 1 MiB bytes, sent as full 16 MiB - 1 frames plus a short last frame.
+            long total = limit + (1 << 20);
+            byte[] chunk = new byte[64 * 1024];
+            java.util.Arrays.fill(chunk, (byte) ' ');
+            boolean first = true;
+            int seq = 0;
+            try {
+                for (long remaining = total; remaining >= 0; ) {
+                    int frame = (int) Math.min(RawMySqlClient.MAX_FRAME, remaining);
+                    raw.writeFrameHeader(frame, seq++);
+                    int left = frame;
+                    if (first && left > 0) {
+                        raw.writeRaw(new byte[] {RawMySqlClient.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1'});
+                        left -= 9;
+                        first = false;
+                    }
+                    while (left > 0) {
+                        int n = Math.min(left, chunk.length);
+                        raw.socket().getOutputStream().write(chunk, 0, n);
+                        left -= n;
+                    }
+                    remaining -= frame;
+                    if (frame < RawMySqlClient.MAX_FRAME) {
+                        break;
+                    }
+                }
+                raw.socket().getOutputStream().flush();
+            } catch (IOException closedWhileWriting) {
+                // The endpoint may answer and close before reading it all: that is allowed.
+            }
+            assertErrOrNothing(raw.readUntilClosed(), 1153, "08S01");
+        }
+    }
+
+    @Test
+    void clientVanishesInTheMiddleOfALargeResult() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db);
+            raw.sendQuery("SELECT seq, REPEAT('x', 1000) FROM seq_1_to_200000");
+            for (int i = 0; i < 50; i++) {
+                assertThat(raw.readPacket()).isNotNull();
+            }
+            raw.abort();
+            assertHealthy();
+        }
+        // The same through JDBC: a streaming result abandoned by aborting the connection.
+        Connection c = proxy.connect(JdbcDriver.MYSQL, db, "");
+        Statement s = c.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+        s.setFetchSize(Integer.MIN_VALUE);
+        ResultSet rs = s.executeQuery("SELECT seq, REPEAT('y', 1000) FROM seq_1_to_200000");
+        for (int i = 0; i < 10; i++) {
+            assertThat(rs.next()).isTrue();
+        }
+        c.abort(Runnable::run);
+        assertHealthy();
+    }
+
+    @Test
+    void maxConnectionsReached() throws Exception {
+        assumeFalse(ProxyUnderTest.isDirect(), "server.maxConnections is a proxy setting");
+        try (ProxyUnderTest limited = ProxyUnderTest.builder().maxConnections(3).start()) {
+            List<Connection> open = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    open.add(limited.connect(JdbcDriver.MARIADB, db, ""));
+                }
+                for (JdbcDriver driver : JdbcDriver.values()) {
+                    assertThatThrownBy(() -> limited.connect(driver, db, "").close())
+                            .isInstanceOfSatisfying(SQLException.class, e -> assertError(e, 1040, "08004"));
+                }
+                open.remove(0).close();
+                Thread.sleep(200); // the proxy notices the close asynchronously
+                open.add(limited.connect(JdbcDriver.MYSQL, db, ""));
+                for (Connection c : open) {
+                    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t")) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getInt(1)).isEqualTo(3);
+                    }
+                }
+            } finally {
+                for (Connection c : open) {
+                    c.close();
+                }
+            }
+        }
+    }
+
+    static void assertError(SQLException e, int code, String sqlState) {
+        assertThat(e.getErrorCode()).as("error code of %s", e).isEqualTo(code);
+        assertThat(e.getSQLState()).as("SQLSTATE of %s", e).isEqualTo(sqlState);
+    }
+
+    private static void assertErrOrNothing(List<RawMySqlClient.Packet> packets, int code, String sqlState) {
+        assertThat(packets.size()).as("packets before close: %s", packets).isLessThanOrEqualTo(1);
+        for (RawMySqlClient.Packet p : packets) {
+            assertThat(p.isErr()).as("%s", p).isTrue();
+            assertThat(p.errorCode()).as("%s", p).isEqualTo(code);
+            assertThat(p.sqlState()).as("%s", p).isEqualTo(sqlState);
+        }
+    }
+
+    /** A new session, through both drivers, sees exactly the table's rows: nothing left over from a broken one. */
+    private static void assertHealthy() throws SQLException {
+        for (JdbcDriver driver : JdbcDriver.values()) {
+            try (Connection c = proxy.connect(driver, db, ""); Statement s = c.createStatement()) {
+                try (ResultSet rs = s.executeQuery("SELECT id, v FROM t ORDER BY id")) {
+                    List<String> rows = new ArrayList<>();
+                    while (rs.next()) {
+                        rows.add(rs.getInt(1) + "=" + rs.getString(2));
+                    }
+                    assertThat(rows).containsExactly("1=one", "2=two", "3=three");
+                }
+                try (ResultSet rs = s.executeQuery("SELECT @@in_transaction, DATABASE()")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).isZero();
+                    assertThat(rs.getString(2)).isEqualTo(db);
+                }
+            }
+        }
+    }
+}

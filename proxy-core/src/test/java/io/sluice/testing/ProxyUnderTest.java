@@ -1,0 +1,194 @@
+package io.sluice.testing;
+
+import io.sluice.Sluice;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.ServerConfig;
+import io.sluice.config.Transport;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * A Sluice proxy started in-process on a free port in front of {@link TestMariaDb}, with two proxy users and the
+ * server's root account as the data source.
+ *
+ * <p>With {@code -Dsluice.test.direct=true} nothing is started: URLs point straight at MariaDB and the "proxy users"
+ * are real MariaDB accounts with the same passwords. The same tests then run against the server alone, which shows
+ * that what they assert is what MySQL clients really see.
+ */
+public final class ProxyUnderTest implements AutoCloseable {
+
+    public static final String USER = "app";
+    public static final String PASSWORD = "app-secret";
+    public static final String USER2 = "app2";
+    public static final String PASSWORD2 = "app2-secret";
+
+    /** In direct mode the proxy users exist on the shared server under these names, out of other engineers' way. */
+    private static final String DIRECT_USER = "sluice_app";
+    private static final String DIRECT_USER2 = "sluice_app2";
+
+    private final TestMariaDb mariaDb;
+    private final Sluice sluice;
+    private final int maxPacketSize;
+
+    private ProxyUnderTest(TestMariaDb mariaDb, Sluice sluice, int maxPacketSize) {
+        this.mariaDb = mariaDb;
+        this.sluice = sluice;
+        this.maxPacketSize = maxPacketSize;
+    }
+
+    /** True when the suite runs against MariaDB directly ({@code -Dsluice.test.direct=true}). */
+    public static boolean isDirect() {
+        return Boolean.getBoolean("sluice.test.direct");
+    }
+
+    /** A proxy with the default settings. */
+    public static ProxyUnderTest start() {
+        return builder().start();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String host() {
+        return TestMariaDb.HOST;
+    }
+
+    public int port() {
+        return sluice == null ? mariaDb.port() : sluice.port();
+    }
+
+    /** The proxy user clients log in as. */
+    public String user() {
+        return sluice == null ? DIRECT_USER : USER;
+    }
+
+    public String password() {
+        return PASSWORD;
+    }
+
+    /** A second proxy user, for COM_CHANGE_USER. */
+    public String user2() {
+        return sluice == null ? DIRECT_USER2 : USER2;
+    }
+
+    public String password2() {
+        return PASSWORD2;
+    }
+
+    /** The largest command the endpoint accepts: Sluice's {@code maxPacketSize}, or -1 in direct mode. */
+    public int maxPacketSize() {
+        return sluice == null ? -1 : maxPacketSize;
+    }
+
+    public TestMariaDb mariaDb() {
+        return mariaDb;
+    }
+
+    public String jdbcUrlMariaDb(String db, String extraParams) {
+        return JdbcDriver.MARIADB.url(host(), port(), db, extraParams);
+    }
+
+    public String jdbcUrlMySql(String db, String extraParams) {
+        return JdbcDriver.MYSQL.url(host(), port(), db, extraParams);
+    }
+
+    public String jdbcUrl(JdbcDriver driver, String db, String extraParams) {
+        return driver.url(host(), port(), db, extraParams);
+    }
+
+    /** A connection through the proxy as {@link #user()}; the caller closes it. */
+    public Connection connect(JdbcDriver driver, String db, String extraParams) throws SQLException {
+        return driver.connect(jdbcUrl(driver, db, extraParams), user(), password());
+    }
+
+    /** Both paths for the same scenario: MariaDB as root, and this endpoint as the proxy user. */
+    public Endpoints endpoints() {
+        return new Endpoints(this);
+    }
+
+    @Override
+    public void close() {
+        if (sluice != null) {
+            sluice.close();
+        }
+    }
+
+    /** Settings for proxy variants; everything not set keeps Sluice's default. */
+    public static final class Builder {
+        private int maxConnections = ServerConfig.DEFAULT_MAX_CONNECTIONS;
+        private int maxPacketSize = ServerConfig.DEFAULT_MAX_PACKET_SIZE;
+        private int maxPoolSize = DataSourceConfig.DEFAULT_MAX_POOL_SIZE;
+        private int minPoolSize = DataSourceConfig.DEFAULT_MIN_POOL_SIZE;
+        private long connectionTimeoutMillis = 10_000;
+        private int workerThreads = 2;
+        private String backendUrl;
+
+        private Builder() {
+        }
+
+        public Builder maxConnections(int value) {
+            this.maxConnections = value;
+            return this;
+        }
+
+        public Builder maxPacketSize(int value) {
+            this.maxPacketSize = value;
+            return this;
+        }
+
+        public Builder maxPoolSize(int value) {
+            this.maxPoolSize = value;
+            this.minPoolSize = Math.min(minPoolSize, value);
+            return this;
+        }
+
+        public Builder connectionTimeoutMillis(long value) {
+            this.connectionTimeoutMillis = value;
+            return this;
+        }
+
+        /** Points the data source somewhere else, e.g. a closed port. */
+        public Builder backendUrl(String url) {
+            this.backendUrl = url;
+            return this;
+        }
+
+        /** The configuration {@link #start()} would use. */
+        public ProxyConfig config() {
+            TestMariaDb mariaDb = TestMariaDb.get();
+            String url = backendUrl != null ? backendUrl : JdbcDriver.MYSQL.url(mariaDb.host(), mariaDb.port(), null, "");
+            ServerConfig server = new ServerConfig("127.0.0.1", 0, workerThreads, ServerConfig.DEFAULT_CONN_BUFFER_SIZE,
+                    maxConnections, null, maxPacketSize, Transport.AUTO);
+            return ProxyConfig.builder()
+                    .dataSource(new DataSourceConfig("ds_0", url, TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
+                            connectionTimeoutMillis, DataSourceConfig.DEFAULT_IDLE_TIMEOUT_MILLISECONDS,
+                            DataSourceConfig.DEFAULT_MAX_LIFETIME_MILLISECONDS, maxPoolSize, minPoolSize))
+                    .server(server)
+                    .user(USER, PASSWORD)
+                    .user(USER2, PASSWORD2)
+                    .build();
+        }
+
+        /** Starts Sluice, or in direct mode makes sure the MariaDB accounts standing in for the proxy users exist. */
+        public ProxyUnderTest start() {
+            TestMariaDb mariaDb = TestMariaDb.get();
+            if (isDirect()) {
+                ensureDirectUsers(mariaDb);
+                return new ProxyUnderTest(mariaDb, null, maxPacketSize);
+            }
+            return new ProxyUnderTest(mariaDb, Sluice.start(config()), maxPacketSize);
+        }
+
+        private static volatile boolean directUsersReady;
+
+        private static synchronized void ensureDirectUsers(TestMariaDb mariaDb) {
+            if (!directUsersReady) {
+                mariaDb.ensureUser(DIRECT_USER, PASSWORD);
+                mariaDb.ensureUser(DIRECT_USER2, PASSWORD2);
+                directUsersReady = true;
+            }
+        }
+    }
+}
