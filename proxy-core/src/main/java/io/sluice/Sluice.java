@@ -86,7 +86,8 @@ public final class Sluice implements AutoCloseable {
         Map<String, BackendPool> pools = new LinkedHashMap<>();
         try {
             SessionKey defaultKey = new SessionKey(Capabilities.PROXY_SUPPORTED & serverInfo.capabilities()
-                    & ~Capabilities.CLIENT_MULTI_STATEMENTS, serverInfo.collationId());
+                    & ~Capabilities.CLIENT_MULTI_STATEMENTS, serverInfo.collationId(),
+                    serverInfo.mariaDbCapabilities());
             for (DataSourceConfig dataSource : config.dataSources().values()) {
                 pools.put(dataSource.name(), new BackendPool(dataSource, workerGroup, transport,
                         server.connBufferSize(), defaultKey));

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.HandshakeResponse41;
+import io.sluice.protocol.HandshakeV10;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.Scramble;
@@ -123,8 +124,9 @@ final class BackendAuthentication {
         if (schema != null) {
             capabilities |= Capabilities.CLIENT_CONNECT_WITH_DB;
         }
+        int mariaDb = key.mariaDbCapabilities() & HandshakeV10.mariaDbCapabilities(payload, serverCapabilities);
         HandshakeResponse41 response = new HandshakeResponse41(capabilities, MAX_PACKET_SIZE, key.collationId(),
-                username, scramble(plugin, nonce), schema, plugin);
+                username, scramble(plugin, nonce), schema, plugin, mariaDb);
         reply = response.write(alloc, ++sequenceId);
         state = State.AWAIT_RESULT;
     }

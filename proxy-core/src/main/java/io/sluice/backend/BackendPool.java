@@ -24,6 +24,8 @@ public final class BackendPool {
     private final int connBufferSize;
     private final SessionKey defaultKey;
     private final AtomicInteger open = new AtomicInteger();
+    /** Sessions waiting for a connection, on any loop: a connection freed where nobody waits then makes room. */
+    private final AtomicInteger waiting = new AtomicInteger();
     private final Map<EventExecutor, EventLoopPool> byLoop = new IdentityHashMap<>();
     private final EventLoopPool[] loops;
 
@@ -102,6 +104,19 @@ public final class BackendPool {
     /** Open connections (idle, lent, or still logging in). */
     public int openConnections() {
         return open.get();
+    }
+
+    void waiterAdded() {
+        waiting.incrementAndGet();
+    }
+
+    void waiterRemoved() {
+        waiting.decrementAndGet();
+    }
+
+    /** Whether a session waits for a connection on some loop. */
+    boolean hasWaiters() {
+        return waiting.get() > 0;
     }
 
     /** Claims a slot for a new connection if fewer than {@code maxPoolSize} are open. */

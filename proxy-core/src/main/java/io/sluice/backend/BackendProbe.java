@@ -3,6 +3,7 @@ package io.sluice.backend;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.sluice.config.JdbcUrl;
+import io.sluice.protocol.HandshakeV10;
 import io.sluice.protocol.Packets;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -48,7 +49,8 @@ public final class BackendProbe {
                 MySQLHandshakePacket greeting = new MySQLHandshakePacket(new MySQLPacketPayload(buf,
                         StandardCharsets.UTF_8));
                 int capabilities = greeting.getCapabilityFlagsLower() | greeting.getCapabilityFlagsUpper() << 16;
-                return new BackendServerInfo(greeting.getServerVersion(), capabilities, greeting.getCharacterSet());
+                return new BackendServerInfo(greeting.getServerVersion(), capabilities, greeting.getCharacterSet(),
+                        HandshakeV10.mariaDbCapabilities(Unpooled.wrappedBuffer(payload), capabilities));
             } catch (RuntimeException e) {
                 throw new IOException("the server's greeting could not be read: " + e, e);
             }

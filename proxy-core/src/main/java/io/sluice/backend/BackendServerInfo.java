@@ -6,6 +6,16 @@ package io.sluice.backend;
  * @param serverVersion the version string, e.g. {@code 5.5.5-10.11.19-MariaDB}
  * @param capabilities the server's capability flags
  * @param collationId the server's default collation id
+ * @param mariaDbCapabilities MariaDB's extended capabilities, 0 for MySQL
  */
-public record BackendServerInfo(String serverVersion, int capabilities, int collationId) {
+public record BackendServerInfo(String serverVersion, int capabilities, int collationId, int mariaDbCapabilities) {
+
+    public BackendServerInfo(String serverVersion, int capabilities, int collationId) {
+        this(serverVersion, capabilities, collationId, 0);
+    }
+
+    /** Whether the server speaks MariaDB's extended capabilities (it leaves the CLIENT_MYSQL bit unset). */
+    public boolean hasMariaDbCapabilities() {
+        return (capabilities & io.sluice.protocol.Capabilities.CLIENT_LONG_PASSWORD) == 0;
+    }
 }

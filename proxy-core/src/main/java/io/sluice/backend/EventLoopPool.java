@@ -161,10 +161,13 @@ public final class EventLoopPool {
     private void enqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
         long timeout = dataSource().connectionTimeoutMilliseconds();
         ScheduledFuture<?> timer = loop.schedule(() -> {
-            waiters.removeIf(w -> w.promise() == promise);
+            if (waiters.removeIf(w -> w.promise() == promise)) {
+                parent.waiterRemoved();
+            }
             promise.tryFailure(new PoolExhaustedException(dataSource().name(), dataSource().maxPoolSize(), timeout));
         }, timeout, TimeUnit.MILLISECONDS);
         waiters.add(new Waiter(key, schema, promise, timer));
+        parent.waiterAdded();
         // A connection idle on another loop cannot serve this one; retire it to make room here.
         parent.reclaimIdleElsewhere(this);
     }
@@ -177,6 +180,10 @@ public final class EventLoopPool {
         connection.markIdle();
         idle.addFirst(connection);
         serveWaiters();
+        if (waiters.isEmpty() && parent.hasWaiters() && idle.remove(connection)) {
+            // A session waits on another loop, which this connection cannot serve: free its slot for that loop.
+            connection.close();
+        }
     }
 
     /** Serves waiting sessions from idle connections or new ones while slots allow. Runs on the loop. */
@@ -184,11 +191,11 @@ public final class EventLoopPool {
         while (!waiters.isEmpty()) {
             Waiter waiter = waiters.peek();
             if (waiter.promise().isDone()) {
-                waiters.poll();
+                dequeue();
                 continue;
             }
             if (serveFromIdle(waiter.key(), waiter.schema(), waiter.promise())) {
-                waiters.poll().timeout().cancel(false);
+                dequeue().timeout().cancel(false);
                 continue;
             }
             if (!idle.isEmpty()) {
@@ -198,9 +205,15 @@ public final class EventLoopPool {
             if (!parent.tryReserve()) {
                 return;
             }
-            waiters.poll().timeout().cancel(false);
+            dequeue().timeout().cancel(false);
             open(waiter.key(), waiter.schema(), waiter.promise());
         }
+    }
+
+    private Waiter dequeue() {
+        Waiter waiter = waiters.poll();
+        parent.waiterRemoved();
+        return waiter;
     }
 
     boolean hasWaiters() {
@@ -263,7 +276,7 @@ public final class EventLoopPool {
             idle.poll().close();
         }
         while (!waiters.isEmpty()) {
-            Waiter waiter = waiters.poll();
+            Waiter waiter = dequeue();
             waiter.timeout().cancel(false);
             waiter.promise().tryFailure(new BackendException("Sluice is shutting down"));
         }

@@ -9,11 +9,18 @@ import io.sluice.protocol.Capabilities;
  *
  * @param capabilities the client's flags, masked with {@link Capabilities#SESSION_SHAPING}
  * @param collationId the collation id the client sent in its handshake
+ * @param mariaDbCapabilities the MariaDB extended capabilities both sides share
  */
-public record SessionKey(int capabilities, int collationId) {
+public record SessionKey(int capabilities, int collationId, int mariaDbCapabilities) {
 
     public SessionKey {
         capabilities &= Capabilities.SESSION_SHAPING;
+        mariaDbCapabilities &= Capabilities.MARIADB_PROXY_SUPPORTED;
+    }
+
+    /** A key without MariaDB extended capabilities. */
+    public SessionKey(int capabilities, int collationId) {
+        this(capabilities, collationId, 0);
     }
 
     public boolean deprecateEof() {

@@ -26,7 +26,11 @@ public record ServerConfig(
     public static final int DEFAULT_PORT = 3307;
     public static final int DEFAULT_CONN_BUFFER_SIZE = 32 * 1024;
     public static final int DEFAULT_MAX_CONNECTIONS = 0;
-    public static final int DEFAULT_MAX_PACKET_SIZE = 64 * 1024 * 1024;
+    /**
+     * 1 GiB, MySQL's own ceiling for max_allowed_packet: Sluice never buffers a whole command, so the backend's
+     * max_allowed_packet is the limit that normally applies, and this one only bounds what a client may stream.
+     */
+    public static final int DEFAULT_MAX_PACKET_SIZE = 1024 * 1024 * 1024;
 
     public ServerConfig {
         address = address == null ? DEFAULT_ADDRESS : address;

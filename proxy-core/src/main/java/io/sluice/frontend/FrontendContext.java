@@ -20,6 +20,7 @@ public final class FrontendContext {
     private final Map<String, BackendPool> pools;
     private final String aliasTarget;
     private final int capabilities;
+    private final int mariaDbCapabilities;
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicInteger clientConnections = new AtomicInteger();
 
@@ -31,7 +32,12 @@ public final class FrontendContext {
         this.balancer = balancer;
         this.pools = Map.copyOf(pools);
         this.aliasTarget = config.primaryDataSource().jdbcUrl().database();
-        this.capabilities = Capabilities.PROXY_SUPPORTED & (serverInfo.capabilities() | Capabilities.CLIENT_LONG_PASSWORD);
+        // Facing a MariaDB, Sluice leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset as the server does, so that
+        // MariaDB clients read and send the extended capabilities Sluice can relay.
+        int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
+        this.capabilities = serverInfo.hasMariaDbCapabilities() ? offered : offered | Capabilities.CLIENT_LONG_PASSWORD;
+        this.mariaDbCapabilities = serverInfo.hasMariaDbCapabilities()
+                ? serverInfo.mariaDbCapabilities() & Capabilities.MARIADB_PROXY_SUPPORTED : 0;
     }
 
     public ProxyConfig config() {
@@ -57,6 +63,11 @@ public final class FrontendContext {
     /** The capability flags offered to clients: what Sluice relays, less what the backend lacks. */
     int capabilities() {
         return capabilities;
+    }
+
+    /** The MariaDB extended capabilities offered to clients (0 facing MySQL). */
+    int mariaDbCapabilities() {
+        return mariaDbCapabilities;
     }
 
     String serverVersion() {

@@ -119,7 +119,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         nonce = Scramble.nonce();
         HandshakeV10 greeting = new HandshakeV10(context.serverVersion(), connectionId, nonce, context.capabilities(),
                 context.serverInfo().collationId(), ServerStatus.SERVER_STATUS_AUTOCOMMIT,
-                Scramble.MYSQL_NATIVE_PASSWORD);
+                Scramble.MYSQL_NATIVE_PASSWORD, context.mariaDbCapabilities());
         ctx.writeAndFlush(greeting.write(ctx.alloc()), ctx.voidPromise());
         log.debug("client {} connected as #{}", channel.remoteAddress(), connectionId);
     }
@@ -202,7 +202,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             ByteBuf fast = Packets.startFrame(channel.alloc(), 2).writeBytes(FAST_AUTH_SUCCESS);
             channel.write(Packets.finishFrame(fast, okSequenceId++), channel.voidPromise());
         }
-        key = new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId());
+        key = new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId(),
+                handshake.mariaDbCapabilities() & context.mariaDbCapabilities());
         Optional<String> picked = context.balancer().pick();
         if (picked.isEmpty()) {
             failAndClose(okSequenceId, ErrorCode.CR_CONN_HOST_ERROR, "No backend is available");

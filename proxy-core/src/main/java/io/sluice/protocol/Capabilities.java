@@ -56,6 +56,20 @@ public final class Capabilities {
             | CLIENT_INTERACTIVE | CLIENT_TRANSACTIONS | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS
             | CLIENT_PS_MULTI_RESULTS | CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF;
 
+    /**
+     * MariaDB's extended capabilities, a second 32-bit word carried in reserved bytes of the greeting and the
+     * handshake response, present when the server leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset.
+     * EXTENDED_METADATA only adds fields inside column definitions, which the relay never parses, so it can cross;
+     * the others change the result format (CACHE_METADATA), add unsolicited packets (PROGRESS) or add commands
+     * (STMT_BULK_OPERATIONS), and are not offered.
+     *
+     * @see <a href="https://mariadb.com/kb/en/connection/">MariaDB connection phase</a>
+     */
+    public static final int MARIADB_CLIENT_EXTENDED_METADATA = 1 << 3;
+
+    /** The MariaDB extended capabilities Sluice relays. */
+    public static final int MARIADB_PROXY_SUPPORTED = MARIADB_CLIENT_EXTENDED_METADATA;
+
     private Capabilities() {
     }
 

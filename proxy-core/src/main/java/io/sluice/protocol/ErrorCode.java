@@ -23,10 +23,13 @@ public enum ErrorCode {
     ER_NET_PACKET_TOO_LARGE(1153, "08S01"),
     /** The client asked for an authentication method Sluice cannot perform. */
     ER_NOT_SUPPORTED_AUTH_MODE(1251, "08004"),
-    /** The backend could not be reached. */
-    CR_CONN_HOST_ERROR(2003, "HY000"),
-    /** The backend connection was lost during the session. */
-    CR_SERVER_LOST(2013, "HY000");
+    /** The backend could not be reached; class 08 so that pools discard the connection. */
+    CR_CONN_HOST_ERROR(2003, "08001"),
+    /**
+     * The backend connection was lost during the session. SQLSTATE class 08 (connection exception) rather than the
+     * C client's HY000, because that is what makes JDBC drivers and pools discard the connection.
+     */
+    CR_SERVER_LOST(2013, "08S01");
 
     private final int code;
     private final String sqlState;

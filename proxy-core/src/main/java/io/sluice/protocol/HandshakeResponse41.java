@@ -18,10 +18,20 @@ import org.apache.shardingsphere.db.protocol.mysql.payload.MySQLPacketPayload;
  * @param authResponse the scrambled password
  * @param database the schema the client asks for, or {@code null}
  * @param authPluginName the plugin that produced {@code authResponse}, or {@code null} if the client has none
+ * @param mariaDbCapabilities MariaDB extended capabilities (0 when CLIENT_LONG_PASSWORD is set)
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_connection_phase_packets_protocol_handshake_response.html">Protocol::HandshakeResponse41</a>
  */
 public record HandshakeResponse41(int capabilities, int maxPacketSize, int collationId, String user,
-        byte[] authResponse, String database, String authPluginName) {
+        byte[] authResponse, String database, String authPluginName, int mariaDbCapabilities) {
+
+    /** A response without MariaDB extended capabilities. */
+    public HandshakeResponse41(int capabilities, int maxPacketSize, int collationId, String user,
+            byte[] authResponse, String database, String authPluginName) {
+        this(capabilities, maxPacketSize, collationId, user, authResponse, database, authPluginName, 0);
+    }
+
+    /** Offset of MariaDB's extended capabilities: the last 4 bytes of the 23-byte filler. */
+    private static final int MARIADB_CAPABILITIES_OFFSET = 28;
 
     /** The length of an SSLRequest: the first 32 bytes of a HandshakeResponse41 with CLIENT_SSL set. */
     public static final int SSL_REQUEST_LENGTH = 32;
@@ -48,10 +58,12 @@ public record HandshakeResponse41(int capabilities, int maxPacketSize, int colla
                     new MySQLPacketPayload(payload.duplicate(), StandardCharsets.UTF_8));
             String database = packet.getDatabase();
             String plugin = packet.getAuthPluginName();
+            int mariaDb = Capabilities.has(capabilities, Capabilities.CLIENT_LONG_PASSWORD) ? 0
+                    : payload.getIntLE(payload.readerIndex() + MARIADB_CAPABILITIES_OFFSET);
             return new HandshakeResponse41(packet.getCapabilityFlags(), packet.getMaxPacketSize(),
                     packet.getCharacterSet(), packet.getUsername(), packet.getAuthResponse(),
                     database == null || database.isEmpty() ? null : database,
-                    plugin == null || plugin.isEmpty() ? null : plugin);
+                    plugin == null || plugin.isEmpty() ? null : plugin, mariaDb);
         } catch (IndexOutOfBoundsException e) {
             throw new ProtocolException("handshake response: truncated (expected: HandshakeResponse41)");
         }
@@ -66,7 +78,8 @@ public record HandshakeResponse41(int capabilities, int maxPacketSize, int colla
         buf.writeIntLE(capabilities);
         buf.writeIntLE(maxPacketSize);
         buf.writeByte(collationId);
-        buf.writeZero(23);
+        buf.writeZero(19);
+        buf.writeIntLE(mariaDbCapabilities); // zero unless both sides speak MariaDB's extended capabilities
         buf.writeBytes(userBytes).writeByte(0);
         // Scrambles are 20 or 32 bytes: a one-byte length serves both CLIENT_SECURE_CONNECTION and lenenc.
         buf.writeByte(authResponse.length);
