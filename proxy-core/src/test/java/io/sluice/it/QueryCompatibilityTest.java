@@ -63,7 +63,7 @@ class QueryCompatibilityTest {
                 t.execute(s, "CREATE TABLE types (id INT AUTO_INCREMENT PRIMARY KEY, ti TINYINT, si SMALLINT UNSIGNED,"
                         + " bi BIGINT, de DECIMAL(12,4), fl FLOAT, dbl DOUBLE, ch CHAR(3), vc VARCHAR(40) NOT NULL,"
                         + " tx TEXT, bl BLOB, vb VARBINARY(8), da DATE, dt DATETIME(3), tm TIME, yr YEAR,"
-                        + " en ENUM('a','b'), st SET('x','y'), bt BIT(5), js JSON)");
+                        + " en ENUM('a','b'), st SET('x','y'), bt BIT(5), js JSON) DEFAULT CHARSET=utf8mb4");
                 t.execute(s, "INSERT INTO types (ti, si, bi, de, fl, dbl, ch, vc, tx, bl, vb, da, dt, tm, yr, en, st, bt, js)"
                         + " VALUES (-1, 65535, -9223372036854775808, 12345678.1234, 1.5, 2.25e100, 'abc', 'héllo wörld ✓',"
                         + " REPEAT('t', 3000), X'00FF10', X'DEADBEEF', '2024-02-29', '2024-02-29 23:59:59.123',"

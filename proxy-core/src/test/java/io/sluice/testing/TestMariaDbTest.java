@@ -17,17 +17,20 @@ class TestMariaDbTest {
         try (Connection c = mariaDb.connect(JdbcDriver.MYSQL, db, ""); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
             s.execute("INSERT INTO t VALUES (1), (2)");
-            try (ResultSet rs = s.executeQuery("SELECT DATABASE(), COUNT(*), VERSION(), @@local_infile FROM t")) {
+            try (ResultSet rs = s.executeQuery("SELECT DATABASE(), COUNT(*), VERSION() FROM t")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).isEqualTo(db);
                 assertThat(rs.getInt(2)).isEqualTo(2);
                 assertThat(rs.getString(3)).containsIgnoringCase("mariadb");
-                assertThat(rs.getString(4)).as("@@local_infile").isIn("1", "ON");
+
             }
         } finally {
             mariaDb.dropDatabase(db);
         }
         assertThat(mariaDb.port()).isEqualTo(mariaDb.isEmbedded() ? mariaDb.port() : 3306);
+        // Read through MariaDB Connector/J: MySQL Connector/J 9.5 reported 0 here against the embedded 11.4 server
+        // although LOAD DATA LOCAL worked.
+        assertThat(mariaDb.globalLong("local_infile")).isEqualTo(1);
         if (mariaDb.isEmbedded()) {
             assertThat(mariaDb.globalLong("max_allowed_packet")).isGreaterThanOrEqualTo(256L << 20);
         }
