@@ -233,6 +233,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     /** Sends commands Sluice itself needs answered (not relayed) and collects their whole responses. */
     void runPrivate(List<ByteBuf> commands, int[] kinds, PrivateCallback callback) {
         mode = Mode.PRIVATE;
+        channel.config().setAutoRead(true); // relay backpressure may have paused reading; the answers must be read
         privateResponses = new ArrayList<>(kinds.length);
         privateCurrent = new ArrayList<>();
         privateExpected = kinds.length;
@@ -547,6 +548,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         Mode was = mode;
+        log.debug("{} closed", this);
         mode = Mode.CLOSED;
         if (loginTimeout != null) {
             loginTimeout.cancel(false);

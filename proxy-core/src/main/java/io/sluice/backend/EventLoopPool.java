@@ -90,10 +90,14 @@ public final class EventLoopPool {
         boolean clean = connection.isBetweenCommands() && connection.isOpen() && !connection.isTainted();
         connection.unbind();
         if (!clean) {
+            log.debug("closing {}: released mid-response or in doubt", connection);
             connection.close();
             return;
         }
-        connection.reset(() -> offer(connection), connection::close);
+        connection.reset(() -> offer(connection), () -> {
+            log.debug("closing {}: the reset left it unlike its key", connection);
+            connection.close();
+        });
     }
 
     private boolean serveFromIdle(SessionKey key, String schema, Promise<BackendConnection> promise) {
@@ -129,6 +133,7 @@ public final class EventLoopPool {
     }
 
     private void open(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        log.debug("opening a connection to {} for schema {} ({} open)", address(), schema, parent.openConnections());
         Promise<BackendConnection> ready = loop.newPromise();
         BackendConnection connection = new BackendConnection(this, key, schema, ready);
         ready.addListener(f -> {
@@ -168,7 +173,10 @@ public final class EventLoopPool {
         }, timeout, TimeUnit.MILLISECONDS);
         waiters.add(new Waiter(key, schema, promise, timer));
         parent.waiterAdded();
-        // A connection idle on another loop cannot serve this one; retire it to make room here.
+        log.debug("session waits for a connection to {} ({} open)", address(), parent.openConnections());
+        // Idle connections that cannot serve this session (another key or schema here, or any on another loop)
+        // hold slots: retire one here and one per other loop; the freed slot opens a connection for the waiter.
+        retireOneIdle();
         parent.reclaimIdleElsewhere(this);
     }
 
@@ -179,6 +187,7 @@ public final class EventLoopPool {
         }
         connection.markIdle();
         idle.addFirst(connection);
+        log.debug("{} is idle in the pool", connection);
         serveWaiters();
         if (waiters.isEmpty() && parent.hasWaiters() && idle.remove(connection)) {
             // A session waits on another loop, which this connection cannot serve: free its slot for that loop.
