@@ -174,7 +174,7 @@ class HandshakeResponse41Test {
         p.writeBytes(new byte[] {(byte) 0xFC, 0x00, 0x10, 1, 2, 3}); // 4096 bytes announced, 3 sent
 
         assertThatThrownBy(() -> parse(p.toByteArray())).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("truncated");
+                .hasMessageStartingWith("handshake response: ");
     }
 
     /** A client can cut the packet right after the fixed part, or in the middle of the user name. */
@@ -207,7 +207,19 @@ class HandshakeResponse41Test {
         p.write(0xFE);
         p.writeBytes(new byte[] {-1, -1, -1, 0x7F, 0, 0, 0, 0}); // Integer.MAX_VALUE
 
-        assertThatThrownBy(() -> parse(p.toByteArray())).isInstanceOf(ProtocolException.class);
+        assertThatThrownBy(() -> parse(p.toByteArray())).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("2147483647 bytes");
+    }
+
+    @Test
+    void rejectsADatabaseWithoutItsNul() {
+        ByteArrayOutputStream p = fixedPart(BASE | CLIENT_CONNECT_WITH_DB);
+        p.writeBytes("u\0".getBytes(StandardCharsets.UTF_8));
+        p.write(0);
+        p.writeBytes("sho".getBytes(StandardCharsets.UTF_8));
+
+        assertThatThrownBy(() -> parse(p.toByteArray())).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("truncated");
     }
 
     @Test
