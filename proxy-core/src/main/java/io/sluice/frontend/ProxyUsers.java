@@ -1,5 +1,6 @@
 package io.sluice.frontend;
 
+import io.netty.util.NetUtil;
 import io.sluice.config.UserConfig;
 import io.sluice.protocol.Scramble;
 import java.net.InetAddress;
@@ -16,12 +17,13 @@ import java.util.regex.Pattern;
 public final class ProxyUsers {
     private final Map<String, List<Entry>> byName = new HashMap<>();
 
-    private record Entry(UserConfig user, Pattern host) {
+    /** {@code ipv6} is set when the host is an IPv6 literal, which Java prints in another form than it is written. */
+    private record Entry(UserConfig user, Pattern host, InetAddress ipv6) {
     }
 
     public ProxyUsers(List<UserConfig> users) {
         for (UserConfig user : users) {
-            byName.computeIfAbsent(user.user(), k -> new ArrayList<>()).add(new Entry(user, hostPattern(user.host())));
+            byName.computeIfAbsent(user.user(), k -> new ArrayList<>()).add(new Entry(user, hostPattern(user.host()), ipv6Literal(user.host())));
         }
     }
 
@@ -51,7 +53,18 @@ public final class ProxyUsers {
         if ("localhost".equalsIgnoreCase(entry.user().host())) {
             return client.isLoopbackAddress();
         }
+        if (entry.ipv6() != null) {
+            return entry.ipv6().equals(client);
+        }
         return entry.host().matcher(client.getHostAddress()).matches();
+    }
+
+    /** The address of an IPv6 literal such as {@code ::1}, or {@code null}; never a DNS lookup. */
+    private static InetAddress ipv6Literal(String host) {
+        if (host.indexOf(':') < 0 || host.indexOf('%') >= 0 || host.indexOf('_') >= 0) {
+            return null;
+        }
+        return NetUtil.createInetAddressFromIpAddressString(host);
     }
 
     private static Pattern hostPattern(String host) {

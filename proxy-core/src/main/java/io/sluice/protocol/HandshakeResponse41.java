@@ -53,6 +53,7 @@ public record HandshakeResponse41(int capabilities, int maxPacketSize, int colla
         if (Capabilities.has(capabilities, Capabilities.CLIENT_SSL) && payload.readableBytes() == SSL_REQUEST_LENGTH) {
             throw new ProtocolException("SSLRequest: TLS is not enabled on this listener (expected: a plain handshake)");
         }
+        checkAuthResponseFits(payload, capabilities);
         try {
             MySQLHandshakeResponse41Packet packet = new MySQLHandshakeResponse41Packet(
                     new MySQLPacketPayload(payload.duplicate(), StandardCharsets.UTF_8));
@@ -64,8 +65,48 @@ public record HandshakeResponse41(int capabilities, int maxPacketSize, int colla
                     packet.getCharacterSet(), packet.getUsername(), packet.getAuthResponse(),
                     database == null || database.isEmpty() ? null : database,
                     plugin == null || plugin.isEmpty() ? null : plugin, mariaDb);
-        } catch (IndexOutOfBoundsException e) {
+        } catch (IndexOutOfBoundsException | NegativeArraySizeException e) {
+            // the library reads a missing NUL as length -1
             throw new ProtocolException("handshake response: truncated (expected: HandshakeResponse41)");
+        }
+    }
+
+    /**
+     * Checks that the user name is NUL-terminated and that the auth response's announced length fits in the packet,
+     * before the library allocates an array of that length: the client is not authenticated yet, and a length-encoded
+     * integer may announce up to 2^64 bytes.
+     */
+    private static void checkAuthResponseFits(ByteBuf payload, int capabilities) {
+        int end = payload.writerIndex();
+        int userEnd = payload.indexOf(payload.readerIndex() + SSL_REQUEST_LENGTH, end, (byte) 0);
+        if (userEnd < 0) {
+            throw new ProtocolException("handshake response: truncated (expected: a NUL-terminated user name)");
+        }
+        int pos = userEnd + 1;
+        long length;
+        if (Capabilities.has(capabilities, Capabilities.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA)) {
+            if (pos >= end) {
+                throw new ProtocolException("handshake response: truncated (expected: an auth response length)");
+            }
+            int first = payload.getUnsignedByte(pos);
+            int size = first < 0xFB ? 1 : first == 0xFC ? 3 : first == 0xFD ? 4 : first == 0xFE ? 9 : -1;
+            if (size < 0 || pos + size > end) {
+                throw new ProtocolException("handshake response: bad auth response length (expected: a lenenc)");
+            }
+            length = first < 0xFB ? first : size == 3 ? payload.getUnsignedShortLE(pos + 1)
+                    : size == 4 ? payload.getUnsignedMediumLE(pos + 1) : payload.getLongLE(pos + 1);
+            pos += size;
+        } else if (Capabilities.has(capabilities, Capabilities.CLIENT_SECURE_CONNECTION)) {
+            if (pos >= end) {
+                throw new ProtocolException("handshake response: truncated (expected: an auth response length)");
+            }
+            length = payload.getUnsignedByte(pos++);
+        } else {
+            return; // NUL-terminated: the library reads no further than the packet
+        }
+        if (length < 0 || length > end - pos) {
+            throw new ProtocolException("handshake response: auth response of " + Long.toUnsignedString(length)
+                    + " bytes (expected: <= " + (end - pos) + ", the rest of the packet)");
         }
     }
 

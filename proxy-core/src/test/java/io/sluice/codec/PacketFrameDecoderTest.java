@@ -1,0 +1,235 @@
+package io.sluice.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import io.sluice.protocol.PacketTooLargeException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class PacketFrameDecoderTest {
+    private static final int MAX_PAYLOAD = 0xFFFFFF;
+
+    private EmbeddedChannel channel;
+
+    @AfterEach
+    void finish() {
+        if (channel != null) {
+            assertThat(channel.finish()).as("messages left in the channel").isFalse();
+        }
+    }
+
+    private EmbeddedChannel channel(int maxPacketSize) {
+        channel = new EmbeddedChannel(new PacketFrameDecoder(maxPacketSize));
+        return channel;
+    }
+
+    /** A frame: 3-byte little-endian payload length, sequence id, payload. */
+    private static byte[] frame(int sequenceId, byte[] payload) {
+        byte[] out = new byte[4 + payload.length];
+        out[0] = (byte) payload.length;
+        out[1] = (byte) (payload.length >>> 8);
+        out[2] = (byte) (payload.length >>> 16);
+        out[3] = (byte) sequenceId;
+        System.arraycopy(payload, 0, out, 4, payload.length);
+        return out;
+    }
+
+    private static byte[] payload(int length, int fill) {
+        byte[] payload = new byte[length];
+        Arrays.fill(payload, (byte) fill);
+        return payload;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int length = 0;
+        for (byte[] p : parts) {
+            length += p.length;
+        }
+        byte[] out = new byte[length];
+        int pos = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, out, pos, p.length);
+            pos += p.length;
+        }
+        return out;
+    }
+
+    /** Reads every frame the channel emitted, releasing each. */
+    private List<byte[]> readFrames() {
+        List<byte[]> frames = new ArrayList<>();
+        for (ByteBuf buf; (buf = channel.readInbound()) != null; ) {
+            try {
+                byte[] bytes = new byte[buf.readableBytes()];
+                buf.getBytes(buf.readerIndex(), bytes);
+                frames.add(bytes);
+            } finally {
+                // a retained slice: it may share its memory with other frames, so release() need not free it
+                assertThat(buf.refCnt()).as("the frame is the reader's to release").isPositive();
+                buf.release();
+            }
+        }
+        return frames;
+    }
+
+    /** Writes {@code bytes} in pieces of at most {@code piece} bytes, each in its own buffer. */
+    private void writeInPieces(byte[] bytes, int piece) {
+        for (int pos = 0; pos < bytes.length; pos += piece) {
+            channel.writeInbound(Unpooled.wrappedBuffer(bytes, pos, Math.min(piece, bytes.length - pos)));
+        }
+    }
+
+    @Test
+    void emitsAWholeFrameHeaderIncluded() {
+        channel(1024);
+        byte[] ping = frame(0, new byte[] {0x0E});
+
+        channel.writeInbound(Unpooled.wrappedBuffer(ping));
+
+        assertThat(readFrames()).containsExactly(ping);
+    }
+
+    @Test
+    void emitsAnEmptyFrame() {
+        channel(1024);
+        byte[] empty = frame(3, new byte[0]);
+
+        channel.writeInbound(Unpooled.wrappedBuffer(empty));
+
+        assertThat(readFrames()).containsExactly(empty);
+    }
+
+    @Test
+    void assemblesAFrameFedOneByteAtATime() {
+        channel(1024);
+        byte[] query = frame(0, concat(new byte[] {0x03}, "SELECT 1".getBytes()));
+
+        for (int i = 0; i < query.length - 1; i++) {
+            channel.writeInbound(Unpooled.wrappedBuffer(query, i, 1));
+            assertThat(readFrames()).as("after %d bytes", i + 1).isEmpty();
+        }
+        channel.writeInbound(Unpooled.wrappedBuffer(query, query.length - 1, 1));
+
+        assertThat(readFrames()).containsExactly(query);
+    }
+
+    @Test
+    void splitsSeveralFramesInOneBuffer() {
+        channel(1024);
+        byte[] a = frame(0, new byte[] {0x0E});
+        byte[] b = frame(0, concat(new byte[] {0x03}, "SELECT 2".getBytes()));
+        byte[] c = frame(0, new byte[] {0x01});
+
+        ByteBuf in = Unpooled.wrappedBuffer(concat(a, b, c));
+
+        channel.writeInbound(in);
+
+        assertThat(readFrames()).containsExactly(a, b, c);
+        assertThat(in.refCnt()).as("frames are slices of the input: freed once all are released").isZero();
+    }
+
+    @Test
+    void splitsFramesWhateverTheBufferBoundaries() {
+        byte[] a = frame(0, payload(300, 'a'));
+        byte[] b = frame(1, payload(2, 'b'));
+        byte[] c = frame(0, payload(70_000, 'c'));
+        byte[] stream = concat(a, b, c);
+        for (int piece : new int[] {1, 2, 3, 4, 5, 7, 301, 4096}) {
+            channel(100_000);
+
+            writeInPieces(stream, piece);
+
+            assertThat(readFrames()).as("pieces of %d", piece).containsExactly(a, b, c);
+            assertThat(channel.finish()).isFalse();
+        }
+        channel = null;
+    }
+
+    @Test
+    void passesA16MiBPacketInFramesWhenUnderTheLimit() {
+        channel(MAX_PAYLOAD + 1000);
+        byte[] first = frame(0, payload(MAX_PAYLOAD, 'x'));
+        byte[] rest = frame(1, payload(1000, 'y'));
+        byte[] next = frame(0, payload(MAX_PAYLOAD, 'z')); // a new packet: the count starts again
+
+        writeInPieces(concat(first, rest), 1 << 20);
+        List<byte[]> frames = readFrames();
+        channel.writeInbound(Unpooled.wrappedBuffer(next));
+        frames.addAll(readFrames());
+
+        assertThat(frames).hasSize(3);
+        assertThat(frames.get(0)).isEqualTo(first);
+        assertThat(frames.get(1)).isEqualTo(rest);
+        assertThat(frames.get(2)).hasSize(4 + MAX_PAYLOAD);
+    }
+
+    @Test
+    void passesAPacketOfExactly16MiBMinus1EndedByAnEmptyFrame() {
+        channel(MAX_PAYLOAD);
+        byte[] first = frame(0, payload(MAX_PAYLOAD, 'x'));
+        byte[] empty = frame(1, new byte[0]);
+
+        channel.writeInbound(Unpooled.wrappedBuffer(concat(first, empty)));
+
+        List<byte[]> frames = readFrames();
+        assertThat(frames).hasSize(2);
+        assertThat(frames.get(1)).isEqualTo(empty);
+    }
+
+    @Test
+    void acceptsAPacketOfExactlyTheLimit() {
+        channel(100);
+        byte[] packet = frame(0, payload(100, 'a'));
+
+        channel.writeInbound(Unpooled.wrappedBuffer(packet));
+
+        assertThat(readFrames()).containsExactly(packet);
+    }
+
+    @Test
+    void refusesAnOversizedPacketAsSoonAsItsHeaderArrives() {
+        channel(100);
+        byte[] packet = frame(0, payload(101, 'a'));
+
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(packet, 0, 4)))
+                .isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(PacketTooLargeException.class)
+                .hasMessage("packet: 101 bytes (expected: <= 100, server.maxPacketSize)");
+        assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void refusesA16MiBPacketOverTheLimitAtItsContinuationHeader() {
+        channel(MAX_PAYLOAD + 10);
+        byte[] first = frame(0, payload(MAX_PAYLOAD, 'x'));
+        byte[] rest = frame(1, payload(11, 'y'));
+
+        channel.writeInbound(Unpooled.wrappedBuffer(first));
+        assertThat(readFrames()).hasSize(1);
+
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(rest, 0, 4)))
+                .isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(PacketTooLargeException.class)
+                .hasMessageContaining("packet: " + (MAX_PAYLOAD + 11L) + " bytes");
+        assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void refusesAnOversizedPacketThatFollowsGoodFramesInTheSameBuffer() {
+        channel(100);
+        byte[] good = frame(0, payload(10, 'a'));
+        byte[] bad = frame(0, payload(200, 'b'));
+
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(concat(good, bad))))
+                .isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(PacketTooLargeException.class);
+        assertThat(readFrames()).containsExactly(good);
+    }
+}

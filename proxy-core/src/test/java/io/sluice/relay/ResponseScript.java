@@ -1,0 +1,178 @@
+package io.sluice.relay;
+
+import static io.sluice.relay.MySqlWire.MAX_PAYLOAD;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A backend's byte stream for a series of commands, written packet by packet with correct headers and sequence ids,
+ * together with what a tracker must report while following it: the kind announced for each command, the events in
+ * order, the offset just past the last byte of each command's final packet, and the status flags each leaves.
+ */
+final class ResponseScript {
+    /** Server status flags, from mysql_com.h. */
+    static final int IN_TRANS = 0x0001;
+    static final int AUTOCOMMIT = 0x0002;
+    static final int MORE_RESULTS = 0x0008;
+    static final int CURSOR_EXISTS = 0x0040;
+    static final int LAST_ROW_SENT = 0x0080;
+
+    static final String INFILE = "infile";
+    static final String COMPLETE = "complete";
+
+    final String name;
+    final boolean deprecateEof;
+    final List<Integer> kinds = new ArrayList<>();
+    final List<String> events = new ArrayList<>();
+    /** For each command, the stream offset just past its final packet. */
+    final List<Integer> ends = new ArrayList<>();
+    /** For each command, the status flags the tracker must report once it completed. */
+    final List<Integer> statuses = new ArrayList<>();
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private int seq;
+    private int status;
+
+    ResponseScript(String name, boolean deprecateEof) {
+        this.name = name;
+        this.deprecateEof = deprecateEof;
+    }
+
+    byte[] bytes() {
+        return out.toByteArray();
+    }
+
+    int size() {
+        return out.size();
+    }
+
+    /** Starts the response to a command the client sent with sequence id 0. */
+    ResponseScript command(int kind) {
+        kinds.add(kind);
+        seq = 1;
+        return this;
+    }
+
+    /** Ends the current command's response: the tracker must complete exactly here. */
+    ResponseScript done() {
+        events.add(COMPLETE);
+        ends.add(out.size());
+        statuses.add(status);
+        return this;
+    }
+
+    /** One logical packet, split into 16 MiB - 1 frames (and an empty last frame when it divides evenly). */
+    ResponseScript packet(byte[] payload) {
+        int offset = 0;
+        while (true) {
+            int length = Math.min(MAX_PAYLOAD, payload.length - offset);
+            out.write(length);
+            out.write(length >>> 8);
+            out.write(length >>> 16);
+            out.write(seq++ & 0xFF);
+            out.write(payload, offset, length);
+            offset += length;
+            if (length < MAX_PAYLOAD) {
+                return this;
+            }
+        }
+    }
+
+    ResponseScript ok(int status) {
+        this.status = status;
+        return packet(MySqlWire.ok(status));
+    }
+
+    ResponseScript ok(long affectedRows, long lastInsertId, int status, String info) {
+        this.status = status;
+        return packet(MySqlWire.ok(affectedRows, lastInsertId, status, 0, info));
+    }
+
+    ResponseScript err() {
+        return packet(MySqlWire.err(1146, "42S02", "Table 'db.nope' doesn't exist"));
+    }
+
+    /** The EOF (or, with CLIENT_DEPRECATE_EOF, the OK headed 0xFE) that ends rows. */
+    ResponseScript terminator(int status) {
+        this.status = status;
+        return packet(deprecateEof ? MySqlWire.okEof(status, "") : MySqlWire.eof(status));
+    }
+
+    /** Column count and definitions, and the EOF after them unless CLIENT_DEPRECATE_EOF is on. */
+    ResponseScript metadata(int columns, int metadataEofStatus) {
+        packet(MySqlWire.columnCount(columns));
+        for (int i = 0; i < columns; i++) {
+            packet(MySqlWire.columnDefinition("c" + i, 3));
+        }
+        if (!deprecateEof) {
+            status = metadataEofStatus;
+            packet(MySqlWire.eof(metadataEofStatus));
+        }
+        return this;
+    }
+
+    /** A whole result set: metadata, rows, terminator. */
+    ResponseScript resultSet(int columns, List<byte[]> rows, int status) {
+        metadata(columns, status);
+        rows.forEach(this::packet);
+        return terminator(status);
+    }
+
+    /** COM_STMT_EXECUTE opening a cursor: metadata, then EOF (or OK) with SERVER_STATUS_CURSOR_EXISTS, no rows. */
+    ResponseScript cursorOpened(int columns, int status) {
+        packet(MySqlWire.columnCount(columns));
+        for (int i = 0; i < columns; i++) {
+            packet(MySqlWire.columnDefinition("c" + i, 3));
+        }
+        return terminator(status | CURSOR_EXISTS);
+    }
+
+    /** COM_STMT_FETCH: binary rows and a terminator. */
+    ResponseScript fetched(List<byte[]> rows, int status) {
+        rows.forEach(this::packet);
+        return terminator(status);
+    }
+
+    /** COM_STMT_PREPARE_OK, then parameter and column definitions, each block ended by EOF unless deprecated. */
+    ResponseScript prepared(int params, int columns) {
+        packet(MySqlWire.prepareOk(7, columns, params, 0));
+        definitions(params);
+        return definitions(columns);
+    }
+
+    /** COM_FIELD_LIST: column definitions ended by EOF (an OK headed 0xFE with CLIENT_DEPRECATE_EOF). */
+    ResponseScript fieldList(int columns) {
+        for (int i = 0; i < columns; i++) {
+            packet(MySqlWire.columnDefinition("f" + i, 253));
+        }
+        return packet(deprecateEof ? MySqlWire.okEof(status, "") : MySqlWire.eof(status));
+    }
+
+    private ResponseScript definitions(int count) {
+        for (int i = 0; i < count; i++) {
+            packet(MySqlWire.columnDefinition("p" + i, 3));
+        }
+        if (count > 0 && !deprecateEof) {
+            packet(MySqlWire.eof(status)); // same flags as before: the tracker need not read them
+        }
+        return this;
+    }
+
+    /**
+     * LOCAL INFILE request. The client then sends the file and an empty packet (sequence ids the server's answer
+     * continues from); the tracker sees only the backend's side.
+     */
+    ResponseScript localInfile(String fileName) {
+        events.add(INFILE);
+        packet(MySqlWire.localInfile(fileName));
+        seq += 2;
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return name + (deprecateEof ? " [CLIENT_DEPRECATE_EOF]" : " [EOF]");
+    }
+}

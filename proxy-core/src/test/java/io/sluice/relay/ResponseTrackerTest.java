@@ -1,0 +1,440 @@
+package io.sluice.relay;
+
+import static io.sluice.relay.ResponseScript.AUTOCOMMIT;
+import static io.sluice.relay.ResponseScript.CURSOR_EXISTS;
+import static io.sluice.relay.ResponseScript.IN_TRANS;
+import static io.sluice.relay.ResponseScript.LAST_ROW_SENT;
+import static io.sluice.relay.ResponseScript.MORE_RESULTS;
+import static io.sluice.relay.ResponseTracker.EXPECT_BINARY_RESULT;
+import static io.sluice.relay.ResponseTracker.EXPECT_FIELD_LIST;
+import static io.sluice.relay.ResponseTracker.EXPECT_PREPARE;
+import static io.sluice.relay.ResponseTracker.EXPECT_RESULT;
+import static io.sluice.relay.ResponseTracker.EXPECT_ROWS;
+import static io.sluice.relay.ResponseTracker.EXPECT_SINGLE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.sluice.protocol.ProtocolException;
+import io.sluice.protocol.ServerStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Feeds hand-built backend streams to a {@link ResponseTracker} whole, one byte at a time and split at random points,
+ * and checks that each way it completes the same commands at the same bytes and ends in the same state.
+ */
+class ResponseTrackerTest {
+
+    private static final int A = AUTOCOMMIT;
+    private static final byte[] JUNK = {(byte) 0xFF, (byte) 0xFE, 0x00, (byte) 0xFB, 0x01};
+
+    // ---- the table: every response shape, with and without CLIENT_DEPRECATE_EOF ---------------------------------
+
+    static Stream<ResponseScript> scripts() {
+        List<Function<Boolean, ResponseScript>> builders = List.of(
+                d -> new ResponseScript("COM_QUERY OK", d).command(EXPECT_RESULT).ok(A).done(),
+                d -> new ResponseScript("COM_QUERY OK with 8-byte affected rows and info", d).command(EXPECT_RESULT)
+                        .ok(1L << 40, 70_000, A | IN_TRANS, "Rows matched: 1  Changed: 1  Warnings: 0").done(),
+                d -> new ResponseScript("COM_QUERY ERR", d).command(EXPECT_RESULT).err().done(),
+                d -> new ResponseScript("COM_QUERY result set", d).command(EXPECT_RESULT)
+                        .resultSet(3, textRows(4, 3), A).done(),
+                d -> new ResponseScript("COM_QUERY empty result set", d).command(EXPECT_RESULT)
+                        .resultSet(2, List.of(), A).done(),
+                d -> new ResponseScript("COM_QUERY rows starting with NULL, 0xFC and 0xFD lenencs", d)
+                        .command(EXPECT_RESULT)
+                        .resultSet(2, List.of(MySqlWire.textRow(null, "x"), MySqlWire.textRow("y".repeat(300), null),
+                                MySqlWire.textRow("z".repeat(70_000), "")), A).done(),
+                d -> new ResponseScript("COM_QUERY 300 columns (column count 0xFC lenenc)", d).command(EXPECT_RESULT)
+                        .resultSet(300, textRows(2, 300), A).done(),
+                d -> new ResponseScript("COM_QUERY ERR instead of a row", d).command(EXPECT_RESULT)
+                        .metadata(2, A).packet(MySqlWire.textRow("1", "2")).err().done(),
+                d -> new ResponseScript("multi-statement OK, result set, OK", d).command(EXPECT_RESULT)
+                        .ok(A | MORE_RESULTS).resultSet(2, textRows(3, 2), A | MORE_RESULTS).ok(A).done(),
+                d -> new ResponseScript("multi-statement OK then ERR", d).command(EXPECT_RESULT)
+                        .ok(A | MORE_RESULTS).err().done(),
+                d -> new ResponseScript("stored procedure: two result sets and the final OK", d)
+                        .command(EXPECT_RESULT).resultSet(1, textRows(2, 1), A | MORE_RESULTS)
+                        .resultSet(2, textRows(1, 2), A | MORE_RESULTS).ok(A).done(),
+                d -> new ResponseScript("LOCAL INFILE accepted", d).command(EXPECT_RESULT)
+                        .localInfile("/tmp/data.csv").ok(3, 0, A, "Records: 3  Deleted: 0  Skipped: 0  Warnings: 0")
+                        .done(),
+                d -> new ResponseScript("LOCAL INFILE refused", d).command(EXPECT_RESULT)
+                        .localInfile("/etc/passwd").err().done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE OK", d).command(EXPECT_BINARY_RESULT).ok(A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE ERR", d).command(EXPECT_BINARY_RESULT).err().done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE result set", d).command(EXPECT_BINARY_RESULT)
+                        .resultSet(3, binaryRows(5, 3), A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE procedure results", d).command(EXPECT_BINARY_RESULT)
+                        .resultSet(1, binaryRows(1, 1), A | MORE_RESULTS).ok(A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE opens a cursor", d).command(EXPECT_BINARY_RESULT)
+                        .cursorOpened(2, A).done(),
+                d -> new ResponseScript("COM_STMT_FETCH rows", d).command(EXPECT_ROWS)
+                        .fetched(binaryRows(3, 2), A | CURSOR_EXISTS).done(),
+                d -> new ResponseScript("COM_STMT_FETCH last rows", d).command(EXPECT_ROWS)
+                        .fetched(binaryRows(1, 2), A | LAST_ROW_SENT).done(),
+                d -> new ResponseScript("COM_STMT_FETCH ERR", d).command(EXPECT_ROWS).err().done(),
+                d -> new ResponseScript("cursor, then two fetches", d)
+                        .command(EXPECT_BINARY_RESULT).cursorOpened(2, A).done()
+                        .command(EXPECT_ROWS).fetched(binaryRows(2, 2), A | CURSOR_EXISTS).done()
+                        .command(EXPECT_ROWS).fetched(binaryRows(1, 2), A | CURSOR_EXISTS | LAST_ROW_SENT).done(),
+                d -> new ResponseScript("COM_STMT_PREPARE 2 params 3 columns", d).command(EXPECT_PREPARE)
+                        .prepared(2, 3).done(),
+                d -> new ResponseScript("COM_STMT_PREPARE 0 params 0 columns", d).command(EXPECT_PREPARE)
+                        .prepared(0, 0).done(),
+                d -> new ResponseScript("COM_STMT_PREPARE 2 params 0 columns", d).command(EXPECT_PREPARE)
+                        .prepared(2, 0).done(),
+                d -> new ResponseScript("COM_STMT_PREPARE 0 params 4 columns", d).command(EXPECT_PREPARE)
+                        .prepared(0, 4).done(),
+                d -> new ResponseScript("COM_STMT_PREPARE ERR", d).command(EXPECT_PREPARE).err().done(),
+                d -> new ResponseScript("COM_FIELD_LIST", d).command(EXPECT_FIELD_LIST).fieldList(3).done(),
+                d -> new ResponseScript("COM_FIELD_LIST ERR", d).command(EXPECT_FIELD_LIST).err().done(),
+                d -> new ResponseScript("COM_PING OK", d).command(EXPECT_SINGLE).ok(A).done(),
+                d -> new ResponseScript("COM_INIT_DB ERR", d).command(EXPECT_SINGLE).err().done(),
+                d -> new ResponseScript("COM_STATISTICS string", d).command(EXPECT_SINGLE)
+                        .packet(ascii("Uptime: 42  Threads: 1  Questions: 7  Slow queries: 0  Opens: 1")).done(),
+                d -> new ResponseScript("transaction: BEGIN, SELECT, COMMIT", d)
+                        .command(EXPECT_RESULT).ok(A | IN_TRANS).done()
+                        .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A | IN_TRANS).done()
+                        .command(EXPECT_RESULT).ok(A).done(),
+                d -> {
+                    ResponseScript s = new ResponseScript("pipelined: every kind in a row", d)
+                            .command(EXPECT_RESULT).resultSet(2, textRows(2, 2), A).done()
+                            .command(EXPECT_SINGLE).ok(A).done()
+                            .command(EXPECT_PREPARE).prepared(1, 1).done()
+                            .command(EXPECT_BINARY_RESULT).resultSet(1, binaryRows(2, 1), A | IN_TRANS).done()
+                            .command(EXPECT_FIELD_LIST).fieldList(2).done()
+                            .command(EXPECT_RESULT).localInfile("f").ok(A | IN_TRANS).done()
+                            .command(EXPECT_RESULT).err().done();
+                    for (int i = 0; i < 20; i++) { // more than the tracker's initial queue of 8
+                        s.command(EXPECT_SINGLE).ok(i % 2 == 0 ? A : A | IN_TRANS).done();
+                    }
+                    return s;
+                });
+        return Stream.of(false, true).flatMap(d -> builders.stream().map(b -> b.apply(d)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("scripts")
+    void followsEveryResponseShapeHoweverTheBytesAreSplit(ResponseScript script) {
+        byte[] bytes = script.bytes();
+        Run whole = feed(script, List.of(bytes.length));
+        Run byByte = feed(script, Collections.nCopies(bytes.length, 1));
+        assertThat(byByte).isEqualTo(whole);
+        for (int seed = 1; seed <= 6; seed++) {
+            assertThat(feed(script, randomSplit(bytes.length, seed, 1 << seed))).isEqualTo(whole);
+        }
+    }
+
+    @Test
+    void tracksTheTransactionFlagCommandByCommand() {
+        ResponseScript script = new ResponseScript("BEGIN; INSERT; ROLLBACK", true)
+                .command(EXPECT_RESULT).ok(A | IN_TRANS).done()
+                .command(EXPECT_BINARY_RESULT).ok(1, 5, A | IN_TRANS, "").done()
+                .command(EXPECT_RESULT).err().done() // a failing statement leaves the transaction open
+                .command(EXPECT_SINGLE).ok(A).done();
+
+        Run run = feed(script, List.of(script.size()));
+
+        assertThat(run.inTransaction).containsExactly(true, true, true, false);
+    }
+
+    @Test
+    void readsTheTransactionFlagFromTheEofBeforeRowsAndTheTerminator() {
+        ResponseScript script = new ResponseScript("SELECT inside a transaction", false)
+                .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A | IN_TRANS).done()
+                .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A).done();
+
+        Run run = feed(script, List.of(script.size()));
+
+        assertThat(run.inTransaction).containsExactly(true, false);
+        assertThat(run.statuses).containsExactly(A | IN_TRANS, A);
+    }
+
+    @ParameterizedTest(name = "deprecateEof={0}")
+    @ValueSource(booleans = {false, true})
+    void aRowOf16MiBAndMoreIsNotMistakenForItsTerminator(boolean deprecateEof) {
+        // A text row whose one value is 16 MiB + 100 bytes of 0xFE: its first byte is 0xFE (an 8-byte lenenc), and
+        // the continuation frame is short and starts with 0xFE too, like an EOF; neither is the end of the result.
+        byte[] value = new byte[MySqlWire.MAX_PAYLOAD + 100];
+        Arrays.fill(value, (byte) 0xFE);
+        byte[] row = MySqlWire.payload().lenenc(value.length).bytes(value).toBytes();
+        // A row of exactly 0xFFFFFF bytes is followed by an empty frame.
+        byte[] exact = MySqlWire.payload().lenenc(MySqlWire.MAX_PAYLOAD - 4).bytes(new byte[MySqlWire.MAX_PAYLOAD - 4])
+                .toBytes();
+        assertThat(exact).hasSize(MySqlWire.MAX_PAYLOAD);
+        byte[] err = new byte[MySqlWire.MAX_PAYLOAD + 3];
+        Arrays.fill(err, (byte) 0xFF);
+        byte[] binary = MySqlWire.payload().int1(0).int1(0).lenenc(err.length).bytes(err).toBytes();
+        ResponseScript script = new ResponseScript("16 MiB rows", deprecateEof)
+                .command(EXPECT_RESULT).resultSet(1, List.of(row, exact, MySqlWire.textRow("small")), A).done()
+                .command(EXPECT_BINARY_RESULT).resultSet(1, List.of(binary), A).done();
+        byte[] bytes = script.bytes();
+
+        Run whole = feed(script, List.of(bytes.length));
+
+        assertThat(feed(script, Collections.nCopies(bytes.length, 1))).isEqualTo(whole);
+        assertThat(feed(script, randomSplit(bytes.length, 7, 1 << 16))).isEqualTo(whole);
+    }
+
+    @Test
+    void pipelinedCommandsCompleteInOrder() {
+        List<Integer> completedAt = new ArrayList<>();
+        ResponseTracker[] holder = new ResponseTracker[1];
+        ResponseTracker tracker = new ResponseTracker(false, new ResponseTracker.Listener() {
+            @Override
+            public void onLocalInfileRequest() {
+                completedAt.add(-1);
+            }
+
+            @Override
+            public void onResponseComplete() {
+                completedAt.add(holder[0].inTransaction() ? 1 : 0);
+            }
+        });
+        holder[0] = tracker;
+        ResponseScript script = new ResponseScript("BEGIN, SELECT, COMMIT", false)
+                .command(EXPECT_RESULT).ok(A | IN_TRANS).done()
+                .command(EXPECT_RESULT).resultSet(1, textRows(3, 1), A | IN_TRANS).done()
+                .command(EXPECT_RESULT).ok(A).done();
+        tracker.expect(EXPECT_RESULT);
+        tracker.expect(EXPECT_RESULT);
+        tracker.expect(EXPECT_RESULT);
+
+        scan(tracker, script.bytes(), 0, script.ends.get(0));
+        assertThat(completedAt).containsExactly(1);
+        assertThat(tracker.isIdle()).isFalse();
+        assertThat(tracker.isResponseStarted()).isFalse();
+        scan(tracker, script.bytes(), script.ends.get(0), script.ends.get(1));
+        assertThat(completedAt).containsExactly(1, 1);
+        scan(tracker, script.bytes(), script.ends.get(1), script.size());
+        assertThat(completedAt).containsExactly(1, 1, 0);
+        assertThat(tracker.isIdle()).isTrue();
+    }
+
+    @Test
+    void reportsWhetherTheResponseHasStarted() {
+        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+        ResponseScript script = new ResponseScript("result set", false)
+                .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A).done();
+        byte[] bytes = script.bytes();
+        tracker.expect(EXPECT_RESULT);
+        assertThat(tracker.isResponseStarted()).isFalse();
+        assertThat(tracker.isIdle()).isFalse();
+
+        scan(tracker, bytes, 0, 5); // the column count's header and its payload byte
+        assertThat(tracker.isResponseStarted()).isTrue();
+
+        scan(tracker, bytes, 5, bytes.length);
+        assertThat(tracker.isResponseStarted()).isFalse();
+        assertThat(tracker.isIdle()).isTrue();
+    }
+
+    @Test
+    void aHalfReadFinalPacketKeepsTheTrackerBusyAndCompletesOnItsLastByte() {
+        Counter counter = new Counter();
+        ResponseTracker tracker = new ResponseTracker(true, counter);
+        byte[] ok = new ResponseScript("OK with info", true).command(EXPECT_RESULT)
+                .ok(1, 0, A, "a long info string, read after the status").done().bytes();
+        tracker.expect(EXPECT_RESULT);
+
+        scan(tracker, ok, 0, ok.length - 1);
+        assertThat(counter.completed).isZero();
+        assertThat(tracker.isIdle()).isFalse();
+
+        scan(tracker, ok, ok.length - 1, ok.length);
+        assertThat(counter.completed).isEqualTo(1);
+        assertThat(tracker.isIdle()).isTrue();
+    }
+
+    @Test
+    void aPacketWhileIdleIsAProtocolError() {
+        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+        byte[] ok = new ResponseScript("OK", false).command(EXPECT_SINGLE).ok(A).done().bytes();
+
+        assertThatThrownBy(() -> scan(tracker, ok, 0, ok.length)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("idle");
+    }
+
+    @Test
+    void aPacketAfterTheLastResponseIsAProtocolError() {
+        Counter counter = new Counter();
+        ResponseTracker tracker = new ResponseTracker(false, counter);
+        byte[] twoOks = new ResponseScript("OK OK", false).command(EXPECT_SINGLE).ok(A).done()
+                .command(EXPECT_SINGLE).ok(A).done().bytes();
+        tracker.expect(EXPECT_SINGLE);
+
+        assertThatThrownBy(() -> scan(tracker, twoOks, 0, twoOks.length)).isInstanceOf(ProtocolException.class);
+        assertThat(counter.completed).isEqualTo(1);
+    }
+
+    @Test
+    void refusesAnUnknownKind() {
+        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+
+        assertThatThrownBy(() -> tracker.expect(99)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("99");
+    }
+
+    @Test
+    void statusFlagValuesMatchMysqlCom() {
+        assertThat(ServerStatus.SERVER_STATUS_IN_TRANS).isEqualTo(IN_TRANS);
+        assertThat(ServerStatus.SERVER_STATUS_AUTOCOMMIT).isEqualTo(AUTOCOMMIT);
+        assertThat(ServerStatus.SERVER_MORE_RESULTS_EXISTS).isEqualTo(MORE_RESULTS);
+        assertThat(ServerStatus.SERVER_STATUS_CURSOR_EXISTS).isEqualTo(CURSOR_EXISTS);
+        assertThat(ServerStatus.SERVER_STATUS_LAST_ROW_SENT).isEqualTo(LAST_ROW_SENT);
+    }
+
+    // ---- the harness ---------------------------------------------------------------------------------------------
+
+    /** What a tracker reported while following a stream; equal between runs that agree. */
+    record Run(List<String> events, List<Integer> statuses, List<Boolean> inTransaction) {
+    }
+
+    private static final class Counter implements ResponseTracker.Listener {
+        int infile;
+        int completed;
+
+        @Override
+        public void onLocalInfileRequest() {
+            infile++;
+        }
+
+        @Override
+        public void onResponseComplete() {
+            completed++;
+        }
+    }
+
+    /** Records events with the stream range being scanned when each happened. */
+    private static final class Recorder implements ResponseTracker.Listener {
+        final ResponseScript script;
+        ResponseTracker tracker;
+        int chunkStart;
+        int chunkEnd;
+        final List<String> events = new ArrayList<>();
+        final List<Integer> statuses = new ArrayList<>();
+        final List<Boolean> inTransaction = new ArrayList<>();
+
+        Recorder(ResponseScript script) {
+            this.script = script;
+        }
+
+        @Override
+        public void onLocalInfileRequest() {
+            events.add(ResponseScript.INFILE);
+        }
+
+        @Override
+        public void onResponseComplete() {
+            int k = statuses.size();
+            assertThat(k).as("%s: completions", script).isLessThan(script.ends.size());
+            int end = script.ends.get(k);
+            assertThat(end).as("%s: command %d completes with the chunk holding its last byte", script, k)
+                    .isGreaterThan(chunkStart).isLessThanOrEqualTo(chunkEnd);
+            assertThat(tracker.isIdle()).as("%s: idle when command %d completes", script, k)
+                    .isEqualTo(k == script.ends.size() - 1);
+            events.add(ResponseScript.COMPLETE);
+            statuses.add(tracker.serverStatus());
+            inTransaction.add(tracker.inTransaction());
+        }
+    }
+
+    /** Announces every command of the script, then feeds its bytes in chunks of the given sizes. */
+    private static Run feed(ResponseScript script, List<Integer> chunks) {
+        Recorder recorder = new Recorder(script);
+        ResponseTracker tracker = new ResponseTracker(script.deprecateEof, recorder);
+        recorder.tracker = tracker;
+        assertThat(tracker.isIdle()).isTrue();
+        script.kinds.forEach(tracker::expect);
+        byte[] bytes = script.bytes();
+        int pos = 0;
+        for (int size : chunks) {
+            recorder.chunkStart = pos;
+            recorder.chunkEnd = pos + size;
+            scan(tracker, bytes, pos, pos + size);
+            pos += size;
+            if (pos < bytes.length && tracker.isIdle()) {
+                throw new AssertionError(script + ": idle at " + pos + " of " + bytes.length);
+            }
+        }
+        assertThat(pos).isEqualTo(bytes.length);
+        assertThat(tracker.isIdle()).as("%s: idle at the end", script).isTrue();
+        assertThat(tracker.isResponseStarted()).isFalse();
+        assertThat(recorder.events).as("%s: events", script).isEqualTo(script.events);
+        assertThat(recorder.statuses).as("%s: status flags", script).isEqualTo(script.statuses);
+        return new Run(recorder.events, recorder.statuses, recorder.inTransaction);
+    }
+
+    /**
+     * Scans {@code bytes[from, to)} from a buffer framed by junk on both sides, so a tracker reading outside its
+     * reader and writer indexes would trip, and checks the scan borrowed the buffer without moving its indexes.
+     */
+    private static void scan(ResponseTracker tracker, byte[] bytes, int from, int to) {
+        int length = to - from;
+        byte[] framed = new byte[length + 2 * JUNK.length];
+        System.arraycopy(JUNK, 0, framed, 0, JUNK.length);
+        System.arraycopy(bytes, from, framed, JUNK.length, length);
+        System.arraycopy(JUNK, 0, framed, JUNK.length + length, JUNK.length);
+        // wrappedBuffer, not buffer(): this runs once per byte of 16 MiB streams, under paranoid leak detection
+        ByteBuf buf = Unpooled.wrappedBuffer(framed).setIndex(JUNK.length, JUNK.length + length);
+        try {
+            tracker.scan(buf);
+            if (buf.readerIndex() != JUNK.length || buf.writerIndex() != JUNK.length + length) {
+                throw new AssertionError("scan moved the indexes: " + buf);
+            }
+        } finally {
+            if (!buf.release()) {
+                throw new AssertionError("scan retained the buffer: " + buf);
+            }
+        }
+    }
+
+    private static List<Integer> randomSplit(int length, long seed, int maxChunk) {
+        Random random = new Random(seed);
+        List<Integer> chunks = new ArrayList<>();
+        for (int left = length; left > 0; ) {
+            int size = Math.min(left, 1 + random.nextInt(maxChunk));
+            chunks.add(size);
+            left -= size;
+        }
+        return chunks;
+    }
+
+    private static List<byte[]> textRows(int rows, int columns) {
+        List<byte[]> out = new ArrayList<>();
+        for (int r = 0; r < rows; r++) {
+            String[] values = new String[columns];
+            for (int c = 0; c < columns; c++) {
+                values[c] = r + "," + c;
+            }
+            out.add(MySqlWire.textRow(values));
+        }
+        return out;
+    }
+
+    private static List<byte[]> binaryRows(int rows, int columns) {
+        List<byte[]> out = new ArrayList<>();
+        for (int r = 0; r < rows; r++) {
+            int[] values = new int[columns];
+            Arrays.fill(values, 0xFFFE_FEFF - r); // bytes that look like ERR and EOF headers
+            out.add(MySqlWire.binaryRow(values));
+        }
+        return out;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}
