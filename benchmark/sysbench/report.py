@@ -82,6 +82,7 @@ def summarise(rows):
                 "proxy_rss_mib_median": (lambda m: None if m is None else round(m / 1024, 1))(
                     median([r["proxy_rss_kb"] for r in ok])),
                 "db_cpu_s_per_kq_median": median([r["db_cpu_s_per_kq"] for r in ok]),
+                "loadavg1_median": median([r.get("loadavg1") for r in runs.values()]),
             }
         for num_t, den_t in RATIOS:
             a, b = by_target.get(num_t), by_target.get(den_t)
@@ -111,7 +112,7 @@ def tables(summary):
     lines = []
     head = ["workload", "threads"] + [f"{t} QPS" for t in present] + [f"{k} (min–max)" for k in ratio_keys]
     lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|")
+    lines.append("|" + "|".join(["---", "---:"] + ["---:"] * (len(head) - 2)) + "|")
     for g in summary:
         cells = [g["workload"], str(g["threads"])]
         for t in present:
@@ -126,8 +127,8 @@ def tables(summary):
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("| workload | threads | target | QPS | avg ms | p95 ms | proxy CPU s / 1k queries "
-                 "| proxy RSS MiB | MariaDB CPU s / 1k queries | errors |")
-    lines.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+                 "| proxy RSS MiB | MariaDB CPU s / 1k queries | errors | load1 |")
+    lines.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for g in summary:
         for t in present:
             s = g["targets"].get(t)
@@ -137,10 +138,11 @@ def tables(summary):
                 g["workload"], str(g["threads"]), t, fmt(s["qps_median"]),
                 fmt(s["avg_ms_median"], 2), fmt(s["p95_ms_median"], 2),
                 fmt(s["proxy_cpu_s_per_kq_median"], 4), fmt(s["proxy_rss_mib_median"], 1),
-                fmt(s["db_cpu_s_per_kq_median"], 4), str(s["errors"])]) + " |")
+                fmt(s["db_cpu_s_per_kq_median"], 4), str(s["errors"]), fmt(s["loadavg1_median"], 1)]) + " |")
     lines.append("")
     lines.append("QPS and latencies are medians over the repeats; ratios are QPS ratios of repeats paired "
-                 "by index, shown as median (min–max).")
+                 "by index, shown as median (min–max); load1 is the median 1-minute load average at the "
+                 "start of the runs (above the 2 cores means other work shared the machine).")
     return "\n".join(lines)
 
 
@@ -166,7 +168,7 @@ def chart(summary, path, title):
             r = g["ratios"].get(k)
             if not r:
                 continue
-            xs.append(j - 0.4 + width * (i + 0.5))
+            xs.append(j + width * (i - (len(keys) - 1) / 2))
             med.append(r["median"])
             lo.append(r["median"] - r["min"])
             hi.append(r["max"] - r["median"])
@@ -179,7 +181,7 @@ def chart(summary, path, title):
     ax.set_ylabel("QPS ratio (median, whiskers min–max)")
     ax.set_ylim(0, max(1.15, ax.get_ylim()[1]))
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

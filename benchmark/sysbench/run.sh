@@ -550,6 +550,7 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
 }
 
 # ---------------------------------------------------------------- main
+has_target sluice && find_sluice_dist   # fail before any setup when it is missing
 ensure_tools
 MYSQL_BIN=$(command -v mysql || command -v mariadb)
 ensure_mariadb
