@@ -1,0 +1,630 @@
+#!/usr/bin/env bash
+# Sluice sysbench comparison: direct MariaDB vs HAProxy (tcp) vs Sluice, interleaved.
+#
+#   benchmark/sysbench/run.sh [options]          (see --help)
+#
+# Everything runs on 127.0.0.1. Every process this script starts (HAProxy, Sluice,
+# samplers, sysbench) is stopped on exit, including Ctrl-C. Results go to
+# benchmark/results/<timestamp>/ (raw CSV, JSON, per-run sysbench logs, table, chart).
+set -Eeuo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+ORIG_ARGS="$*"
+HOST=127.0.0.1   # loopback only, on purpose: not an option
+
+# ---------------------------------------------------------------- defaults
+TARGETS="direct,haproxy,sluice"
+WORKLOADS="a"
+THREADS=""            # empty = per-group defaults (a: 16,64; b: 16)
+TIME=20
+REPEATS=3
+WARMUP=5              # seconds per target before each workload/threads group; 0 = none
+TABLES=4
+TABLE_SIZE=10000
+RANGE_FACTOR=5        # workload b: table_size >= RANGE_FACTOR * largest range_size
+MYSQL_PORT=3306
+MYSQL_USER=root
+MYSQL_PASSWORD=""
+HAPROXY_PORT=13306
+SLUICE_PORT=13307
+WORKER_THREADS=2
+SLUICE_DIST=""
+PS_MODE=auto          # sysbench --db-ps-mode: auto = server-side prepared statements
+RESULTS_ROOT="$REPO_ROOT/benchmark/results"
+WORK_ROOT="$SCRIPT_DIR/work"
+INSTALL=1
+KEEP_WORK=0
+
+usage() {
+  cat <<EOF
+Usage: benchmark/sysbench/run.sh [options]
+
+Compares sysbench QPS/latency directly against MariaDB, through HAProxy (tcp mode)
+and through Sluice (from its distribution), interleaving the targets run by run.
+
+Targets and proxies
+  --targets LIST         comma list of direct,haproxy,sluice          [$TARGETS]
+  --sluice-dist PATH     sluice-*.tar.gz or an unpacked distribution dir
+                         [distribution/target/sluice-*.tar.gz]
+  --worker-threads N     Sluice server.workerThreads = HAProxy nbthread [$WORKER_THREADS]
+  --haproxy-port P       [$HAPROXY_PORT]      --sluice-port P   [$SLUICE_PORT]
+  --mysql-port P         MariaDB port on 127.0.0.1                   [$MYSQL_PORT]
+
+Workloads
+  --workloads LIST       comma list of groups and/or names            [$WORKLOADS]
+                           a = point_select,read_only,write_only,read_write (16,64 threads)
+                           b = range_10,range_100,range_1000,range_10000   (16 threads)
+                               (oltp_read_only, skip_trx, one simple range of N rows)
+                           c = idle connections held open   (not implemented yet)
+                           d = connection churn              (not implemented yet)
+  --threads LIST         comma list overriding the per-group thread counts
+  --time S               seconds per measured run                     [$TIME]
+  --repeats R            repeats of each direct->haproxy->sluice round [$REPEATS]
+  --warmup S             unrecorded warm-up per target per group, 0=off [$WARMUP]
+  --ps-mode auto|disable sysbench --db-ps-mode                        [$PS_MODE]
+
+Data
+  --tables N             sysbench tables                              [$TABLES]
+  --table-size N         rows per table (raised to ${RANGE_FACTOR}x the largest range
+                         size when workload b is selected)            [$TABLE_SIZE]
+
+Other
+  --results-dir DIR      parent of the <timestamp>/ result folder  [benchmark/results]
+  --no-install           do not apt-get install missing sysbench/haproxy
+  --keep-work            keep the scratch dir under benchmark/sysbench/work/
+  -h, --help
+
+Acceptance run (issue): oltp_read_write, 16 threads, 60 s through Sluice, zero errors:
+  benchmark/sysbench/run.sh --workloads read_write --threads 16 --time 60 --repeats 1 --targets sluice
+EOF
+}
+
+log()  { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die()  { log "ERROR: $*"; exit 1; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --targets) TARGETS=$2; shift 2 ;;
+    --sluice-dist) SLUICE_DIST=$2; shift 2 ;;
+    --worker-threads) WORKER_THREADS=$2; shift 2 ;;
+    --haproxy-port) HAPROXY_PORT=$2; shift 2 ;;
+    --sluice-port) SLUICE_PORT=$2; shift 2 ;;
+    --mysql-port) MYSQL_PORT=$2; shift 2 ;;
+    --workloads) WORKLOADS=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
+    --time) TIME=$2; shift 2 ;;
+    --repeats) REPEATS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --ps-mode) PS_MODE=$2; shift 2 ;;
+    --tables) TABLES=$2; shift 2 ;;
+    --table-size) TABLE_SIZE=$2; shift 2 ;;
+    --results-dir) RESULTS_ROOT=$2; shift 2 ;;
+    --no-install) INSTALL=0; shift ;;
+    --keep-work) KEEP_WORK=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option: $1" ;;
+  esac
+done
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE; do
+  is_uint "${!v}" || die "--$(tr 'A-Z_' 'a-z-' <<<"$v") must be a non-negative integer (got '${!v}')"
+done
+(( TIME > 0 && REPEATS > 0 && TABLES > 0 && WORKER_THREADS > 0 )) || die "--time, --repeats, --tables, --worker-threads must be > 0"
+[[ $PS_MODE == auto || $PS_MODE == disable ]] || die "--ps-mode must be auto or disable"
+
+# ---------------------------------------------------------------- targets
+declare -a TARGET_LIST=()
+IFS=',' read -r -a _t <<<"$TARGETS"
+for t in "${_t[@]}"; do
+  case "$t" in
+    direct|haproxy|sluice) TARGET_LIST+=("$t") ;;
+    "") ;;
+    *) die "unknown target '$t' (direct, haproxy, sluice)" ;;
+  esac
+done
+(( ${#TARGET_LIST[@]} > 0 )) || die "no targets"
+# Always run in the canonical order direct -> haproxy -> sluice within a round.
+declare -a ORDERED=()
+for t in direct haproxy sluice; do
+  for u in "${TARGET_LIST[@]}"; do [[ $t == "$u" ]] && { ORDERED+=("$t"); break; }; done
+done
+TARGET_LIST=("${ORDERED[@]}")
+has_target() { local t; for t in "${TARGET_LIST[@]}"; do [[ $t == "$1" ]] && return 0; done; return 1; }
+
+# ---------------------------------------------------------------- workloads
+# A workload name maps to: sysbench test name + extra args + default thread counts.
+# Groups c and d are hooks: they will run a side load (idle connections / churn)
+# next to a base sysbench workload; see sideload_start / sideload_stop below.
+WL_A="point_select read_only write_only read_write"
+WL_B="range_10 range_100 range_1000 range_10000"
+declare -a WL_LIST=()
+IFS=',' read -r -a _w <<<"$WORKLOADS"
+for w in "${_w[@]}"; do
+  case "$w" in
+    a) for x in $WL_A; do WL_LIST+=("$x"); done ;;
+    b) for x in $WL_B; do WL_LIST+=("$x"); done ;;
+    all) for x in $WL_A $WL_B; do WL_LIST+=("$x"); done ;;
+    point_select|read_only|write_only|read_write) WL_LIST+=("$w") ;;
+    range_[0-9]*) is_uint "${w#range_}" && (( ${w#range_} > 0 )) || die "bad workload '$w'"; WL_LIST+=("$w") ;;
+    c|d|idle_*|churn_*)
+      die "workload '$w' is not implemented yet (hooks: sideload_start/sideload_stop in run.sh)" ;;
+    "") ;;
+    *) die "unknown workload '$w' (a, b, point_select, read_only, write_only, read_write, range_N)" ;;
+  esac
+done
+(( ${#WL_LIST[@]} > 0 )) || die "no workloads"
+
+wl_test() {   # sysbench test script for a workload
+  case "$1" in
+    point_select) echo oltp_point_select ;;
+    read_only) echo oltp_read_only ;;
+    write_only) echo oltp_write_only ;;
+    read_write) echo oltp_read_write ;;
+    range_*) echo oltp_read_only ;;
+  esac
+}
+wl_args() {   # extra sysbench args for a workload
+  case "$1" in
+    range_*) echo "--skip_trx=true --point_selects=0 --sum_ranges=0 --order_ranges=0 --distinct_ranges=0 --simple_ranges=1 --range_size=${1#range_}" ;;
+    *) echo "" ;;
+  esac
+}
+wl_threads() {  # default thread counts for a workload
+  if [[ -n $THREADS ]]; then tr ',' ' ' <<<"$THREADS"; return; fi
+  case "$1" in
+    range_*) echo 16 ;;
+    *) echo "16 64" ;;
+  esac
+}
+# Hooks for workloads c (N idle connections held open through the target while the
+# base workload runs) and d (a client opening/closing K connections per second).
+# Contract: sideload_start WORKLOAD TARGET PORT starts the side load in the background
+# and records its pid in SIDELOAD_PID; sideload_stop stops it. Results of the side
+# load (e.g. connections/s achieved) belong in the CSV row as extra columns.
+SIDELOAD_PID=""
+sideload_start() { :; }
+sideload_stop()  { if [[ -n $SIDELOAD_PID ]]; then kill "$SIDELOAD_PID" 2>/dev/null || true; wait "$SIDELOAD_PID" 2>/dev/null || true; SIDELOAD_PID=""; fi; }
+
+MAX_THREADS=1
+for w in "${WL_LIST[@]}"; do
+  for th in $(wl_threads "$w"); do
+    is_uint "$th" && (( th > 0 )) || die "bad thread count '$th'"
+    (( th > MAX_THREADS )) && MAX_THREADS=$th
+  done
+done
+# Workload b returns `range_size` rows only when the random start id leaves room:
+# sysbench picks id uniformly in [1, table_size] and scans id..id+range-1.
+MAX_RANGE=0
+for w in "${WL_LIST[@]}"; do
+  [[ $w == range_* ]] && (( ${w#range_} > MAX_RANGE )) && MAX_RANGE=${w#range_}
+done
+if (( MAX_RANGE > 0 && TABLE_SIZE < RANGE_FACTOR * MAX_RANGE )); then
+  log "range workloads selected: table size raised from $TABLE_SIZE to $((RANGE_FACTOR * MAX_RANGE)) rows (${RANGE_FACTOR}x range_$MAX_RANGE)"
+  TABLE_SIZE=$((RANGE_FACTOR * MAX_RANGE))
+fi
+
+# ---------------------------------------------------------------- cleanup
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+WORK="$WORK_ROOT/$STAMP"
+OUT="$RESULTS_ROOT/$STAMP"
+HAPROXY_PIDFILE="$WORK/haproxy.pid"
+HAPROXY_PID=""
+SLUICE_HOME=""
+SLUICE_PID=""
+SLUICE_LAUNCHER_PID=""
+SAMPLER_PID=""
+SYSBENCH_PID=""
+
+stop_pid() {  # stop_pid PID NAME: TERM, wait up to 10 s, then KILL; only this pid
+  local pid=$1 name=$2 i
+  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  log "$name (pid $pid) did not stop on TERM; sending KILL"
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  [[ -n $SYSBENCH_PID ]] && stop_pid "$SYSBENCH_PID" sysbench
+  [[ -n $SAMPLER_PID ]] && { kill "$SAMPLER_PID" 2>/dev/null; wait "$SAMPLER_PID" 2>/dev/null; }
+  sideload_stop
+  if [[ -n $SLUICE_HOME ]]; then
+    if [[ -x $SLUICE_HOME/bin/stop.sh ]]; then
+      log "stopping Sluice (bin/stop.sh)"
+      (cd "$SLUICE_HOME" && timeout 20 bin/stop.sh) >>"$WORK/sluice-stop.log" 2>&1
+    fi
+    stop_pid "$SLUICE_PID" sluice
+    stop_pid "$SLUICE_LAUNCHER_PID" "sluice launcher"
+  fi
+  if [[ -z $HAPROXY_PID && -f $HAPROXY_PIDFILE ]]; then HAPROXY_PID=$(head -1 "$HAPROXY_PIDFILE"); fi
+  if [[ -n $HAPROXY_PID ]]; then log "stopping HAProxy"; stop_pid "$HAPROXY_PID" haproxy; fi
+  if (( KEEP_WORK == 0 )) && [[ -d $WORK ]]; then rm -rf "$WORK"; fi
+  # a run that died before measuring anything leaves no empty result folder behind
+  if [[ -d $OUT ]] && (( $(cat "$OUT/results.csv" 2>/dev/null | wc -l) < 2 )); then rm -rf "$OUT"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT
+trap 'log "terminated"; exit 143' TERM
+
+mkdir -p "$WORK"
+
+# ---------------------------------------------------------------- setup
+ensure_tools() {
+  local missing=()
+  command -v sysbench >/dev/null || missing+=(sysbench)
+  if has_target haproxy; then command -v haproxy >/dev/null || missing+=(haproxy); fi
+  command -v mysql >/dev/null || command -v mariadb >/dev/null || missing+=(mariadb-client)
+  if (( ${#missing[@]} > 0 )); then
+    (( INSTALL )) || die "missing: ${missing[*]} (run without --no-install, or apt-get install them)"
+    log "installing from Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >"$WORK/apt.log" 2>&1 || die "apt-get update failed (see $WORK/apt.log)"
+    apt-get install -y -qq "${missing[@]}" >>"$WORK/apt.log" 2>&1 || die "apt-get install failed (see $WORK/apt.log)"
+  fi
+  # Optional: the chart needs python3-matplotlib for the system python.
+  if (( INSTALL )) && [[ -x /usr/bin/python3 ]] && ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+    log "installing python3-matplotlib (Debian) for the chart"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >>"$WORK/apt.log" 2>&1 \
+      || { apt-get update -qq >>"$WORK/apt.log" 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >>"$WORK/apt.log" 2>&1; } \
+      || log "python3-matplotlib not installed: the report will have no chart"
+  fi
+}
+
+MYSQL_BIN=$(command -v mysql || command -v mariadb || true)
+sql() {  # sql PORT STATEMENT -> tab-separated rows, no header
+  local port=$1; shift
+  MYSQL_PWD="$MYSQL_PASSWORD" "$MYSQL_BIN" -h "$HOST" -P "$port" -u "$MYSQL_USER" \
+    --protocol=TCP --connect-timeout=5 -N -B -e "$*"
+}
+
+ensure_mariadb() {
+  if sql "$MYSQL_PORT" 'SELECT 1' >/dev/null 2>&1; then return; fi
+  [[ $MYSQL_PORT == 3306 ]] || die "MariaDB not reachable on $HOST:$MYSQL_PORT"
+  log "MariaDB not reachable on $HOST:$MYSQL_PORT: starting mariadbd"
+  mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
+  local i
+  for ((i = 0; i < 60; i++)); do
+    sql "$MYSQL_PORT" 'SELECT 1' >/dev/null 2>&1 && return
+    sleep 1
+  done
+  die "MariaDB did not come up on $HOST:$MYSQL_PORT"
+}
+
+SB_CONN=()
+sb_conn() {  # sysbench connection + data-shape args for a port
+  SB_CONN=(--db-driver=mysql --mysql-host="$HOST" --mysql-port="$1" --mysql-user="$MYSQL_USER"
+           --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --tables="$TABLES" --table-size="$TABLE_SIZE")
+}
+
+prepare_data() {
+  sql "$MYSQL_PORT" 'CREATE DATABASE IF NOT EXISTS sbtest'
+  # Same shape = tables sbtest1..N all exist with exactly TABLE_SIZE rows.
+  local ok=1 i n
+  for ((i = 1; i <= TABLES; i++)); do
+    n=$(sql "$MYSQL_PORT" "SELECT COUNT(*) FROM sbtest.sbtest$i" 2>/dev/null || echo missing)
+    [[ $n == "$TABLE_SIZE" ]] || { ok=0; break; }
+  done
+  if (( ok )); then
+    log "sbtest data present: $TABLES tables x $TABLE_SIZE rows (prepare skipped)"
+    return
+  fi
+  log "preparing sbtest: $TABLES tables x $TABLE_SIZE rows"
+  local existing
+  existing=$(sql "$MYSQL_PORT" "SELECT table_name FROM information_schema.tables WHERE table_schema='sbtest' AND table_name REGEXP '^sbtest[0-9]+\$'")
+  for i in $existing; do sql "$MYSQL_PORT" "DROP TABLE sbtest.\`$i\`"; done
+  sb_conn "$MYSQL_PORT"
+  sysbench oltp_common "${SB_CONN[@]}" --threads="$(( TABLES < 4 ? TABLES : 4 ))" prepare >"$WORK/prepare.log" 2>&1 \
+    || { tail -20 "$WORK/prepare.log" >&2; die "sysbench prepare failed"; }
+}
+
+ensure_max_connections() {
+  # Each target can hold MAX_THREADS client connections; Sluice also keeps a backend
+  # pool. Only ever raise the limit.
+  local need=$(( MAX_THREADS * 2 + 100 )) cur
+  cur=$(sql "$MYSQL_PORT" 'SELECT @@GLOBAL.max_connections')
+  if (( cur < need )); then
+    log "raising MariaDB max_connections $cur -> $need"
+    sql "$MYSQL_PORT" "SET GLOBAL max_connections = $need"
+  fi
+}
+
+wait_port() {  # wait_port PORT SECONDS [PID]: until something listens on HOST:PORT
+  local port=$1 secs=$2 pid=${3:-} i
+  for ((i = 0; i < secs * 10; i++)); do
+    if (exec 3<>"/dev/tcp/$HOST/$port") 2>/dev/null; then return 0; fi
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then return 2; fi
+    sleep 0.1
+  done
+  return 1
+}
+port_free() { ! (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+listener_pid() {  # pid of the process listening on HOST:PORT (via ss)
+  ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2
+}
+
+# ---------------------------------------------------------------- HAProxy
+start_haproxy() {
+  port_free "$HAPROXY_PORT" || die "port $HAPROXY_PORT is already in use (use --haproxy-port)"
+  local cfg="$WORK/haproxy.cfg"
+  cat >"$cfg" <<EOF
+# generated by benchmark/sysbench/run.sh
+global
+    # each proxied connection takes 2 fds; stay well under a 20000 nofile limit
+    maxconn 4096
+    nbthread $WORKER_THREADS
+
+defaults
+    mode tcp
+    retries 2
+    timeout connect 2s
+    timeout client 3600s
+    timeout server 3600s
+
+listen mysql
+    bind $HOST:$HAPROXY_PORT
+    mode tcp
+    balance leastconn
+    server mariadb $HOST:$MYSQL_PORT
+EOF
+  haproxy -c -q -f "$cfg" || die "invalid HAProxy config $cfg"
+  haproxy -f "$cfg" -D -p "$HAPROXY_PIDFILE" >"$WORK/haproxy.log" 2>&1 || { cat "$WORK/haproxy.log" >&2; die "HAProxy failed to start"; }
+  local i
+  for ((i = 0; i < 50; i++)); do [[ -s $HAPROXY_PIDFILE ]] && break; sleep 0.1; done
+  HAPROXY_PID=$(head -1 "$HAPROXY_PIDFILE" 2>/dev/null || true)
+  [[ -n $HAPROXY_PID ]] || die "HAProxy wrote no pid file"
+  wait_port "$HAPROXY_PORT" 10 "$HAPROXY_PID" || die "HAProxy not listening on $HAPROXY_PORT"
+  sql "$HAPROXY_PORT" 'SELECT 1' >/dev/null || die "no MySQL answer through HAProxy"
+  log "HAProxy $(haproxy -v | head -1 | awk '{print $3}') on $HOST:$HAPROXY_PORT, nbthread $WORKER_THREADS, pid $HAPROXY_PID"
+}
+
+# ---------------------------------------------------------------- Sluice
+find_sluice_dist() {
+  if [[ -n $SLUICE_DIST ]]; then
+    [[ -e $SLUICE_DIST ]] || die "--sluice-dist $SLUICE_DIST does not exist"
+    return
+  fi
+  local c
+  for c in "$REPO_ROOT"/distribution/target/sluice-*.tar.gz; do
+    [[ -f $c ]] && { SLUICE_DIST=$c; return; }
+  done
+  die "no Sluice distribution: build it (distribution/target/sluice-*.tar.gz), pass --sluice-dist PATH, or use --targets direct,haproxy"
+}
+
+write_sluice_config() {  # write_sluice_config FILE
+  local pool=$(( MAX_THREADS > 300 ? MAX_THREADS : 300 ))
+  cat >"$1" <<EOF
+# generated by benchmark/sysbench/run.sh
+databaseName: sbtest
+dataSources:
+  ds_0:
+    url: jdbc:mysql://$HOST:$MYSQL_PORT/sbtest
+    username: $MYSQL_USER
+    password: $MYSQL_PASSWORD
+    maxPoolSize: $pool
+    minPoolSize: 0
+rules: []
+server:
+  port: $SLUICE_PORT
+  workerThreads: $WORKER_THREADS
+authority:
+  users:
+    - user: $MYSQL_USER
+      password: "$MYSQL_PASSWORD"
+EOF
+}
+
+start_sluice() {
+  find_sluice_dist
+  port_free "$SLUICE_PORT" || die "port $SLUICE_PORT is already in use (use --sluice-port)"
+  local unpack="$WORK/sluice"
+  mkdir -p "$unpack"
+  if [[ -d $SLUICE_DIST ]]; then
+    cp -a "$SLUICE_DIST/." "$unpack/"
+  else
+    tar -xzf "$SLUICE_DIST" -C "$unpack" || die "cannot unpack $SLUICE_DIST"
+  fi
+  local start
+  start=$(find "$unpack" -maxdepth 3 -path '*/bin/start.sh' | head -1)
+  [[ -n $start ]] || die "no bin/start.sh in $SLUICE_DIST"
+  SLUICE_HOME=$(cd "$(dirname "$start")/.." && pwd)
+  mkdir -p "$SLUICE_HOME/conf"
+  write_sluice_config "$SLUICE_HOME/conf/config.yaml"
+  log "starting Sluice from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $SLUICE_PORT)"
+  # start.sh may daemonize or stay in the foreground: run it in the background either
+  # way and find the JVM by its listening socket.
+  (cd "$SLUICE_HOME" && exec bin/start.sh "$SLUICE_PORT" "$SLUICE_HOME/conf") >"$WORK/sluice-start.log" 2>&1 </dev/null &
+  SLUICE_LAUNCHER_PID=$!
+  wait_port "$SLUICE_PORT" 90 || { tail -30 "$WORK/sluice-start.log" >&2; find "$SLUICE_HOME" -name '*.log' -newer "$start" -exec tail -30 {} \; >&2 2>/dev/null; die "Sluice not listening on $SLUICE_PORT after 90 s"; }
+  SLUICE_PID=$(listener_pid "$SLUICE_PORT")
+  [[ -n $SLUICE_PID ]] || die "cannot find the pid listening on $SLUICE_PORT"
+  local i
+  for ((i = 0; i < 30; i++)); do
+    sql "$SLUICE_PORT" 'SELECT 1' >/dev/null 2>&1 && break
+    sleep 1
+  done
+  (( i < 30 )) || die "Sluice listens on $SLUICE_PORT but does not answer SELECT 1"
+  log "Sluice up on $HOST:$SLUICE_PORT, pid $SLUICE_PID"
+}
+
+# ---------------------------------------------------------------- measuring
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() {  # utime+stime of a pid in clock ticks (fields 14,15 of /proc/PID/stat)
+  local s
+  s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo ""; return; }
+  s=${s##*) }   # drop "pid (comm) " — comm may contain spaces
+  awk '{print $12 + $13}' <<<"$s"
+}
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || true; }
+port_of()  { case "$1" in direct) echo "$MYSQL_PORT" ;; haproxy) echo "$HAPROXY_PORT" ;; sluice) echo "$SLUICE_PORT" ;; esac; }
+proxy_pid() { case "$1" in haproxy) echo "$HAPROXY_PID" ;; sluice) echo "$SLUICE_PID" ;; *) echo "" ;; esac; }
+DB_PID=""
+find_db_pid() {
+  local f
+  f=$(sql "$MYSQL_PORT" 'SELECT @@pid_file' 2>/dev/null || true)
+  [[ -n $f && -r $f ]] && DB_PID=$(head -1 "$f")
+  [[ -n $DB_PID ]] || DB_PID=$(pgrep -xo mariadbd || pgrep -xo mysqld || true)
+}
+
+CSV="$OUT/results.csv"
+CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log"
+
+parse_sysbench() {  # parse_sysbench LOG -> "queries qps tps avg p95 errors reconnects" (blank = missing)
+  awk '
+    /^ +transactions:/  { tps = $3; gsub(/[(]/, "", tps) }
+    /^ +queries:/       { q = $2; qps = $3; gsub(/[(]/, "", qps) }
+    /^ +ignored errors:/{ err = $3 }
+    /^ +reconnects:/    { rec = $2 }
+    /^Latency/          { lat = 1 }
+    lat && /^ +avg:/    { avg = $2 }
+    lat && /^ +95th percentile:/ { p95 = $3 }
+    END { printf "%s,%s,%s,%s,%s,%s,%s\n", q, qps, tps, avg, p95, err, rec }
+  ' "$1"
+}
+
+run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit code
+  local w=$1 th=$2 target=$3 secs=$4 logf=$5 rc=0
+  local -a extra
+  read -r -a extra <<<"$(wl_args "$w")"
+  sb_conn "$(port_of "$target")"
+  sysbench "$(wl_test "$w")" "${SB_CONN[@]}" --threads="$th" --time="$secs" \
+    --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval=0 "${extra[@]}" run >"$logf" 2>&1 &
+  SYSBENCH_PID=$!
+  wait "$SYSBENCH_PID" || rc=$?
+  SYSBENCH_PID=""
+  return "$rc"
+}
+
+measure() {  # measure WORKLOAD THREADS REPEAT TARGET
+  local w=$1 th=$2 rep=$3 target=$4
+  local pid logrel logf rc=0 c0="" c1="" d0="" d1="" rss="" rssmax="" started load
+  pid=$(proxy_pid "$target")
+  logrel="logs/${w}_t${th}_r${rep}_${target}.log"
+  logf="$OUT/$logrel"
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  [[ -n $pid ]] && { kill -0 "$pid" 2>/dev/null || die "$target (pid $pid) is no longer running"; }
+  sideload_start "$w" "$target" "$(port_of "$target")"
+  # RSS sampler: last value while sysbench still runs, and the max.
+  local rssfile="$WORK/rss.txt"
+  : >"$rssfile"
+  if [[ -n $pid ]]; then
+    ( while kill -0 "$pid" 2>/dev/null; do rss_kb "$pid" >>"$rssfile"; sleep 1; done ) &
+    SAMPLER_PID=$!
+    c0=$(cpu_ticks "$pid")
+  fi
+  [[ -n $DB_PID ]] && d0=$(cpu_ticks "$DB_PID")
+  run_sysbench "$w" "$th" "$target" "$TIME" "$logf" || rc=$?
+  [[ -n $DB_PID ]] && d1=$(cpu_ticks "$DB_PID")
+  if [[ -n $pid ]]; then
+    c1=$(cpu_ticks "$pid")
+    rss_kb "$pid" >>"$rssfile"
+    kill "$SAMPLER_PID" 2>/dev/null || true; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=""
+    rss=$(grep -v '^$' "$rssfile" | tail -1 || true)
+    rssmax=$(sort -n "$rssfile" | tail -1 || true)
+  fi
+  sideload_stop
+  local parsed q
+  parsed=$(parse_sysbench "$logf")
+  q=$(cut -d, -f1 <<<"$parsed")
+  local cpu_s="" cpu_kq="" db_kq=""
+  if [[ -n $c0 && -n $c1 ]]; then
+    cpu_s=$(awk -v a="$c0" -v b="$c1" -v hz="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/hz}')
+    [[ -n $q && $q != 0 ]] && cpu_kq=$(awk -v a="$c0" -v b="$c1" -v hz="$CLK_TCK" -v q="$q" 'BEGIN{printf "%.5f", (b-a)/hz/q*1000}')
+  fi
+  if [[ -n $d0 && -n $d1 && -n $q && $q != 0 ]]; then
+    db_kq=$(awk -v a="$d0" -v b="$d1" -v hz="$CLK_TCK" -v q="$q" 'BEGIN{printf "%.5f", (b-a)/hz/q*1000}')
+  fi
+  echo "$w,$(wl_test "$w"),$th,$rep,$target,$TIME,$rc,$parsed,$cpu_s,$cpu_kq,$rss,$rssmax,$db_kq,$load,$started,$logrel" >>"$CSV"
+  local qps avg p95 err
+  IFS=, read -r _ qps _ avg p95 err _ <<<"$parsed"
+  printf '[%s]   %-12s t=%-3s r=%s %-7s qps=%-9s avg=%-6s p95=%-6s err=%-3s cpu/kq=%-8s rss=%s%s\n' \
+    "$(date +%H:%M:%S)" "$w" "$th" "$rep" "$target" "${qps:-?}" "${avg:-?}" "${p95:-?}" "${err:-?}" \
+    "${cpu_kq:--}" "${rss:+$((rss / 1024))MiB}" "$([[ $rc != 0 ]] && echo " EXIT=$rc (see $logrel)")" >&2
+}
+
+# ---------------------------------------------------------------- main
+has_target sluice && find_sluice_dist   # fail before any setup when it is missing
+ensure_tools
+MYSQL_BIN=$(command -v mysql || command -v mariadb)
+ensure_mariadb
+find_db_pid
+ensure_max_connections
+prepare_data
+has_target haproxy && start_haproxy
+has_target sluice && start_sluice
+
+mkdir -p "$OUT/logs"
+GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+json_str() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1" 2>/dev/null || printf '"%s"' "$1"; }
+cat >"$OUT/meta.json" <<EOF
+{
+  "started_utc": "$STAMP",
+  "git_rev": "$GIT_REV",
+  "command": $(json_str "benchmark/sysbench/run.sh $ORIG_ARGS"),
+  "targets": "$(IFS=,; echo "${TARGET_LIST[*]}")",
+  "workloads": "$(IFS=,; echo "${WL_LIST[*]}")",
+  "threads_override": "$THREADS",
+  "time_s": $TIME,
+  "repeats": $REPEATS,
+  "warmup_s": $WARMUP,
+  "tables": $TABLES,
+  "table_size": $TABLE_SIZE,
+  "ps_mode": "$PS_MODE",
+  "rand_type": "uniform",
+  "worker_threads": $WORKER_THREADS,
+  "sluice_dist": $(json_str "${SLUICE_DIST:-}"),
+  "machine": {
+    "cpus": $(nproc),
+    "cpu_model": $(json_str "$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"),
+    "mem_total_kb": $(awk '/^MemTotal:/ {print $2}' /proc/meminfo),
+    "kernel": $(json_str "$(uname -r)"),
+    "loadavg_at_start": $(json_str "$(cat /proc/loadavg)")
+  },
+  "versions": {
+    "sysbench": $(json_str "$(sysbench --version 2>/dev/null)"),
+    "haproxy": $(json_str "$(command -v haproxy >/dev/null && haproxy -v | head -1 || true)"),
+    "mariadb": $(json_str "$(sql "$MYSQL_PORT" 'SELECT VERSION()')")
+  },
+  "note": "proxy, sysbench and MariaDB share the same cores on 127.0.0.1"
+}
+EOF
+echo "$CSV_HEADER" >"$CSV"
+[[ -f $WORK/haproxy.cfg ]] && cp "$WORK/haproxy.cfg" "$OUT/haproxy.cfg"
+[[ -n $SLUICE_HOME ]] && cp "$SLUICE_HOME/conf/config.yaml" "$OUT/sluice-config.yaml"
+
+log "results -> ${OUT#"$REPO_ROOT"/}"
+log "targets: ${TARGET_LIST[*]} | workloads: ${WL_LIST[*]} | ${TIME}s x ${REPEATS} repeats, warm-up ${WARMUP}s | $TABLES x $TABLE_SIZE rows"
+for w in "${WL_LIST[@]}"; do
+  for th in $(wl_threads "$w"); do
+    log "== $w: $(wl_test "$w") $(wl_args "$w") threads=$th"
+    if (( WARMUP > 0 )); then
+      for target in "${TARGET_LIST[@]}"; do
+        run_sysbench "$w" "$th" "$target" "$WARMUP" "$WORK/warmup.log" \
+          || { tail -5 "$WORK/warmup.log" >&2; log "warm-up against $target failed"; }
+      done
+    fi
+    for ((rep = 1; rep <= REPEATS; rep++)); do
+      for target in "${TARGET_LIST[@]}"; do
+        measure "$w" "$th" "$rep" "$target"
+      done
+    done
+  done
+done
+
+PY=/usr/bin/python3
+[[ -x $PY ]] || PY=$(command -v python3)
+"$PY" "$SCRIPT_DIR/report.py" "$OUT" || log "report.py failed; raw data is in $CSV"
+
+FAILED=$(awk -F, 'NR > 1 && ($7 != 0 || ($13 != "" && $13 != 0)) {n++} END {print n + 0}' "$CSV")
+if (( FAILED > 0 )); then
+  log "$FAILED run(s) had a non-zero exit or errors (see results.csv columns exit_code, errors)"
+  exit 3
+fi
+log "done: ${OUT#"$REPO_ROOT"/}"
