@@ -159,6 +159,21 @@ public class FrameDecoderBenchmark {
         return sink.frames;
     }
 
+    /**
+     * Baseline: only what the harness adds to {@link #decode}, making and releasing the read slices. Subtract its
+     * time and {@code gc.alloc.rate.norm} from decode's to get the decoder's own.
+     */
+    @Benchmark
+    public int readsOnly() {
+        int sum = 0;
+        for (int r = 0; r < readOffsets.length; r++) {
+            ByteBuf read = stream.retainedSlice(readOffsets[r], readLengths[r]);
+            sum += read.readableBytes();
+            read.release();
+        }
+        return sum;
+    }
+
     private void read() {
         for (int r = 0; r < readOffsets.length; r++) {
             // a retained slice: the decoder takes it and releases it once every frame in it is sliced off
