@@ -75,7 +75,11 @@ public final class Sluice implements AutoCloseable {
      */
     public static Sluice start(ProxyConfig config) {
         if (config.users().isEmpty()) {
-            throw new ConfigException("authority.users: empty (expected: at least one user clients log in as)");
+            // ShardingSphere seed files carry no authority section; ShardingSphere-Proxy then has root/root.
+            log.warn("authority.users is empty: clients log in as the default account root@% with password 'root'."
+                    + " Set authority.users in config.yaml.");
+            config = new ProxyConfig(config.databaseName(), config.dataSources(), config.server(),
+                    java.util.List.of(new io.sluice.config.UserConfig("root", "%", "root")));
         }
         BackendServerInfo serverInfo = probeBackends(config);
         ServerConfig server = config.server();

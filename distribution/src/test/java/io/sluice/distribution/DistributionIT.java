@@ -23,11 +23,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestMariaDb;
 import org.junit.jupiter.api.Test;
 
 /**
  * Unpacks the real sluice-VERSION.tar.gz and drives it as an operator would: bin/start.sh, a MariaDB client, bin/stop.sh.
- * The backend is the MariaDB on 127.0.0.1:3306 (root, no password).
+ * The backend is the tests' shared MariaDB ({@link TestMariaDb}): the local server on 127.0.0.1:3306 when it runs,
+ * else an embedded one, so the test also passes on a machine without MariaDB.
  */
 class DistributionIT {
 
@@ -174,14 +176,16 @@ class DistributionIT {
         assertThat(home.resolve("sluice.pid")).doesNotExist();
     }
 
-    /** The config an operator would write for the local MariaDB. */
+    /** The config an operator would write for the tests' MariaDB (local, or embedded where none runs). */
     private static String backendConfig() {
+        TestMariaDb mariaDb = TestMariaDb.get();
         return """
                 databaseName: sharding_db
                 dataSources:
                   ds_0:
-                    url: jdbc:mysql://127.0.0.1:3306/test
-                    username: root
+                    url: jdbc:mysql://%s:%d/
+                    username: root""".formatted(mariaDb.host(), mariaDb.port()) + """
+
                     password:
                     maxPoolSize: 10
                     minPoolSize: 1

@@ -29,8 +29,9 @@ public final class Scramble {
      */
     public static byte[] nonce() {
         byte[] bytes = new byte[NONCE_LENGTH];
+        RANDOM.nextBytes(bytes); // one call: a nonce per client connection is on the connection-churn path
         for (int i = 0; i < bytes.length; i++) {
-            bytes[i] = (byte) (1 + RANDOM.nextInt(127));
+            bytes[i] = (byte) (1 + (bytes[i] & 0xFF) % 127); // 1..127: never NUL, always ASCII
         }
         return bytes;
     }
