@@ -9,8 +9,8 @@
 #
 # Environment:
 #   JAVA_HOME              the JDK to use (default: java on the PATH)
-#   JAVA_OPTS              JVM flags; when unset: -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50
-#                          -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled
+#   JAVA_OPTS              JVM flags; when unset: -Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50
+#                          -Dio.netty.leakDetection.level=disabled
 #   SLUICE_START_TIMEOUT   seconds to wait for the "listening on" line (default: 30)
 #
 # Writes <install>/sluice.pid; stdout and stderr go to <install>/logs/stdout.log (the previous run's is kept as
@@ -84,7 +84,7 @@ if ! command -v "$JAVA" >/dev/null 2>&1; then
 fi
 
 # Defaults for a dedicated proxy host; the perf work tunes these. Set JAVA_OPTS to replace them all.
-DEFAULT_JAVA_OPTS="-Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50 -XX:+AlwaysPreTouch -Dio.netty.leakDetection.level=disabled"
+DEFAULT_JAVA_OPTS="-Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50 -Dio.netty.leakDetection.level=disabled"
 JAVA_OPTS=${JAVA_OPTS-$DEFAULT_JAVA_OPTS}
 
 mkdir -p "$LOG_DIR"

@@ -393,9 +393,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         }
         Channel client = session.clientChannel();
         client.write(buf, client.voidPromise());
-        flushPending = true;
+        if (client.isWritable()) {
+            flushPending = true; // flushed once at the end of the read batch
+            return;
+        }
+        // Over connBufferSize: hand the bytes to the kernel now rather than at the end of the batch. Only if the
+        // client's socket cannot take them (a client reading slower than the server sends) does reading stop until
+        // it drains; toggling reads on every large read batch would cost two epoll_ctl calls each time.
+        client.flush();
+        flushPending = false;
         if (!client.isWritable()) {
-            // The client reads slower than the server sends: stop reading until it drains (bounded memory).
             channel.config().setAutoRead(false);
         }
     }
