@@ -86,8 +86,7 @@ final class BackendAuthentication {
      */
     Step onPacket(ByteBuf frame, ByteBufAllocator alloc) throws BackendException {
         sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-        ByteBuf payload = frame.slice(frame.readerIndex() + Packets.HEADER_SIZE,
-                frame.readableBytes() - Packets.HEADER_SIZE);
+        ByteBuf payload = Packets.payload(frame);
         if (Packets.isErr(payload)) {
             throw new BackendException("login refused", Packets.parseErr(payload));
         }

@@ -253,7 +253,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         runPrivate(commands, new int[] {ResponseTracker.EXPECT_SINGLE, ResponseTracker.EXPECT_RESULT},
                 (responses, failure) -> {
                     try {
-                        if (failure == null && !Packets.isErr(payload(responses.get(0).get(0)))
+                        if (failure == null && !Packets.isErr(Packets.payload(responses.get(0).get(0)))
                                 && readSessionCheck(responses.get(1), false)) {
                             onClean.run();
                         } else {
@@ -274,7 +274,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
                             done.accept(new BackendException("COM_INIT_DB failed on " + address(), failure));
                             return;
                         }
-                        ByteBuf answer = payload(responses.get(0).get(0));
+                        ByteBuf answer = Packets.payload(responses.get(0).get(0));
                         if (Packets.isErr(answer)) {
                             mode = Mode.IDLE;
                             done.accept(new BackendException("COM_INIT_DB refused", Packets.parseErr(answer)));
@@ -312,14 +312,14 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
 
     /** The one row of a text result of {@code columns} columns, or {@code null} on ERR or no row. */
     static String[] singleRow(List<ByteBuf> packets, boolean deprecateEof, int columns) {
-        if (packets.isEmpty() || Packets.isErr(payload(packets.get(0)))) {
+        if (packets.isEmpty() || Packets.isErr(Packets.payload(packets.get(0)))) {
             return null;
         }
         int rowIndex = 1 + columns + (deprecateEof ? 0 : 1);
         if (packets.size() <= rowIndex) {
             return null;
         }
-        ByteBuf row = payload(packets.get(rowIndex));
+        ByteBuf row = Packets.payload(packets.get(rowIndex));
         int first = row.getUnsignedByte(row.readerIndex());
         if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
             return null;
@@ -331,9 +331,6 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         return values;
     }
 
-    static ByteBuf payload(ByteBuf frame) {
-        return frame.slice(frame.readerIndex() + Packets.HEADER_SIZE, frame.readableBytes() - Packets.HEADER_SIZE);
-    }
 
     static void releaseAll(List<List<ByteBuf>> responses) {
         if (responses == null) {

@@ -156,7 +156,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private void onHandshakeResponse(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
         try {
-            handshake = HandshakeResponse41.parse(payload(frame));
+            handshake = HandshakeResponse41.parse(Packets.payload(frame));
         } catch (ProtocolException e) {
             log.debug("client {}: bad handshake response: {}", channel.remoteAddress(), e.getMessage());
             failAndClose(sequenceId + 1, ErrorCode.ER_HANDSHAKE_ERROR, "Bad handshake: " + e.getMessage());
@@ -184,7 +184,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     private void onAuthSwitchResponse(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-        ByteBuf payload = payload(frame);
+        ByteBuf payload = Packets.payload(frame);
         byte[] response = new byte[payload.readableBytes()];
         payload.getBytes(payload.readerIndex(), response);
         authenticate(Scramble.MYSQL_NATIVE_PASSWORD, response, sequenceId + 1);
@@ -445,7 +445,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         int replySequenceId = lastSequenceId + 1;
         ComChangeUser request;
         try {
-            request = ComChangeUser.parse(payload(frame), handshake.capabilities());
+            request = ComChangeUser.parse(Packets.payload(frame), handshake.capabilities());
         } catch (ProtocolException e) {
             failAndClose(replySequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad COM_CHANGE_USER: " + e.getMessage());
             return;
@@ -586,7 +586,4 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
     }
 
-    private static ByteBuf payload(ByteBuf frame) {
-        return frame.slice(frame.readerIndex() + Packets.HEADER_SIZE, frame.readableBytes() - Packets.HEADER_SIZE);
-    }
 }

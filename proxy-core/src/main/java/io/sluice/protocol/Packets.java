@@ -98,7 +98,12 @@ public final class Packets {
         return finishFrame(buf, 0);
     }
 
-    /** Whether the packet whose payload starts at {@code index} is an ERR packet. */
+    /** The payload of a whole frame, as a slice (borrowed: not retained, indexes of {@code frame} untouched). */
+    public static ByteBuf payload(ByteBuf frame) {
+        return frame.slice(frame.readerIndex() + HEADER_SIZE, frame.readableBytes() - HEADER_SIZE);
+    }
+
+    /** Whether a payload is an ERR packet. */
     public static boolean isErr(ByteBuf payload) {
         return payload.isReadable() && payload.getUnsignedByte(payload.readerIndex()) == ERR_HEADER;
     }
