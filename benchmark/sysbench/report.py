@@ -132,6 +132,8 @@ def mark(ok):
 
 def side_tables(c_rows, d_rows, skipped, meta):
     lines = []
+    c_rows = c_rows if any(g["n"] > 0 for g in c_rows) else []
+    d_rows = d_rows if any(g["n"] > 0 for g in d_rows) else []
     if c_rows:
         lines.append("### c: idle connections held open during oltp_point_select")
         lines.append("")
