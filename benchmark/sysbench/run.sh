@@ -699,6 +699,7 @@ sideload_stop() {
     wait "$SIDELOAD_PID" 2>/dev/null || true
     SIDELOAD_PID=""
   fi
+  [[ -n $SIDE_LOG && -f $SIDE_LOG && ! -s $SIDE_LOG ]] && rm -f "$SIDE_LOG"   # 0 points log nothing
   [[ $now == now ]] && return 0
   [[ -n $SIDE_KIND ]] || return 0
   local json="" c0="" c1="" newc=""
