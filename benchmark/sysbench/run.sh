@@ -661,7 +661,7 @@ sideload_start() {
     SIDE_NEWC=$(db_status Connections)
     [[ -n $SIDE_NEWC && -n $SIDE_CONN0 ]] && SIDE_NEWC=$(( SIDE_NEWC - SIDE_CONN0 - 1 )) || SIDE_NEWC=""
     log "  $SIDE_N idle connections to $target: $(grep '^READY' "$logf" | cut -d' ' -f2-); new server connections: $SIDE_NEWC"
-    (( connected > 0 )) || { sideload_stop now; return 1; }
+    (( ${connected:-0} > 0 )) || { sideload_stop now; return 1; }
     sleep 1   # let the proxy settle (allocations, GC) before sysbench starts
     return 0
   fi
