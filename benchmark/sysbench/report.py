@@ -13,6 +13,12 @@ Reads results.csv (+ meta.json) and writes, into the same folder:
 Ratios pair the repeats by index: repeat r of sluice against repeat r of haproxy, etc.
 Runs interleave direct -> haproxy -> sluice, so a pair ran under nearly the same
 machine conditions; min/median/max over the pairs shows how stable the ratio is.
+
+Workloads c (idle_N) and d (churn_R) get two more tables: per target, QPS with the side
+load against QPS of the same target without it (idle_0 / churn_0 of the same round),
+proxy RSS, and the server connections the side load made the target open, checked
+against the issue's targets for Sluice. skipped.csv (points a target could not reach on
+this machine) is listed too.
 """
 import csv
 import json
@@ -24,7 +30,15 @@ TARGETS = ["direct", "haproxy", "sluice"]
 RATIOS = [("haproxy", "direct"), ("sluice", "direct"), ("sluice", "haproxy")]
 NUMERIC = ["threads", "repeat", "time_s", "exit_code", "queries", "qps", "tps", "avg_ms", "p95_ms",
            "errors", "reconnects", "proxy_cpu_s", "proxy_cpu_s_per_kq", "proxy_rss_kb",
-           "proxy_rss_max_kb", "db_cpu_s_per_kq", "loadavg1"]
+           "proxy_rss_max_kb", "db_cpu_s_per_kq", "loadavg1",
+           "side_n", "side_ok", "side_failed", "side_dropped", "side_p50_ms", "side_p95_ms", "side_rate",
+           "db_new_conns", "db_rss_kb"]
+# The issue's targets (workloads c and d), checked for Sluice.
+C_RSS_MAX_MIB = 300        # Sluice RSS with 15,000 idle connections, -Xmx512m
+C_QPS_RATIO_MIN = 0.98     # point_select QPS with the idle connections / without
+D_QPS_RATIO_MIN = 0.98     # point_select QPS with churn / without
+D_NEW_CONNS_MAX_SHARE = 0.01  # "no backend handshake per client connection": new server
+                              # connections <= 1 % of the churn connections
 
 
 def num(v):
@@ -54,7 +68,156 @@ def load(folder):
     if os.path.exists(mp):
         with open(mp) as f:
             meta = json.load(f)
-    return meta, rows
+    skipped = []
+    sp = os.path.join(folder, "skipped.csv")
+    if os.path.exists(sp):
+        with open(sp, newline="") as f:
+            skipped = list(csv.DictReader(f))
+    return meta, rows, skipped
+
+
+def sideload(rows, kind):
+    """Per (point, target): the side-load columns and the QPS ratio against point 0 of the same
+    target and round (repeat). kind: 'idle' (workload c) or 'churn' (workload d)."""
+    prefix = kind + "_"
+    by = {}  # (n, target) -> repeat -> row
+    for r in rows:
+        if r["workload"].startswith(prefix) and r.get("side_load") == kind:
+            by.setdefault((int(r["workload"][len(prefix):]), r["target"]), {})[r["repeat"]] = r
+    out = []
+    for (n, t) in sorted(by, key=lambda k: (k[0], TARGETS.index(k[1]) if k[1] in TARGETS else 9)):
+        runs = by[(n, t)]
+        ok = [r for r in runs.values() if r["exit_code"] == 0 and r["qps"]]
+        base = by.get((0, t), {})
+        ratios = []
+        for rep in sorted(runs):
+            x, y = runs[rep], base.get(rep)
+            if y and x["exit_code"] == 0 and y["exit_code"] == 0 and x["qps"] and y["qps"]:
+                ratios.append(x["qps"] / y["qps"])
+        base_ok = [r for r in base.values() if r["exit_code"] == 0 and r["qps"]]
+        mib = lambda v: None if v is None else round(v / 1024, 1)
+        out.append({
+            "kind": kind, "n": n, "target": t, "runs": len(runs),
+            "errors": sum((r["errors"] or 0) for r in runs.values()),
+            "failed_runs": len(runs) - len(ok),
+            "qps_median": median([r["qps"] for r in ok]),
+            "p95_ms_median": median([r["p95_ms"] for r in ok]),
+            "qps_ratio": ({"min": min(ratios), "median": statistics.median(ratios), "max": max(ratios),
+                           "pairs": len(ratios)} if ratios else None),
+            "proxy_rss_mib_median": mib(median([r["proxy_rss_kb"] for r in ok])),
+            "proxy_rss_mib_max": mib(max([r["proxy_rss_max_kb"] for r in ok if r["proxy_rss_max_kb"]], default=None)),
+            "proxy_rss_mib_base": mib(median([r["proxy_rss_kb"] for r in base_ok])),
+            "db_rss_mib_median": mib(median([r.get("db_rss_kb") for r in ok])),
+            "side_ok_min": min([r["side_ok"] for r in runs.values() if r.get("side_ok") is not None], default=None),
+            "side_ok_sum": sum((r.get("side_ok") or 0) for r in runs.values()),
+            "side_failed_sum": sum((r.get("side_failed") or 0) for r in runs.values()),
+            "side_dropped_sum": sum((r.get("side_dropped") or 0) for r in runs.values()),
+            "side_p50_ms_median": median([r.get("side_p50_ms") for r in runs.values()]),
+            "side_p95_ms_median": median([r.get("side_p95_ms") for r in runs.values()]),
+            "side_rate_median": median([r.get("side_rate") for r in runs.values()]),
+            "db_new_conns_median": median([r.get("db_new_conns") for r in runs.values()]),
+            "db_new_conns_sum": sum((r.get("db_new_conns") or 0) for r in runs.values()),
+            "loadavg1_median": median([r.get("loadavg1") for r in runs.values()]),
+        })
+    return out
+
+
+def ratio_cell(r):
+    return f"{r['median']:.3f} ({r['min']:.3f}–{r['max']:.3f})" if r else "-"
+
+
+def mark(ok):
+    return "-" if ok is None else ("✓" if ok else "✗")
+
+
+def side_tables(c_rows, d_rows, skipped, meta):
+    lines = []
+    c_rows = c_rows if any(g["n"] > 0 for g in c_rows) else []
+    d_rows = d_rows if any(g["n"] > 0 for g in d_rows) else []
+    if c_rows:
+        lines.append("### c: idle connections held open during oltp_point_select")
+        lines.append("")
+        lines.append("| idle conns | target | connected (min) | QPS | QPS with / without idle (min–max) | p95 ms "
+                     "| proxy RSS MiB (max) | proxy RSS MiB, 0 idle | new server conns | MariaDB RSS MiB "
+                     f"| Sluice: RSS ≤ {C_RSS_MAX_MIB} MiB, ratio ≥ {C_QPS_RATIO_MIN} |")
+        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        for g in c_rows:
+            if g["n"] == 0:
+                continue
+            check = "-"
+            if g["target"] == "sluice":
+                rss_ok = None if g["proxy_rss_mib_median"] is None else g["proxy_rss_mib_median"] <= C_RSS_MAX_MIB
+                q_ok = None if not g["qps_ratio"] else g["qps_ratio"]["median"] >= C_QPS_RATIO_MIN
+                check = f"{mark(rss_ok)} {mark(q_ok)}"
+            qps = fmt(g["qps_median"])
+            if g["failed_runs"] or g["errors"]:
+                qps += f" ⚠ {g['failed_runs']} failed, {g['errors']} err"
+            conn = f"{fmt(g['side_ok_min'])} / {g['n']:,}"
+            if g["side_failed_sum"] or g["side_dropped_sum"]:
+                conn += f" ⚠ {g['side_failed_sum']} failed, {g['side_dropped_sum']} dropped"
+            rss = fmt(g["proxy_rss_mib_median"], 1)
+            if g["proxy_rss_mib_max"] is not None:
+                rss += f" ({fmt(g['proxy_rss_mib_max'], 1)})"
+            lines.append("| " + " | ".join([
+                f"{g['n']:,}", g["target"], conn, qps, ratio_cell(g["qps_ratio"]), fmt(g["p95_ms_median"], 2),
+                rss, fmt(g["proxy_rss_mib_base"], 1), fmt(g["db_new_conns_median"]),
+                fmt(g["db_rss_mib_median"], 1), check]) + " |")
+        lines.append("")
+        lines.append("The ratio pairs each run with the same target's `idle_0` run of the same round. "
+                     "Proxy RSS is VmRSS of the proxy pid, last sample while sysbench ran with the idle "
+                     "connections open (max over the run in brackets). New server connections = MariaDB "
+                     "`Connections` delta while the idle clients logged in: one per client for direct and "
+                     "HAProxy; Sluice binds none for a client that names no schema and sends no command. "
+                     f"Sluice's JVM options: `{meta.get('sluice_java_opts', '?')}`; the issue's targets apply "
+                     "at 15,000 idle connections with -Xmx512m.")
+        lines.append("")
+    if d_rows:
+        lines.append("### d: connection churn during oltp_point_select")
+        lines.append("")
+        lines.append("| churn conn/s | target | churn ok / failed | achieved /s | churn p50 / p95 ms | QPS "
+                     "| QPS with / without churn (min–max) | p95 ms | new server conns | per churn conn "
+                     f"| Sluice: ratio ≥ {D_QPS_RATIO_MIN}, new ≤ {D_NEW_CONNS_MAX_SHARE:.0%} |")
+        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        for g in d_rows:
+            if g["n"] == 0:
+                continue
+            share = (g["db_new_conns_sum"] / g["side_ok_sum"]) if g["side_ok_sum"] else None
+            check = "-"
+            if g["target"] == "sluice":
+                q_ok = None if not g["qps_ratio"] else g["qps_ratio"]["median"] >= D_QPS_RATIO_MIN
+                n_ok = None if share is None else share <= D_NEW_CONNS_MAX_SHARE
+                check = f"{mark(q_ok)} {mark(n_ok)}"
+            qps = fmt(g["qps_median"])
+            if g["failed_runs"] or g["errors"]:
+                qps += f" ⚠ {g['failed_runs']} failed, {g['errors']} err"
+            lines.append("| " + " | ".join([
+                f"{g['n']:,}", g["target"], f"{g['side_ok_sum']:,} / {g['side_failed_sum']:,}"
+                + (" ⚠" if g["side_failed_sum"] else ""),
+                fmt(g["side_rate_median"], 1),
+                f"{fmt(g['side_p50_ms_median'], 2)} / {fmt(g['side_p95_ms_median'], 2)}", qps,
+                ratio_cell(g["qps_ratio"]), fmt(g["p95_ms_median"], 2), fmt(g["db_new_conns_median"]),
+                fmt(share, 3) if share is not None else "-", check]) + " |")
+        base = [g for g in d_rows if g["n"] == 0]
+        if base:
+            lines.append("")
+            lines.append("Baseline (`churn_0`) new server connections in the same window, per target: "
+                         + ", ".join(f"{g['target']} {fmt(g['db_new_conns_median'])}" for g in base)
+                         + " (other clients of the MariaDB server also count here).")
+        lines.append("")
+        lines.append("Churn runs from 1 s after sysbench starts to 1 s before it ends, so sysbench's own 16 "
+                     "connections are outside the window; new server connections = MariaDB `Connections` "
+                     "delta over that window (the harness's own status query subtracted), median over the "
+                     "repeats; per churn conn = their sum / successful churn connections. Direct and HAProxy "
+                     "open one server connection per churn connection; Sluice should take pooled ones. Churn "
+                     "latency = connect + login (with schema sbtest) + `SELECT 1` result.")
+        lines.append("")
+    if skipped:
+        lines.append("### Points skipped (limits of this machine, not failures)")
+        lines.append("")
+        for s in skipped:
+            lines.append(f"- `{s.get('workload')}` / {s.get('target')}: {s.get('reason')}")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def summarise(rows):
@@ -194,12 +357,16 @@ def main(argv):
         print(__doc__.strip())
         return 0 if len(argv) == 2 else 2
     folder = argv[1]
-    meta, rows = load(folder)
+    meta, rows, skipped = load(folder)
     if not rows:
         print(f"no runs in {folder}/results.csv", file=sys.stderr)
         return 1
     summary = summarise(rows)
+    c_rows, d_rows = sideload(rows, "idle"), sideload(rows, "churn")
     text = tables(summary)
+    extra = side_tables(c_rows, d_rows, skipped, meta)
+    if extra:
+        text += "\n\n" + extra
     with open(os.path.join(folder, "summary.md"), "w") as f:
         f.write(f"# sysbench results {meta.get('started_utc', '')}\n\n")
         if meta:
@@ -209,7 +376,8 @@ def main(argv):
                     f"{meta.get('machine', {}).get('cpus')} CPUs shared by proxy, sysbench and MariaDB.\n\n")
         f.write(text + "\n")
     with open(os.path.join(folder, "results.json"), "w") as f:
-        json.dump({"meta": meta, "summary": summary, "runs": rows}, f, indent=2)
+        json.dump({"meta": meta, "summary": summary, "idle": c_rows, "churn": d_rows, "skipped": skipped,
+                   "runs": rows}, f, indent=2)
     title = f"sysbench QPS ratios — {meta.get('started_utc', '')}, {meta.get('time_s', '?')} s × {meta.get('repeats', '?')}"
     made = chart(summary, os.path.join(folder, "ratios.png"), title)
     print(text)

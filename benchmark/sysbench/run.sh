@@ -31,6 +31,15 @@ SLUICE_PORT=13307
 WORKER_THREADS=2
 SLUICE_DIST=""
 PS_MODE=auto          # sysbench --db-ps-mode: auto = server-side prepared statements
+IDLE_COUNTS="1000,5000,10000,15000"   # workload c; 0 (the baseline) is always added
+CHURN_RATES="100,200,300"             # workload d; 0 (the baseline) is always added
+IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
+SLUICE_JAVA_OPTS=""
+SLUICE_JAVA_OPTS_SET=0
+# JAVA_OPTS for Sluice when workload c runs and --sluice-java-opts is not given: the issue's
+# -Xmx512m, start.sh's other defaults, but without -Xms512m/-XX:+AlwaysPreTouch, which would
+# make the RSS 512 MiB+ whatever the connections cost (c measures RSS).
+SLUICE_JAVA_OPTS_C="-Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50 -Dio.netty.leakDetection.level=disabled"
 RESULTS_ROOT="$REPO_ROOT/benchmark/results"
 WORK_ROOT="$SCRIPT_DIR/work"
 INSTALL=1
@@ -48,6 +57,8 @@ Targets and proxies
   --sluice-dist PATH     sluice-*.tar.gz or an unpacked distribution dir
                          [distribution/target/sluice-*.tar.gz]
   --worker-threads N     Sluice server.workerThreads = HAProxy nbthread [$WORKER_THREADS]
+  --sluice-java-opts S   JAVA_OPTS for Sluice's bin/start.sh [start.sh defaults; with
+                         workload c: "$SLUICE_JAVA_OPTS_C"]
   --haproxy-port P       [$HAPROXY_PORT]      --sluice-port P   [$SLUICE_PORT]
   --mysql-port P         MariaDB port on 127.0.0.1                   [$MYSQL_PORT]
 
@@ -56,13 +67,20 @@ Workloads
                            a = point_select,read_only,write_only,read_write (16,64 threads)
                            b = range_10,range_100,range_1000,range_10000   (16 threads)
                                (oltp_read_only, skip_trx, one simple range of N rows)
-                           c = idle connections held open   (not implemented yet)
-                           d = connection churn              (not implemented yet)
+                           c = idle_0,idle_N...: oltp_point_select (16 threads) while N idle
+                               client connections are held open (no schema, no command)
+                           d = churn_0,churn_R...: oltp_point_select (16 threads) while a side
+                               client opens+closes R connections/s (schema sbtest, SELECT 1)
+                           idle_N / churn_R name single points (idle_0 / churn_0, the
+                           baselines for the ratios, are always added)
   --threads LIST         comma list overriding the per-group thread counts
   --time S               seconds per measured run                     [$TIME]
   --repeats R            repeats of each direct->haproxy->sluice round [$REPEATS]
   --warmup S             unrecorded warm-up per target per group, 0=off [$WARMUP]
   --ps-mode auto|disable sysbench --db-ps-mode                        [$PS_MODE]
+  --idle-counts LIST     workload c: idle connections per point       [$IDLE_COUNTS]
+  --idle-concurrency N   workload c: logins in flight while opening    [$IDLE_CONCURRENCY]
+  --churn-rates LIST     workload d: connections opened+closed per s   [$CHURN_RATES]
 
 Data
   --tables N             sysbench tables                              [$TABLES]
@@ -77,6 +95,12 @@ Other
 
 Acceptance run (issue): oltp_read_write, 16 threads, 60 s through Sluice, zero errors:
   benchmark/sysbench/run.sh --workloads read_write --threads 16 --time 60 --repeats 1 --targets sluice
+
+Long connections (c) and short connections (d), full runs:
+  benchmark/sysbench/run.sh --workloads c --sluice-java-opts "$SLUICE_JAVA_OPTS_C"
+  benchmark/sysbench/run.sh --workloads d
+Points a target cannot reach within this machine's open-files limits (e.g. HAProxy needs 2 fds
+per connection) are skipped, logged, and listed in skipped.csv and the report.
 EOF
 }
 
@@ -97,6 +121,10 @@ while [[ $# -gt 0 ]]; do
     --repeats) REPEATS=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --ps-mode) PS_MODE=$2; shift 2 ;;
+    --idle-counts) IDLE_COUNTS=$2; shift 2 ;;
+    --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
+    --churn-rates) CHURN_RATES=$2; shift 2 ;;
+    --sluice-java-opts) SLUICE_JAVA_OPTS=$2; SLUICE_JAVA_OPTS_SET=1; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
     --table-size) TABLE_SIZE=$2; shift 2 ;;
     --results-dir) RESULTS_ROOT=$2; shift 2 ;;
@@ -108,7 +136,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
-for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE; do
+for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE IDLE_CONCURRENCY; do
   is_uint "${!v}" || die "--$(tr 'A-Z_' 'a-z-' <<<"$v") must be a non-negative integer (got '${!v}')"
 done
 (( TIME > 0 && REPEATS > 0 && TABLES > 0 && WORKER_THREADS > 0 )) || die "--time, --repeats, --tables, --worker-threads must be > 0"
@@ -135,11 +163,22 @@ has_target() { local t; for t in "${TARGET_LIST[@]}"; do [[ $t == "$1" ]] && ret
 
 # ---------------------------------------------------------------- workloads
 # A workload name maps to: sysbench test name + extra args + default thread counts.
-# Groups c and d are hooks: they will run a side load (idle connections / churn)
-# next to a base sysbench workload; see sideload_start / sideload_stop below.
+# Groups c and d run a side load (idle connections / churn) next to oltp_point_select;
+# see sideload_start / sideload_stop below.
 WL_A="point_select read_only write_only read_write"
 WL_B="range_10 range_100 range_1000 range_10000"
 declare -a WL_LIST=()
+IDLE_SET=""    # numbers of idle connections (workload c), 0 = baseline
+CHURN_SET=""   # churn rates (workload d), 0 = baseline
+add_list() {  # add_list VAR "1,2,3" OPTION: validated unsigned ints appended to VAR
+  local var=$1 list=$2 opt=$3 x
+  IFS=',' read -r -a _l <<<"$list"
+  for x in "${_l[@]}"; do
+    [[ -z $x ]] && continue
+    is_uint "$x" || die "$opt: '$x' is not a non-negative integer"
+    printf -v "$var" '%s %s' "${!var}" "$((10#$x))"
+  done
+}
 IFS=',' read -r -a _w <<<"$WORKLOADS"
 for w in "${_w[@]}"; do
   case "$w" in
@@ -148,12 +187,34 @@ for w in "${_w[@]}"; do
     all) for x in $WL_A $WL_B; do WL_LIST+=("$x"); done ;;
     point_select|read_only|write_only|read_write) WL_LIST+=("$w") ;;
     range_[0-9]*) is_uint "${w#range_}" && (( ${w#range_} > 0 )) || die "bad workload '$w'"; WL_LIST+=("$w") ;;
-    c|d|idle_*|churn_*)
-      die "workload '$w' is not implemented yet (hooks: sideload_start/sideload_stop in run.sh)" ;;
+    c) add_list IDLE_SET "0,$IDLE_COUNTS" --idle-counts ;;
+    d) add_list CHURN_SET "0,$CHURN_RATES" --churn-rates ;;
+    idle_*) add_list IDLE_SET "0,${w#idle_}" "workload $w" ;;
+    churn_*) add_list CHURN_SET "0,${w#churn_}" "workload $w" ;;
     "") ;;
-    *) die "unknown workload '$w' (a, b, point_select, read_only, write_only, read_write, range_N)" ;;
+    *) die "unknown workload '$w' (a, b, c, d, point_select, read_only, write_only, read_write, range_N, idle_N, churn_R)" ;;
   esac
 done
+# Groups: every a/b workload is its own group (its repeats interleave the targets); all
+# idle_N form one group and all churn_R another, whose rounds interleave the points too
+# (idle_0 -> idle_1000 -> ... per target), so "with / without" pairs come from one round.
+declare -a GROUPS_LIST=()
+for w in "${WL_LIST[@]}"; do GROUPS_LIST+=("$w"); done
+MAX_IDLE=0
+MAX_CHURN=0
+if [[ -n $IDLE_SET ]]; then
+  g=""
+  for n in $(tr ' ' '\n' <<<"$IDLE_SET" | grep -v '^$' | sort -nu); do g+=" idle_$n"; WL_LIST+=("idle_$n"); MAX_IDLE=$n; done
+  GROUPS_LIST+=("${g# }")
+  IDLE_SET=$(tr ' ' ',' <<<"${g# }" | sed 's/idle_//g')
+fi
+if [[ -n $CHURN_SET ]]; then
+  g=""
+  for n in $(tr ' ' '\n' <<<"$CHURN_SET" | grep -v '^$' | sort -nu); do g+=" churn_$n"; WL_LIST+=("churn_$n"); MAX_CHURN=$n; done
+  GROUPS_LIST+=("${g# }")
+  CHURN_SET=$(tr ' ' ',' <<<"${g# }" | sed 's/churn_//g')
+  (( TIME >= 4 )) || die "workload d needs --time >= 4 (churn runs from 1 s after the start to 1 s before the end)"
+fi
 (( ${#WL_LIST[@]} > 0 )) || die "no workloads"
 
 wl_test() {   # sysbench test script for a workload
@@ -163,6 +224,7 @@ wl_test() {   # sysbench test script for a workload
     write_only) echo oltp_write_only ;;
     read_write) echo oltp_read_write ;;
     range_*) echo oltp_read_only ;;
+    idle_*|churn_*) echo oltp_point_select ;;
   esac
 }
 wl_args() {   # extra sysbench args for a workload
@@ -174,18 +236,12 @@ wl_args() {   # extra sysbench args for a workload
 wl_threads() {  # default thread counts for a workload
   if [[ -n $THREADS ]]; then tr ',' ' ' <<<"$THREADS"; return; fi
   case "$1" in
-    range_*) echo 16 ;;
+    range_*|idle_*|churn_*) echo 16 ;;
     *) echo "16 64" ;;
   esac
 }
-# Hooks for workloads c (N idle connections held open through the target while the
-# base workload runs) and d (a client opening/closing K connections per second).
-# Contract: sideload_start WORKLOAD TARGET PORT starts the side load in the background
-# and records its pid in SIDELOAD_PID; sideload_stop stops it. Results of the side
-# load (e.g. connections/s achieved) belong in the CSV row as extra columns.
-SIDELOAD_PID=""
-sideload_start() { :; }
-sideload_stop()  { if [[ -n $SIDELOAD_PID ]]; then kill "$SIDELOAD_PID" 2>/dev/null || true; wait "$SIDELOAD_PID" 2>/dev/null || true; SIDELOAD_PID=""; fi; }
+SIDELOAD_PID=""   # side load of workloads c/d (see sideload_start below)
+sideload_stop() { :; }   # replaced below; cleanup may run before that
 
 MAX_THREADS=1
 for w in "${WL_LIST[@]}"; do
@@ -216,12 +272,13 @@ SLUICE_PID=""
 SLUICE_LAUNCHER_PID=""
 SAMPLER_PID=""
 SYSBENCH_PID=""
+MAXCONN_RESTORE=""
 
-stop_pid() {  # stop_pid PID NAME: TERM, wait up to 10 s, then KILL; only this pid
-  local pid=$1 name=$2 i
+stop_pid() {  # stop_pid PID NAME [SECS]: TERM, wait up to SECS (10) s, then KILL; only this pid
+  local pid=$1 name=$2 secs=${3:-10} i
   [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
   kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  for ((i = 0; i < secs * 10; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
   log "$name (pid $pid) did not stop on TERM; sending KILL"
   kill -KILL "$pid" 2>/dev/null || true
 }
@@ -232,7 +289,11 @@ cleanup() {
   set +e
   [[ -n $SYSBENCH_PID ]] && stop_pid "$SYSBENCH_PID" sysbench
   [[ -n $SAMPLER_PID ]] && { kill "$SAMPLER_PID" 2>/dev/null; wait "$SAMPLER_PID" 2>/dev/null; }
-  sideload_stop
+  sideload_stop now
+  if [[ -n $MAXCONN_RESTORE ]]; then
+    log "restoring MariaDB max_connections to $MAXCONN_RESTORE"
+    sql "$MYSQL_PORT" "SET GLOBAL max_connections = $MAXCONN_RESTORE" >/dev/null 2>&1
+  fi
   if [[ -n $SLUICE_HOME ]]; then
     if [[ -x $SLUICE_HOME/bin/stop.sh ]]; then
       log "stopping Sluice (bin/stop.sh)"
@@ -253,6 +314,26 @@ trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
 mkdir -p "$WORK"
+
+# Workload c holds up to MAX_IDLE connections: the idle client, HAProxy (2 fds per
+# connection), Sluice and this shell's children inherit this soft limit. Without
+# CAP_SYS_RESOURCE it can only go up to the hard limit; points that do not fit are
+# skipped per target (idle_skip_reason), not failed.
+if (( MAX_IDLE > 0 )); then
+  ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+fi
+NOFILE=$(ulimit -n)
+[[ $NOFILE == unlimited ]] && NOFILE=1048576
+if (( MAX_IDLE > 0 )); then
+  log "open-files limit for the clients and proxies: $NOFILE (hard $(ulimit -Hn))"
+fi
+HAPROXY_MAXCONN=4096
+if (( MAX_IDLE > 0 )); then
+  # N idle + sysbench + margin, but HAProxy needs 2 fds per connection under NOFILE
+  _want=$(( MAX_IDLE + MAX_THREADS + 200 )) _fit=$(( (NOFILE - 300) / 2 ))
+  HAPROXY_MAXCONN=$(( _want < _fit ? _want : _fit ))
+  (( HAPROXY_MAXCONN < 4096 )) && HAPROXY_MAXCONN=4096
+fi
 
 # ---------------------------------------------------------------- setup
 ensure_tools() {
@@ -332,6 +413,17 @@ ensure_max_connections() {
   if (( cur < need )); then
     log "raising MariaDB max_connections $cur -> $need"
     sql "$MYSQL_PORT" "SET GLOBAL max_connections = $need"
+    cur=$need
+  fi
+  # Workload c through direct/HAProxy: every idle client is a server connection. This
+  # raise is undone on exit (a 15k limit is no state to leave on a shared server).
+  if (( MAX_IDLE > 0 )); then
+    need=$(( MAX_IDLE + MAX_THREADS * 2 + 200 ))
+    if (( cur < need )); then
+      log "raising MariaDB max_connections $cur -> $need for workload c (restored on exit)"
+      sql "$MYSQL_PORT" "SET GLOBAL max_connections = $need"
+      MAXCONN_RESTORE=$cur
+    fi
   fi
 }
 
@@ -356,8 +448,8 @@ start_haproxy() {
   cat >"$cfg" <<EOF
 # generated by benchmark/sysbench/run.sh
 global
-    # each proxied connection takes 2 fds; stay well under a 20000 nofile limit
-    maxconn 4096
+    # each proxied connection takes 2 fds; stay under the open-files limit ($NOFILE)
+    maxconn $HAPROXY_MAXCONN
     nbthread $WORKER_THREADS
 
 defaults
@@ -381,7 +473,7 @@ EOF
   [[ -n $HAPROXY_PID ]] || die "HAProxy wrote no pid file"
   wait_port "$HAPROXY_PORT" 10 "$HAPROXY_PID" || die "HAProxy not listening on $HAPROXY_PORT"
   sql "$HAPROXY_PORT" 'SELECT 1' >/dev/null || die "no MySQL answer through HAProxy"
-  log "HAProxy $(haproxy -v | head -1 | awk '{print $3}') on $HOST:$HAPROXY_PORT, nbthread $WORKER_THREADS, pid $HAPROXY_PID"
+  log "HAProxy $(haproxy -v | head -1 | awk '{print $3}') on $HOST:$HAPROXY_PORT, nbthread $WORKER_THREADS, maxconn $HAPROXY_MAXCONN, pid $HAPROXY_PID"
 }
 
 # ---------------------------------------------------------------- Sluice
@@ -436,10 +528,14 @@ start_sluice() {
   SLUICE_HOME=$(cd "$(dirname "$start")/.." && pwd)
   mkdir -p "$SLUICE_HOME/conf"
   write_sluice_config "$SLUICE_HOME/conf/config.yaml"
-  log "starting Sluice from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $SLUICE_PORT)"
+  log "starting Sluice from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $SLUICE_PORT, JAVA_OPTS: ${SLUICE_JAVA_OPTS_EFFECTIVE:-start.sh defaults})"
   # start.sh may daemonize or stay in the foreground: run it in the background either
   # way and find the JVM by its listening socket.
-  (cd "$SLUICE_HOME" && exec bin/start.sh "$SLUICE_PORT" "$SLUICE_HOME/conf") >"$WORK/sluice-start.log" 2>&1 </dev/null &
+  (
+    cd "$SLUICE_HOME"
+    if [[ -n $SLUICE_JAVA_OPTS_EFFECTIVE ]]; then export JAVA_OPTS="$SLUICE_JAVA_OPTS_EFFECTIVE"; fi
+    exec bin/start.sh "$SLUICE_PORT" "$SLUICE_HOME/conf"
+  ) >"$WORK/sluice-start.log" 2>&1 </dev/null &
   SLUICE_LAUNCHER_PID=$!
   wait_port "$SLUICE_PORT" 90 || { tail -30 "$WORK/sluice-start.log" >&2; find "$SLUICE_HOME" -name '*.log' -newer "$start" -exec tail -30 {} \; >&2 2>/dev/null; die "Sluice not listening on $SLUICE_PORT after 90 s"; }
   SLUICE_PID=$(listener_pid "$SLUICE_PORT")
@@ -472,8 +568,185 @@ find_db_pid() {
   [[ -n $DB_PID ]] || DB_PID=$(pgrep -xo mariadbd || pgrep -xo mysqld || true)
 }
 
+# ---------------------------------------------------------------- side loads (c, d)
+PY=/usr/bin/python3
+[[ -x $PY ]] || PY=$(command -v python3)
+db_status() {  # db_status NAME -> value of SHOW GLOBAL STATUS NAME on MariaDB itself
+  sql "$MYSQL_PORT" "SHOW GLOBAL STATUS LIKE '$1'" 2>/dev/null | awk '{print $2}'
+}
+nofile_of() {  # soft "Max open files" of a pid
+  awk '/^Max open files/ {print $4}' "/proc/$1/limits" 2>/dev/null
+}
+fds_of() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+
+# Why TARGET cannot hold N idle connections on this machine (empty = it can). Each
+# check is an fd or connection budget; a point that does not fit is skipped for that
+# target and listed in skipped.csv, instead of failing the run halfway.
+idle_skip_reason() {
+  local target=$1 n=$2 lim fds maxc
+  (( n == 0 )) && return 0
+  if (( n + 100 > NOFILE )); then
+    echo "idle client: open-files limit $NOFILE < $n connections + 100"; return 0
+  fi
+  if [[ $target == direct || $target == haproxy ]]; then
+    maxc=$(sql "$MYSQL_PORT" 'SELECT @@GLOBAL.max_connections' 2>/dev/null || echo 0)
+    if (( n + MAX_THREADS + 20 > maxc )); then
+      echo "MariaDB max_connections $maxc < $n idle + $MAX_THREADS threads + 20"; return 0
+    fi
+    if [[ -n $DB_PID ]]; then
+      lim=$(nofile_of "$DB_PID"); fds=$(fds_of "$DB_PID")
+      if [[ -n $lim && $lim != unlimited ]] && (( fds + n + MAX_THREADS + 300 > lim )); then
+        echo "MariaDB open-files limit $lim (mariadbd has $fds fds open; needs $n + $MAX_THREADS + 300 more)"; return 0
+      fi
+    fi
+  fi
+  if [[ $target == haproxy ]] && (( n + MAX_THREADS + 20 > HAPROXY_MAXCONN )); then
+    echo "HAProxy maxconn $HAPROXY_MAXCONN: 2 fds per proxied connection under the open-files limit $NOFILE"; return 0
+  fi
+  if [[ $target == sluice && -n $SLUICE_PID ]]; then
+    lim=$(nofile_of "$SLUICE_PID"); fds=$(fds_of "$SLUICE_PID")
+    if [[ -n $lim && $lim != unlimited ]] && (( fds + n + MAX_THREADS + 400 > lim )); then
+      echo "Sluice open-files limit $lim (JVM has $fds fds open; needs $n + $MAX_THREADS + 400 more)"; return 0
+    fi
+  fi
+  return 0
+}
+
+# Contract: sideload_start WORKLOAD TARGET PORT LOGFILE starts the side load of a c/d
+# workload (nothing for others) and returns once it is in place (idle: all logins done);
+# non-zero = it could not be set up. sideload_stop [now] ends it and fills SIDE_COLS,
+# the side-load columns of the CSV row.
+SIDE_KIND=""
+SIDE_N=""
+SIDE_LOG=""
+SIDE_CONN0=""
+SIDE_NEWC=""
+SIDE_THREADS0=""
+SIDE_COLS=",,,,,,,,"   # side_load..db_new_conns (9 columns)
+SIDE_HEADER="side_load,side_n,side_ok,side_failed,side_dropped,side_p50_ms,side_p95_ms,side_rate,db_new_conns"
+SIDE_FAILED=0          # runs whose side load had failed or dropped connections
+
+sideload_start() {
+  local w=$1 target=$2 port=$3 logf=$4 i
+  SIDE_KIND="" SIDE_N="" SIDE_LOG=$logf SIDE_CONN0="" SIDE_NEWC="" SIDE_COLS=",,,,,,,,"
+  case "$w" in
+    idle_*) SIDE_KIND=idle SIDE_N=${w#idle_} ;;
+    churn_*) SIDE_KIND=churn SIDE_N=${w#churn_} ;;
+    *) return 0 ;;
+  esac
+  : >"$logf"
+  if [[ $SIDE_KIND == idle ]]; then
+    (( SIDE_N > 0 )) || return 0
+    SIDE_THREADS0=$(db_status Threads_connected)
+    SIDE_CONN0=$(db_status Connections)
+    local ready_s=$(( 60 + SIDE_N / 50 ))
+    # hold bound: opening + this run + slack; normally stopped by sideload_stop
+    "$PY" "$SCRIPT_DIR/idle_clients.py" --host "$HOST" --port "$port" --user "$MYSQL_USER" \
+      --password "$MYSQL_PASSWORD" --count "$SIDE_N" --concurrency "$IDLE_CONCURRENCY" \
+      --hold-seconds $(( ready_s + TIME + 120 )) >"$logf" 2>&1 </dev/null &
+    SIDELOAD_PID=$!
+    for ((i = 0; i < ready_s * 10; i++)); do
+      grep -q '^READY' "$logf" && break
+      kill -0 "$SIDELOAD_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    if ! grep -q '^READY' "$logf"; then
+      log "idle client for $target did not finish its $SIDE_N logins within ${ready_s}s: $(tail -3 "$logf" | tr '\n' ' ')"
+      sideload_stop now
+      return 1
+    fi
+    local connected
+    connected=$(sed -n 's/^READY connected=\([0-9]*\).*/\1/p' "$logf")
+    # server connections the target created for the idle logins (the query counts 1)
+    SIDE_NEWC=$(db_status Connections)
+    [[ -n $SIDE_NEWC && -n $SIDE_CONN0 ]] && SIDE_NEWC=$(( SIDE_NEWC - SIDE_CONN0 - 1 )) || SIDE_NEWC=""
+    log "  $SIDE_N idle connections to $target: $(grep '^READY' "$logf" | cut -d' ' -f2-); new server connections: $SIDE_NEWC"
+    (( ${connected:-0} > 0 )) || { sideload_stop now; return 1; }
+    sleep 1   # let the proxy settle (allocations, GC) before sysbench starts
+    return 0
+  fi
+  # churn (also for rate 0: the window measures the baseline's new server connections)
+  local secs=$(( TIME - 2 ))
+  (
+    sleep 1   # sysbench has connected by now: its connections are not in the window
+    db_status Connections >"$WORK/side_conn0"
+    if (( SIDE_N > 0 )); then
+      "$PY" "$SCRIPT_DIR/churn_clients.py" --host "$HOST" --port "$port" --user "$MYSQL_USER" \
+        --password "$MYSQL_PASSWORD" --db sbtest --rate "$SIDE_N" --seconds "$secs" </dev/null &
+      echo $! >"$WORK/side_py.pid"
+      wait $! || true
+    else
+      sleep "$secs"
+    fi
+    db_status Connections >"$WORK/side_conn1"
+  ) >"$logf" 2>&1 &
+  SIDELOAD_PID=$!
+  return 0
+}
+
+sideload_stop() {
+  local now=${1:-} i py
+  if [[ -n $SIDELOAD_PID ]]; then
+    if [[ $SIDE_KIND == churn && $now != now ]]; then
+      # it ends by itself 1 s before sysbench; in-flight connections time out after 10 s
+      for ((i = 0; i < 300; i++)); do kill -0 "$SIDELOAD_PID" 2>/dev/null || break; sleep 0.1; done
+    fi
+    py=$(cat "$WORK/side_py.pid" 2>/dev/null || true)
+    [[ -n $py ]] && stop_pid "$py" "churn client" 15
+    rm -f "$WORK/side_py.pid"
+    # the idle client sends COM_QUIT on up to 15k connections on TERM
+    stop_pid "$SIDELOAD_PID" "side load" 60
+    wait "$SIDELOAD_PID" 2>/dev/null || true
+    SIDELOAD_PID=""
+  fi
+  [[ -n $SIDE_LOG && -f $SIDE_LOG && ! -s $SIDE_LOG ]] && rm -f "$SIDE_LOG"   # 0 points log nothing
+  [[ $now == now ]] && return 0
+  [[ -n $SIDE_KIND ]] || return 0
+  local json="" c0="" c1="" newc=""
+  [[ -f $SIDE_LOG ]] && json=$(sed -n 's/^JSON //p' "$SIDE_LOG" | tail -1)
+  if [[ $SIDE_KIND == idle ]]; then
+    if (( SIDE_N == 0 )); then
+      SIDE_COLS="idle,0,0,0,0,,,,"
+      return 0
+    fi
+    newc=$SIDE_NEWC
+    # wait (bounded) until MariaDB has let go of the closed connections, so the next
+    # run does not start with thousands of threads still exiting
+    local tc
+    for ((i = 0; i < 300; i++)); do
+      tc=$(db_status Threads_connected)
+      [[ -z $tc ]] || (( tc <= ${SIDE_THREADS0:-0} + 20 )) && break
+      sleep 0.1
+    done
+  else
+    c0=$(cat "$WORK/side_conn0" 2>/dev/null || true)
+    c1=$(cat "$WORK/side_conn1" 2>/dev/null || true)
+    rm -f "$WORK/side_conn0" "$WORK/side_conn1"
+    # new server connections in the churn window; the second status query counts 1
+    [[ -n $c0 && -n $c1 ]] && newc=$(( c1 - c0 - 1 ))
+  fi
+  SIDE_COLS=$("$PY" - "$SIDE_KIND" "$SIDE_N" "$json" "$newc" <<'PYEOF'
+import json, sys
+kind, n, js, new = sys.argv[1:5]
+d = json.loads(js) if js else {}
+def f(v): return "" if v is None else str(v)
+if kind == "idle":
+    ok, failed, dropped = d.get("connected"), d.get("failed"), d.get("dropped")
+    p50, p95 = d.get("open_p50_ms"), d.get("open_p95_ms")
+    rate = round(d["connected"] / d["open_s"], 1) if d.get("open_s") else None
+else:
+    ok, failed, dropped = (d.get("succeeded"), d.get("failed"), "") if d else (0 if n == "0" else None, 0 if n == "0" else None, "")
+    p50, p95, rate = d.get("p50_ms"), d.get("p95_ms"), d.get("achieved_per_s")
+print(",".join([kind, n, f(ok), f(failed), f(dropped), f(p50), f(p95), f(rate), f(new)]))
+PYEOF
+  ) || SIDE_COLS="$SIDE_KIND,$SIDE_N,,,,,,,"
+  IFS=, read -r _ _ _ f d _ <<<"$SIDE_COLS"
+  if [[ -z $f ]] || (( ${f:-0} > 0 || ${d:-0} > 0 )); then SIDE_FAILED=$((SIDE_FAILED + 1)); fi
+}
+
 CSV="$OUT/results.csv"
-CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log"
+CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log,$SIDE_HEADER,db_rss_kb"
+SKIPPED="$OUT/skipped.csv"   # workload,target,reason: points a target cannot reach here
 
 parse_sysbench() {  # parse_sysbench LOG -> "queries qps tps avg p95 errors reconnects" (blank = missing)
   awk '
@@ -510,7 +783,24 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   load=$(cut -d' ' -f1 /proc/loadavg)
   started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   [[ -n $pid ]] && { kill -0 "$pid" 2>/dev/null || die "$target (pid $pid) is no longer running"; }
-  sideload_start "$w" "$target" "$(port_of "$target")"
+  if [[ $w == idle_* ]]; then
+    local why
+    why=$(idle_skip_reason "$target" "${w#idle_}")
+    if [[ -n $why ]]; then
+      if ! grep -q "^$w,$target," "$SKIPPED" 2>/dev/null; then
+        [[ -f $SKIPPED ]] || echo "workload,target,reason" >"$SKIPPED"
+        echo "$w,$target,\"$why\"" >>"$SKIPPED"
+        log "  skipping $w for $target: $why (a limit of this setup; listed in skipped.csv)"
+      fi
+      return 0
+    fi
+  fi
+  if ! sideload_start "$w" "$target" "$(port_of "$target")" "$OUT/logs/${w}_t${th}_r${rep}_${target}.side.log"; then
+    [[ -f $SKIPPED ]] || echo "workload,target,reason" >"$SKIPPED"
+    echo "$w,$target,\"repeat $rep: side load could not be set up (see logs/${w}_t${th}_r${rep}_${target}.side.log)\"" >>"$SKIPPED"
+    SIDE_FAILED=$((SIDE_FAILED + 1))
+    return 0
+  fi
   # RSS sampler: last value while sysbench still runs, and the max.
   local rssfile="$WORK/rss.txt"
   : >"$rssfile"
@@ -522,6 +812,8 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   [[ -n $DB_PID ]] && d0=$(cpu_ticks "$DB_PID")
   run_sysbench "$w" "$th" "$target" "$TIME" "$logf" || rc=$?
   [[ -n $DB_PID ]] && d1=$(cpu_ticks "$DB_PID")
+  local db_rss=""
+  [[ -n $DB_PID ]] && db_rss=$(rss_kb "$DB_PID")
   if [[ -n $pid ]]; then
     c1=$(cpu_ticks "$pid")
     rss_kb "$pid" >>"$rssfile"
@@ -541,16 +833,28 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   if [[ -n $d0 && -n $d1 && -n $q && $q != 0 ]]; then
     db_kq=$(awk -v a="$d0" -v b="$d1" -v hz="$CLK_TCK" -v q="$q" 'BEGIN{printf "%.5f", (b-a)/hz/q*1000}')
   fi
-  echo "$w,$(wl_test "$w"),$th,$rep,$target,$TIME,$rc,$parsed,$cpu_s,$cpu_kq,$rss,$rssmax,$db_kq,$load,$started,$logrel" >>"$CSV"
-  local qps avg p95 err
+  echo "$w,$(wl_test "$w"),$th,$rep,$target,$TIME,$rc,$parsed,$cpu_s,$cpu_kq,$rss,$rssmax,$db_kq,$load,$started,$logrel,$SIDE_COLS,$db_rss" >>"$CSV"
+  local qps avg p95 err side=""
   IFS=, read -r _ qps _ avg p95 err _ <<<"$parsed"
-  printf '[%s]   %-12s t=%-3s r=%s %-7s qps=%-9s avg=%-6s p95=%-6s err=%-3s cpu/kq=%-8s rss=%s%s\n' \
+  if [[ -n $SIDE_KIND ]]; then
+    local sk sn sok sf sd s50 s95 srate snew
+    IFS=, read -r sk sn sok sf sd s50 s95 srate snew <<<"$SIDE_COLS"
+    if [[ $sk == idle ]]; then side=" idle ok=$sok fail=$sf drop=$sd new_srv_conns=${snew:--}"
+    else side=" churn ok=$sok fail=$sf p50=${s50:--}ms p95=${s95:--}ms new_srv_conns=${snew:--}"; fi
+  fi
+  printf '[%s]   %-12s t=%-3s r=%s %-7s qps=%-9s avg=%-6s p95=%-6s err=%-3s cpu/kq=%-8s rss=%s%s%s\n' \
     "$(date +%H:%M:%S)" "$w" "$th" "$rep" "$target" "${qps:-?}" "${avg:-?}" "${p95:-?}" "${err:-?}" \
-    "${cpu_kq:--}" "${rss:+$((rss / 1024))MiB}" "$([[ $rc != 0 ]] && echo " EXIT=$rc (see $logrel)")" >&2
+    "${cpu_kq:--}" "${rss:+$((rss / 1024))MiB}" "$side" "$([[ $rc != 0 ]] && echo " EXIT=$rc (see $logrel)")" >&2
 }
 
 # ---------------------------------------------------------------- main
 has_target sluice && find_sluice_dist   # fail before any setup when it is missing
+SLUICE_JAVA_OPTS_EFFECTIVE=""           # empty = start.sh's defaults
+if (( SLUICE_JAVA_OPTS_SET )); then
+  SLUICE_JAVA_OPTS_EFFECTIVE=$SLUICE_JAVA_OPTS
+elif (( MAX_IDLE > 0 )); then
+  SLUICE_JAVA_OPTS_EFFECTIVE=$SLUICE_JAVA_OPTS_C
+fi
 ensure_tools
 MYSQL_BIN=$(command -v mysql || command -v mariadb)
 ensure_mariadb
@@ -577,6 +881,14 @@ cat >"$OUT/meta.json" <<EOF
   "tables": $TABLES,
   "table_size": $TABLE_SIZE,
   "ps_mode": "$PS_MODE",
+  "idle_counts": "$IDLE_SET",
+  "churn_rates": "$CHURN_SET",
+  "idle_concurrency": $IDLE_CONCURRENCY,
+  "open_files_limit": $NOFILE,
+  "haproxy_maxconn": $HAPROXY_MAXCONN,
+  "mariadb_max_connections": $(sql "$MYSQL_PORT" 'SELECT @@GLOBAL.max_connections'),
+  "mariadb_open_files_limit": "$( [[ -n $DB_PID ]] && nofile_of "$DB_PID")",
+  "sluice_java_opts": $(json_str "${SLUICE_JAVA_OPTS_EFFECTIVE:-start.sh defaults}"),
   "rand_type": "uniform",
   "worker_threads": $WORKER_THREADS,
   "sluice_dist": $(json_str "${SLUICE_DIST:-}"),
@@ -601,9 +913,15 @@ echo "$CSV_HEADER" >"$CSV"
 
 log "results -> ${OUT#"$REPO_ROOT"/}"
 log "targets: ${TARGET_LIST[*]} | workloads: ${WL_LIST[*]} | ${TIME}s x ${REPEATS} repeats, warm-up ${WARMUP}s | $TABLES x $TABLE_SIZE rows"
-for w in "${WL_LIST[@]}"; do
+for grp in "${GROUPS_LIST[@]}"; do
+  read -r -a gw <<<"$grp"
+  w=${gw[0]}
   for th in $(wl_threads "$w"); do
-    log "== $w: $(wl_test "$w") $(wl_args "$w") threads=$th"
+    if (( ${#gw[@]} > 1 )); then
+      log "== ${gw[*]}: $(wl_test "$w") threads=$th, side load per point"
+    else
+      log "== $w: $(wl_test "$w") $(wl_args "$w") threads=$th"
+    fi
     if (( WARMUP > 0 )); then
       for target in "${TARGET_LIST[@]}"; do
         run_sysbench "$w" "$th" "$target" "$WARMUP" "$WORK/warmup.log" \
@@ -611,20 +929,24 @@ for w in "${WL_LIST[@]}"; do
       done
     fi
     for ((rep = 1; rep <= REPEATS; rep++)); do
-      for target in "${TARGET_LIST[@]}"; do
-        measure "$w" "$th" "$rep" "$target"
+      for w in "${gw[@]}"; do
+        for target in "${TARGET_LIST[@]}"; do
+          measure "$w" "$th" "$rep" "$target"
+        done
       done
     done
   done
 done
 
-PY=/usr/bin/python3
-[[ -x $PY ]] || PY=$(command -v python3)
 "$PY" "$SCRIPT_DIR/report.py" "$OUT" || log "report.py failed; raw data is in $CSV"
 
 FAILED=$(awk -F, 'NR > 1 && ($7 != 0 || ($13 != "" && $13 != 0)) {n++} END {print n + 0}' "$CSV")
 if (( FAILED > 0 )); then
   log "$FAILED run(s) had a non-zero exit or errors (see results.csv columns exit_code, errors)"
+  exit 3
+fi
+if (( SIDE_FAILED > 0 )); then
+  log "$SIDE_FAILED run(s) had side-load connections fail or dropped (results.csv side_failed, side_dropped; logs/*.side.log)"
   exit 3
 fi
 log "done: ${OUT#"$REPO_ROOT"/}"
