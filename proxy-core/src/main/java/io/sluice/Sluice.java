@@ -81,7 +81,8 @@ public final class Sluice implements AutoCloseable {
             config = new ProxyConfig(config.databaseName(), config.dataSources(), config.server(),
                     java.util.List.of(new io.sluice.config.UserConfig("root", "%", "root")));
         }
-        BackendServerInfo serverInfo = probeBackends(config);
+        ProbeResult probe = probeBackends(config);
+        BackendServerInfo serverInfo = probe.serverInfo();
         ServerConfig server = config.server();
         TransportKind transport = TransportKind.of(server.transport());
         EventLoopGroup bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
@@ -96,8 +97,9 @@ public final class Sluice implements AutoCloseable {
                 pools.put(dataSource.name(), new BackendPool(dataSource, workerGroup, transport,
                         server.connBufferSize(), defaultKey));
             }
-            FrontendContext context = new FrontendContext(config, serverInfo,
-                    new SingleBackend(config.primaryDataSource().name()), pools);
+            // Until backend groups arrive (issue #4), sessions go to the first data source that answered at start.
+            String backend = probe.reachable().get(0);
+            FrontendContext context = new FrontendContext(config, serverInfo, new SingleBackend(backend), pools);
             int bufferSize = server.connBufferSize();
             Channel serverChannel = new ServerBootstrap()
                     .group(bossGroup, workerGroup)
@@ -114,8 +116,7 @@ public final class Sluice implements AutoCloseable {
                     .channel();
             Sluice sluice = new Sluice(config, bossGroup, workerGroup, pools, context, serverChannel, transport);
             log.info("Sluice listening on {} ({} transport, {} event loops), backend {} {}", sluice.localAddress(),
-                    transport.name(), server.effectiveWorkerThreads(), config.primaryDataSource().name(),
-                    serverInfo.serverVersion());
+                    transport.name(), server.effectiveWorkerThreads(), backend, serverInfo.serverVersion());
             return sluice;
         } catch (Exception e) { // Netty rethrows the socket's checked BindException unchecked
             pools.values().forEach(pool -> pool.close(1000));
@@ -138,9 +139,17 @@ public final class Sluice implements AutoCloseable {
                 || (t != null && String.valueOf(t.getMessage()).contains("Address already in use"));
     }
 
-    /** Reads every backend's greeting; one reachable backend is enough to start, none is a configuration error. */
-    private static BackendServerInfo probeBackends(ProxyConfig config) {
+    /** What the start-up probe learned: the first reachable backend's greeting and which data sources answered. */
+    private record ProbeResult(BackendServerInfo serverInfo, List<String> reachable) {
+    }
+
+    /**
+     * Reads every backend's greeting. One reachable backend is enough to start (the others are logged as
+     * warnings); none is a configuration error.
+     */
+    private static ProbeResult probeBackends(ProxyConfig config) {
         BackendServerInfo first = null;
+        List<String> reachable = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (DataSourceConfig dataSource : config.dataSources().values()) {
             int timeout = (int) Math.min(PROBE_TIMEOUT_MILLIS, dataSource.connectionTimeoutMilliseconds());
@@ -149,6 +158,7 @@ public final class Sluice implements AutoCloseable {
                 if (first == null) {
                     first = info;
                 }
+                reachable.add(dataSource.name());
             } catch (IOException e) {
                 String failure = "dataSources." + dataSource.name() + ".url: " + dataSource.url()
                         + " is unreachable (" + e.getMessage() + ")";
@@ -159,7 +169,7 @@ public final class Sluice implements AutoCloseable {
         if (first == null) {
             throw new ConfigException("no backend is reachable: " + String.join("; ", failures));
         }
-        return first;
+        return new ProbeResult(first, reachable);
     }
 
     /** The port clients connect to. */

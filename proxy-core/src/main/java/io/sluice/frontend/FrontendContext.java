@@ -18,7 +18,6 @@ public final class FrontendContext {
     private final BackendServerInfo serverInfo;
     private final LoadBalancer balancer;
     private final Map<String, BackendPool> pools;
-    private final String aliasTarget;
     private final int capabilities;
     private final int mariaDbCapabilities;
     private final AtomicInteger connectionIds = new AtomicInteger();
@@ -31,7 +30,6 @@ public final class FrontendContext {
         this.serverInfo = serverInfo;
         this.balancer = balancer;
         this.pools = Map.copyOf(pools);
-        this.aliasTarget = config.primaryDataSource().jdbcUrl().database();
         // Facing a MariaDB, Sluice leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset as the server does, so that
         // MariaDB clients read and send the extended capabilities Sluice can relay.
         int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
@@ -75,12 +73,16 @@ public final class FrontendContext {
         return configured != null ? configured : serverInfo.serverVersion();
     }
 
-    /** The schema a client gets when it asks for {@code requested}: {@code databaseName} maps to the URL's. */
-    String resolveSchema(String requested) {
-        if (requested != null && aliasTarget != null && requested.equals(config.databaseName())) {
-            return aliasTarget;
+    /**
+     * The schema a session on {@code dataSource} gets when it asks for {@code requested}: {@code databaseName} maps
+     * to the database in that data source's URL; every other name passes through.
+     */
+    String resolveSchema(String requested, String dataSource) {
+        if (requested == null || !requested.equals(config.databaseName())) {
+            return requested;
         }
-        return requested;
+        String target = pools.get(dataSource).dataSource().jdbcUrl().database();
+        return target != null ? target : requested;
     }
 
     int nextConnectionId() {

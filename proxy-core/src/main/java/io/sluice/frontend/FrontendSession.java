@@ -211,7 +211,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         dataSource = picked.get();
         pool = context.pool(dataSource).forLoop(channel.eventLoop());
-        schema = context.resolveSchema(handshake.database());
+        schema = context.resolveSchema(handshake.database(), dataSource);
         if (schema == null) {
             enterCommandPhase(okSequenceId);
             return;
@@ -458,7 +458,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         user = request.user();
         authPlugin = plugin;
-        schema = context.resolveSchema(request.database());
+        schema = context.resolveSchema(request.database(), dataSource);
         // The new user starts with a fresh session: the old backend connection goes back to be reset.
         if (backend != null) {
             BackendConnection old = backend;
