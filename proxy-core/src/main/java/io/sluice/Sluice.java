@@ -15,6 +15,7 @@ import io.sluice.config.ConfigException;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
+import io.sluice.config.UserConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.FrontendInitializer;
 import io.sluice.protocol.Capabilities;
@@ -79,7 +80,7 @@ public final class Sluice implements AutoCloseable {
             log.warn("authority.users is empty: clients log in as the default account root@% with password 'root'."
                     + " Set authority.users in config.yaml.");
             config = new ProxyConfig(config.databaseName(), config.dataSources(), config.server(),
-                    java.util.List.of(new io.sluice.config.UserConfig("root", "%", "root")));
+                    List.of(new UserConfig("root", "%", "root")));
         }
         ProbeResult probe = probeBackends(config);
         BackendServerInfo serverInfo = probe.serverInfo();

@@ -15,6 +15,7 @@ import io.sluice.relay.ResponseTracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -266,7 +267,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     }
 
     /** COM_INIT_DB; the callback receives {@code null} on success or the server's refusal. */
-    void selectSchema(String newSchema, java.util.function.Consumer<BackendException> done) {
+    void selectSchema(String newSchema, Consumer<BackendException> done) {
         runPrivate(List.of(Packets.command(channel.alloc(), Command.COM_INIT_DB, newSchema)),
                 new int[] {ResponseTracker.EXPECT_SINGLE}, (responses, failure) -> {
                     try {

@@ -40,7 +40,7 @@ public record ProxyConfig(
         return new Builder();
     }
 
-    /** The first data source: the one pass-through sessions use while a single backend group has one member. */
+    /** The first data source in file order (sessions use the first one that answers at start). */
     public DataSourceConfig primaryDataSource() {
         return dataSources.values().iterator().next();
     }

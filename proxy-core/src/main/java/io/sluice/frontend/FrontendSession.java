@@ -29,6 +29,7 @@ import io.sluice.relay.ResponseTracker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Optional;
 import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLAuthSwitchRequestPacket;
 import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLAuthenticationPluginData;
@@ -175,8 +176,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             lastSequenceId = sequenceId + 1;
             channel.writeAndFlush(Packets.frame(channel.alloc(), lastSequenceId, new MySQLAuthSwitchRequestPacket(
                     Scramble.MYSQL_NATIVE_PASSWORD, new MySQLAuthenticationPluginData(
-                            java.util.Arrays.copyOf(nonce, 8),
-                            java.util.Arrays.copyOfRange(nonce, 8, nonce.length)))), channel.voidPromise());
+                            Arrays.copyOf(nonce, 8),
+                            Arrays.copyOfRange(nonce, 8, nonce.length)))), channel.voidPromise());
             return;
         }
         authenticate(plugin, handshake.authResponse(), sequenceId + 1);

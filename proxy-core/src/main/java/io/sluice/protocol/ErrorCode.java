@@ -15,10 +15,6 @@ public enum ErrorCode {
     ER_ACCESS_DENIED_ERROR(1045, "28000"),
     /** A command Sluice does not relay (replication, binlog). */
     ER_UNKNOWN_COM_ERROR(1047, "08S01"),
-    /** The database does not exist (normally relayed from the backend). */
-    ER_BAD_DB_ERROR(1049, "42000"),
-    /** A packet out of order. */
-    ER_NET_PACKETS_OUT_OF_ORDER(1156, "08S01"),
     /** A command larger than {@code server.maxPacketSize}. */
     ER_NET_PACKET_TOO_LARGE(1153, "08S01"),
     /** The client asked for an authentication method Sluice cannot perform. */

@@ -26,8 +26,6 @@ public final class Packets {
     public static final int EOF_HEADER = 0xFE;
     public static final int ERR_HEADER = 0xFF;
     public static final int LOCAL_INFILE_HEADER = 0xFB;
-    /** A lenenc NULL in a text row. */
-    public static final int NULL_VALUE = 0xFB;
 
     private Packets() {
     }
