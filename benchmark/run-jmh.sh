@@ -16,7 +16,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 jar=benchmark/target/benchmarks.jar
-if [[ ! -f "$jar" ]] || [[ -n "$(find benchmark/src benchmark/pom.xml proxy-core/src proxy-core/pom.xml pom.xml \
+if [[ ! -f "$jar" ]] || [[ -n "$(find benchmark/src benchmark/pom.xml proxy-core/src proxy-core/pom.xml proxy-balancer/src pom.xml \
         -newer "$jar" -type f -print -quit)" ]]; then
     echo "building $jar" >&2
     ./mvnw -q -pl benchmark -am package -DskipTests

@@ -6,11 +6,16 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.backend.BackendPool;
 import io.sluice.backend.BackendProbe;
 import io.sluice.backend.BackendServerInfo;
 import io.sluice.backend.SessionKey;
-import io.sluice.balancer.SingleBackend;
+import io.sluice.balancer.Backend;
+import io.sluice.balancer.BackendGroup;
+import io.sluice.balancer.BackendState;
+import io.sluice.balancer.BackendStatus;
+import io.sluice.balancer.HealthChecker;
 import io.sluice.config.ConfigException;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
@@ -27,6 +32,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,17 +58,24 @@ public final class Sluice implements AutoCloseable {
     private final ProxyConfig config;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    private final EventLoopGroup checkGroup;
     private final Map<String, BackendPool> pools;
+    private final BackendGroup group;
+    private final HealthChecker healthChecker;
     private final FrontendContext context;
     private final Channel serverChannel;
     private final TransportKind transport;
 
     private Sluice(ProxyConfig config, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-            Map<String, BackendPool> pools, FrontendContext context, Channel serverChannel, TransportKind transport) {
+            EventLoopGroup checkGroup, Map<String, BackendPool> pools, BackendGroup group, HealthChecker healthChecker,
+            FrontendContext context, Channel serverChannel, TransportKind transport) {
         this.config = config;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
+        this.checkGroup = checkGroup;
         this.pools = pools;
+        this.group = group;
+        this.healthChecker = healthChecker;
         this.context = context;
         this.serverChannel = serverChannel;
         this.transport = transport;
@@ -89,18 +102,36 @@ public final class Sluice implements AutoCloseable {
         EventLoopGroup bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(server.effectiveWorkerThreads(),
                 transport.ioHandlerFactory());
+        // Health checks get a thread of their own: a slow or black-holed backend never delays relayed traffic.
+        EventLoopGroup checkGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-health", true),
+                transport.ioHandlerFactory());
         Map<String, BackendPool> pools = new LinkedHashMap<>();
+        HealthChecker checker = null;
         try {
             SessionKey defaultKey = new SessionKey(Capabilities.PROXY_SUPPORTED & serverInfo.capabilities()
                     & ~Capabilities.CLIENT_MULTI_STATEMENTS, serverInfo.collationId(),
                     serverInfo.mariaDbCapabilities());
+            BackendGroup group = new BackendGroup(config.loadBalancer(), config.healthCheck());
             for (DataSourceConfig dataSource : config.dataSources().values()) {
-                pools.put(dataSource.name(), new BackendPool(dataSource, workerGroup, transport,
-                        server.connBufferSize(), defaultKey));
+                BackendPool pool = new BackendPool(dataSource, workerGroup, transport, server.connBufferSize(),
+                        defaultKey, checkGroup.next());
+                pools.put(dataSource.name(), pool);
+                // A backend that did not answer the start-up probe starts down and needs `rise` checks to come up.
+                Backend backend = group.add(dataSource.name(), pool.address(), dataSource.weight(),
+                        probe.reachable().contains(dataSource.name()));
+                if (dataSource.drain()) {
+                    group.drain(dataSource.name());
+                }
+                pool.setRetiring(backend.status() != BackendStatus.UP);
             }
-            // Until backend groups arrive (issue #4), sessions go to the first data source that answered at start.
-            String backend = probe.reachable().get(0);
-            FrontendContext context = new FrontendContext(config, serverInfo, new SingleBackend(backend), pools);
+            group.addListener((now, before) -> onStatusChanged(pools, now, before));
+            checker = new HealthChecker(group, (name, timeout) -> {
+                BackendPool pool = pools.get(name);
+                return pool != null ? pool.check(timeout)
+                        : CompletableFuture.failedFuture(new IllegalStateException("no pool for " + name));
+            }, checkGroup.next());
+            checker.start();
+            FrontendContext context = new FrontendContext(config, serverInfo, group, pools);
             int bufferSize = server.connBufferSize();
             Channel serverChannel = new ServerBootstrap()
                     .group(bossGroup, workerGroup)
@@ -115,14 +146,21 @@ public final class Sluice implements AutoCloseable {
                     .bind(server.address(), server.port())
                     .syncUninterruptibly()
                     .channel();
-            Sluice sluice = new Sluice(config, bossGroup, workerGroup, pools, context, serverChannel, transport);
-            log.info("Sluice listening on {} ({} transport, {} event loops), backend {} {}", sluice.localAddress(),
-                    transport.name(), server.effectiveWorkerThreads(), backend, serverInfo.serverVersion());
+            Sluice sluice = new Sluice(config, bossGroup, workerGroup, checkGroup, pools, group, checker, context,
+                    serverChannel, transport);
+            log.info("Sluice listening on {} ({} transport, {} event loops), {} over {} ({}), health checks {}",
+                    sluice.localAddress(), transport.name(), server.effectiveWorkerThreads(), config.loadBalancer(),
+                    pools.keySet(), serverInfo.serverVersion(), config.healthCheck().enabled()
+                            ? "every " + config.healthCheck().intervalMilliseconds() + " ms" : "off");
             return sluice;
         } catch (Exception e) { // Netty rethrows the socket's checked BindException unchecked
+            if (checker != null) {
+                checker.close();
+            }
             pools.values().forEach(pool -> pool.close(1000));
             bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            checkGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             if (isBindFailure(e) || isBindFailure(e.getCause())) {
                 throw new ConfigException("server.port: " + server.port() + " on " + server.address()
                         + " cannot be bound: address already in use", e);
@@ -132,6 +170,20 @@ public final class Sluice implements AutoCloseable {
             }
             throw new ConfigException("server: cannot start on " + server.address() + ":" + server.port() + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    /** Logs a backend's change of status and stops pooling connections to a backend that left rotation. */
+    private static void onStatusChanged(Map<String, BackendPool> pools, BackendState now, BackendStatus before) {
+        BackendPool pool = pools.get(now.name());
+        if (pool != null) {
+            pool.setRetiring(now.status() != BackendStatus.UP);
+        }
+        String why = now.lastCheck() == null ? "" : " (" + now.lastCheck().detail() + ")";
+        if (now.status() == BackendStatus.DOWN) {
+            log.warn("backend {} ({}) is DOWN{}: new sessions go elsewhere", now.name(), now.address(), why);
+        } else {
+            log.info("backend {} ({}) is {} (was {})", now.name(), now.address(), now.status(), before);
         }
     }
 
@@ -202,6 +254,37 @@ public final class Sluice implements AutoCloseable {
         return pool.openConnections();
     }
 
+    /** Every backend's status, sessions, last health check and pool, in configuration order. */
+    public List<BackendSnapshot> backends() {
+        List<BackendSnapshot> snapshots = new ArrayList<>();
+        for (BackendState state : group.states()) {
+            BackendPool pool = pools.get(state.name());
+            snapshots.add(new BackendSnapshot(state, pool.openConnections(), pool.idleConnections(),
+                    pool.pendingAcquires(), pool.dataSource().maxPoolSize()));
+        }
+        return snapshots;
+    }
+
+    /**
+     * Takes a backend out of rotation for maintenance: its sessions finish, no new session goes to it, and its
+     * pooled connections close as they come back.
+     *
+     * @return false when there is no backend of that name
+     */
+    public boolean drain(String name) {
+        return group.drain(name);
+    }
+
+    /** Puts a drained backend back into rotation. */
+    public boolean undrain(String name) {
+        return group.undrain(name);
+    }
+
+    /** The backend group, for observers that want to hear of status changes ({@link BackendGroup#addListener}). */
+    public BackendGroup backendGroup() {
+        return group;
+    }
+
     /** The Netty transport in use: {@code epoll}, {@code io_uring} or {@code nio}. */
     public String transport() {
         return transport.name();
@@ -211,9 +294,11 @@ public final class Sluice implements AutoCloseable {
     @Override
     public void close() {
         serverChannel.close().syncUninterruptibly();
+        healthChecker.close();
         pools.values().forEach(pool -> pool.close(2000));
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        checkGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         log.info("Sluice on {} stopped", serverChannel.localAddress());
     }
 }

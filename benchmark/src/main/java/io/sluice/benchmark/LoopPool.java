@@ -36,7 +36,7 @@ final class LoopPool implements AutoCloseable {
         this.key = key;
         // no idle timeout or lifetime: housekeeping must not retire connections during a run
         DataSourceConfig dataSource = new DataSourceConfig("bench", url, user, password, 5_000, 0, 0, connections, 0);
-        this.pool = new BackendPool(dataSource, loop, transport, 32 * 1024, key);
+        this.pool = new BackendPool(dataSource, loop, transport, 32 * 1024, key, loop); // no health checks here
         this.local = pool.forLoop(loop);
         List<Future<BackendConnection>> opening = new ArrayList<>();
         for (int i = 0; i < connections; i++) {

@@ -3,6 +3,7 @@ package io.sluice.backend;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -74,6 +75,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     private final ResponseTracker tracker;
     private final long createdNanos = System.nanoTime();
     private final Promise<BackendConnection> ready;
+    private final long loginTimeoutMillis;
 
     private Channel channel;
     private Mode mode = Mode.AUTHENTICATING;
@@ -96,8 +98,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     private PrivateCallback privateCallback;
     private boolean responseDone;
 
-    BackendConnection(EventLoopPool pool, SessionKey key, String schema, Promise<BackendConnection> ready) {
+    /**
+     * @param loginTimeoutMillis how long connecting and logging in may take
+     * @param pooled whether the connection holds one of the pool's {@code maxPoolSize} slots; a health check's does
+     *     not
+     */
+    BackendConnection(EventLoopPool pool, SessionKey key, String schema, Promise<BackendConnection> ready,
+            long loginTimeoutMillis, boolean pooled) {
         this.pool = pool;
+        this.loginTimeoutMillis = loginTimeoutMillis;
+        this.slotReleased = !pooled;
         this.key = key;
         this.schema = schema;
         this.ready = ready;
@@ -222,10 +232,15 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
 
     /** Closes the connection; it never returns to the pool. */
     public void close() {
-        if (channel != null) {
-            channel.close();
-        } else {
+        if (channel == null) {
             releaseSlot();
+        } else if (mode == Mode.IDLE && channel.isActive()) {
+            // Between commands the server expects one: say goodbye, so that it does not log an aborted connection.
+            mode = Mode.CLOSED;
+            channel.writeAndFlush(Packets.command(channel.alloc(), Command.COM_QUIT, null))
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
         }
     }
 
@@ -349,7 +364,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        long timeout = pool.dataSource().connectionTimeoutMilliseconds();
+        long timeout = loginTimeoutMillis;
         loginTimeout = ctx.executor().schedule(() -> {
             if (mode == Mode.AUTHENTICATING) {
                 fail(new BackendException("login to " + address() + " timed out after " + timeout + " ms"));

@@ -3,11 +3,13 @@ package io.sluice.backend;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Promise;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
 import io.sluice.transport.TransportKind;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,12 +30,16 @@ public final class BackendPool {
     private final AtomicInteger waiting = new AtomicInteger();
     private final Map<EventExecutor, EventLoopPool> byLoop = new IdentityHashMap<>();
     private final EventLoopPool[] loops;
+    private final EventLoopPool checks;
+    /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
+    private volatile boolean retiring;
 
     /**
      * @param defaultKey the key of connections opened ahead of any session ({@code minPoolSize})
+     * @param checkLoop the loop health checks run on, apart from the loops that relay client traffic
      */
     public BackendPool(DataSourceConfig dataSource, EventLoopGroup group, TransportKind transport, int connBufferSize,
-            SessionKey defaultKey) {
+            SessionKey defaultKey, EventLoop checkLoop) {
         this.dataSource = dataSource;
         this.url = dataSource.jdbcUrl();
         this.transport = transport;
@@ -51,6 +57,7 @@ public final class BackendPool {
             loops[i++] = pool;
             byLoop.put(executor, pool);
         }
+        this.checks = new EventLoopPool(this, checkLoop, 0);
         long period = Math.max(1000, Math.min(30_000, Math.min(
                 positiveOr(dataSource.idleTimeoutMilliseconds(), 30_000),
                 positiveOr(dataSource.maxLifetimeMilliseconds(), 30_000)) / 2));
@@ -70,6 +77,58 @@ public final class BackendPool {
             throw new IllegalArgumentException("loop: not one of this pool's event loops");
         }
         return pool;
+    }
+
+    /**
+     * One health check: connect, log in and quit, within {@code timeoutMillis}. The connection does not count
+     * against {@code maxPoolSize}, so a full pool still passes its checks.
+     */
+    public CompletableFuture<Void> check(long timeoutMillis) {
+        CompletableFuture<Void> outcome = new CompletableFuture<>();
+        EventLoop loop = checks.loop();
+        loop.execute(() -> {
+            Promise<Void> done = loop.newPromise();
+            done.addListener(f -> {
+                if (f.isSuccess()) {
+                    outcome.complete(null);
+                } else {
+                    outcome.completeExceptionally(f.cause());
+                }
+            });
+            checks.check(timeoutMillis, done);
+        });
+        return outcome;
+    }
+
+    /**
+     * Starts or stops retiring this pool's connections: while the backend is down or draining, idle connections are
+     * closed and connections sessions give back are not kept.
+     */
+    public void setRetiring(boolean value) {
+        retiring = value;
+        if (value) {
+            for (EventLoopPool pool : loops) {
+                pool.loop().execute(pool::retireAllIdle);
+            }
+        }
+    }
+
+    boolean isRetiring() {
+        return retiring;
+    }
+
+    /** Idle connections now, on every loop. */
+    public int idleConnections() {
+        int sum = 0;
+        for (EventLoopPool pool : loops) {
+            sum += pool.idleCount();
+        }
+        return sum;
+    }
+
+    /** Sessions waiting for a connection now, on every loop. */
+    public int pendingAcquires() {
+        return waiting.get();
     }
 
     public DataSourceConfig dataSource() {

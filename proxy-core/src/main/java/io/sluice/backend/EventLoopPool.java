@@ -31,6 +31,8 @@ public final class EventLoopPool {
     private final int minIdleShare;
     private final ArrayDeque<BackendConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /** {@code idle.size()}, published for readers on other threads (metrics, the admin API). */
+    private volatile int idleSize;
     private SessionKey lastKey;
     private ScheduledFuture<?> housekeeping;
 
@@ -60,9 +62,13 @@ public final class EventLoopPool {
         return loop;
     }
 
-    /** Idle connections here, for metrics and tests. Call on the loop. */
+    /** Idle connections here, for metrics and tests; may be read from any thread. */
     public int idleCount() {
-        return idle.size();
+        return idleSize;
+    }
+
+    private void idleChanged() {
+        idleSize = idle.size();
     }
 
     /**
@@ -109,6 +115,7 @@ public final class EventLoopPool {
             }
             if (Objects.equals(candidate.schema(), schema)) {
                 it.remove();
+                idleChanged();
                 promise.trySuccess(candidate);
                 return true;
             }
@@ -120,6 +127,7 @@ public final class EventLoopPool {
             return false;
         }
         idle.remove(sameKey);
+        idleChanged();
         BackendConnection connection = sameKey;
         connection.selectSchema(schema, error -> {
             if (error == null) {
@@ -134,8 +142,31 @@ public final class EventLoopPool {
 
     private void open(SessionKey key, String schema, Promise<BackendConnection> promise) {
         log.debug("opening a connection to {} for schema {} ({} open)", address(), schema, parent.openConnections());
+        connect(key, schema, promise, dataSource().connectionTimeoutMilliseconds(), true);
+    }
+
+    /**
+     * A health check: opens a connection outside the pool's count, logs in, and says goodbye with COM_QUIT. Logging
+     * in rather than only reading the greeting matters: a server counts connections dropped after the greeting as
+     * handshake errors and blocks a host that makes {@code max_connect_errors} of them.
+     */
+    void check(long timeoutMillis, Promise<Void> outcome) {
         Promise<BackendConnection> ready = loop.newPromise();
-        BackendConnection connection = new BackendConnection(this, key, schema, ready);
+        ready.addListener(f -> {
+            if (f.isSuccess()) {
+                ((BackendConnection) f.getNow()).close();
+                outcome.trySuccess(null);
+            } else {
+                outcome.tryFailure(f.cause());
+            }
+        });
+        connect(parent.defaultKey(), null, ready, timeoutMillis, false);
+    }
+
+    private void connect(SessionKey key, String schema, Promise<BackendConnection> promise, long timeoutMillis,
+            boolean pooled) {
+        Promise<BackendConnection> ready = loop.newPromise();
+        BackendConnection connection = new BackendConnection(this, key, schema, ready, timeoutMillis, pooled);
         ready.addListener(f -> {
             if (f.isSuccess()) {
                 if (!promise.trySuccess(connection)) {
@@ -151,8 +182,7 @@ public final class EventLoopPool {
                 .channelFactory(parent.transport().socketChannelFactory())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                        (int) Math.min(Integer.MAX_VALUE, dataSource().connectionTimeoutMilliseconds()))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(bufferSize / 2, bufferSize))
                 .handler(connection)
                 .connect(parent.host(), parent.port());
@@ -185,12 +215,19 @@ public final class EventLoopPool {
         if (!connection.isOpen()) {
             return;
         }
+        if (parent.isRetiring()) {
+            log.debug("closing {}: its backend is down or draining", connection);
+            connection.close();
+            return;
+        }
         connection.markIdle();
         idle.addFirst(connection);
+        idleChanged();
         log.debug("{} is idle in the pool", connection);
         serveWaiters();
         if (waiters.isEmpty() && parent.hasWaiters() && idle.remove(connection)) {
             // A session waits on another loop, which this connection cannot serve: free its slot for that loop.
+            idleChanged();
             connection.close();
         }
     }
@@ -210,6 +247,7 @@ public final class EventLoopPool {
             if (!idle.isEmpty()) {
                 // Only connections of another key or schema are idle here: retire one to make room.
                 idle.pollLast().close();
+                idleChanged();
             }
             if (!parent.tryReserve()) {
                 return;
@@ -229,17 +267,28 @@ public final class EventLoopPool {
         return !waiters.isEmpty();
     }
 
+    /** Closes every idle connection: the backend went down or is draining. */
+    void retireAllIdle() {
+        while (!idle.isEmpty()) {
+            idle.poll().close();
+        }
+        idleChanged();
+    }
+
     /** Closes one idle connection, if any, to give its slot to another loop. */
     void retireOneIdle() {
         BackendConnection oldest = idle.pollLast();
         if (oldest != null) {
+            idleChanged();
             oldest.close();
         }
     }
 
     /** Called by a connection of this loop when its channel closed. */
     void onClosed(BackendConnection connection) {
-        idle.remove(connection);
+        if (idle.remove(connection)) {
+            idleChanged();
+        }
     }
 
     /** Starts the periodic check of idle timeouts, lifetimes and the minimum pool size. */
@@ -261,7 +310,8 @@ public final class EventLoopPool {
                 connection.close();
             }
         }
-        int missing = minIdleShare - idle.size();
+        idleChanged();
+        int missing = parent.isRetiring() ? 0 : minIdleShare - idle.size();
         SessionKey key = lastKey != null ? lastKey : parent.defaultKey();
         for (int i = 0; i < missing && parent.tryReserve(); i++) {
             Promise<BackendConnection> warm = loop.newPromise();
@@ -284,6 +334,7 @@ public final class EventLoopPool {
         while (!idle.isEmpty()) {
             idle.poll().close();
         }
+        idleChanged();
         while (!waiters.isEmpty()) {
             Waiter waiter = dequeue();
             waiter.timeout().cancel(false);

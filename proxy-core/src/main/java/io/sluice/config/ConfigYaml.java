@@ -1,5 +1,7 @@
 package io.sluice.config;
 
+import io.sluice.balancer.HealthCheckConfig;
+import io.sluice.balancer.Policy;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -36,10 +38,13 @@ import org.yaml.snakeyaml.nodes.Tag;
 public final class ConfigYaml {
 
     private static final List<String> TOP_LEVEL_KEYS =
-            List.of("databaseName", "dataSources", "rules", "server", "authority");
+            List.of("databaseName", "dataSources", "rules", "server", "authority", "loadBalancer", "healthCheck");
     private static final List<String> DATA_SOURCE_KEYS = List.of("url", "username", "password",
             "connectionTimeoutMilliseconds", "idleTimeoutMilliseconds", "maxLifetimeMilliseconds",
-            "maxPoolSize", "minPoolSize");
+            "maxPoolSize", "minPoolSize", "weight", "drain");
+    private static final List<String> LOAD_BALANCER_KEYS = List.of("type");
+    private static final List<String> HEALTH_CHECK_KEYS =
+            List.of("intervalMilliseconds", "timeoutMilliseconds", "rise", "fall");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "workerThreads", "connBufferSize",
             "maxConnections", "serverVersion", "maxPacketSize", "transport");
     // privilege is accepted so ShardingSphere's server.yaml section pastes in unchanged; Sluice authorises nothing
@@ -129,8 +134,16 @@ public final class ConfigYaml {
         List<UserConfig> users = authority == null || isNull(authority.getValueNode())
                 ? List.of() : users(authority);
 
+        NodeTuple loadBalancer = keys.get("loadBalancer");
+        Policy policy = loadBalancer == null || isNull(loadBalancer.getValueNode())
+                ? ProxyConfig.DEFAULT_LOAD_BALANCER : loadBalancer(loadBalancer);
+
+        NodeTuple healthCheck = keys.get("healthCheck");
+        HealthCheckConfig checks = healthCheck == null || isNull(healthCheck.getValueNode())
+                ? HealthCheckConfig.defaults() : healthCheck(healthCheck);
+
         try {
-            return new ProxyConfig(database, dataSources, serverConfig, users);
+            return new ProxyConfig(database, dataSources, serverConfig, users, policy, checks);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source + ": " + e.getMessage(), e);
         }
@@ -173,9 +186,11 @@ public final class ConfigYaml {
                 DataSourceConfig.DEFAULT_MAX_POOL_SIZE, Integer.MAX_VALUE);
         int minPoolSize = (int) optionalInteger(keys, "minPoolSize", path,
                 DataSourceConfig.DEFAULT_MIN_POOL_SIZE, Integer.MAX_VALUE);
+        int weight = (int) optionalInteger(keys, "weight", path, DataSourceConfig.DEFAULT_WEIGHT, Integer.MAX_VALUE);
+        boolean drain = optionalBoolean(keys, "drain", path, false);
         try {
             return new DataSourceConfig(name, url, username, password, connectionTimeout, idleTimeout, maxLifetime,
-                    maxPoolSize, minPoolSize);
+                    maxPoolSize, minPoolSize, weight, drain);
         } catch (IllegalArgumentException e) {
             throw recordRefused(e, keys, keyNode, path);
         }
@@ -217,21 +232,53 @@ public final class ConfigYaml {
         }
     }
 
+    private Policy loadBalancer(NodeTuple tuple) {
+        String path = "loadBalancer";
+        MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping such as {type: LEAST_CONNECTIONS}");
+        Map<String, NodeTuple> keys = keys(mapping, path, LOAD_BALANCER_KEYS);
+        NodeTuple type = keys.get("type");
+        if (type == null || isNull(type.getValueNode())) {
+            return ProxyConfig.DEFAULT_LOAD_BALANCER;
+        }
+        return enumValue(type.getValueNode(), path + ".type", Policy.class);
+    }
+
+    private HealthCheckConfig healthCheck(NodeTuple tuple) {
+        String path = "healthCheck";
+        MappingNode mapping = mapping(tuple.getValueNode(), path,
+                "a mapping of " + String.join(", ", HEALTH_CHECK_KEYS));
+        Map<String, NodeTuple> keys = keys(mapping, path, HEALTH_CHECK_KEYS);
+        long interval = optionalInteger(keys, "intervalMilliseconds", path,
+                HealthCheckConfig.DEFAULT_INTERVAL_MILLISECONDS, Long.MAX_VALUE);
+        long timeout = optionalInteger(keys, "timeoutMilliseconds", path,
+                HealthCheckConfig.DEFAULT_TIMEOUT_MILLISECONDS, Long.MAX_VALUE);
+        int rise = (int) optionalInteger(keys, "rise", path, HealthCheckConfig.DEFAULT_RISE, Integer.MAX_VALUE);
+        int fall = (int) optionalInteger(keys, "fall", path, HealthCheckConfig.DEFAULT_FALL, Integer.MAX_VALUE);
+        try {
+            return new HealthCheckConfig(interval, timeout, rise, fall);
+        } catch (IllegalArgumentException e) {
+            throw recordRefused(e, keys, tuple.getKeyNode(), path);
+        }
+    }
+
+    private <E extends Enum<E>> E enumValue(Node node, String path, Class<E> type) {
+        String name = string(node, path);
+        try {
+            return Enum.valueOf(type, name.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            List<String> names = new ArrayList<>();
+            for (E constant : type.getEnumConstants()) {
+                names.add(constant.name());
+            }
+            throw error(node, path, describe(node) + " (expected: one of " + String.join(", ", names) + ")");
+        }
+    }
+
     private Transport transport(NodeTuple tuple, String path, Transport defaultValue) {
         if (tuple == null || isNull(tuple.getValueNode())) {
             return defaultValue;
         }
-        String name = string(tuple.getValueNode(), path);
-        try {
-            return Transport.valueOf(name.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            List<String> names = new ArrayList<>();
-            for (Transport t : Transport.values()) {
-                names.add(t.name());
-            }
-            throw error(tuple.getValueNode(), path,
-                    describe(tuple.getValueNode()) + " (expected: one of " + String.join(", ", names) + ")");
-        }
+        return enumValue(tuple.getValueNode(), path, Transport.class);
     }
 
     private List<UserConfig> users(NodeTuple tuple) {
@@ -336,6 +383,20 @@ public final class ConfigYaml {
         }
         String value = string(tuple.getValueNode(), join(path, key));
         return value == null ? defaultValue : value;
+    }
+
+    private boolean optionalBoolean(Map<String, NodeTuple> keys, String key, String path, boolean defaultValue) {
+        NodeTuple tuple = keys.get(key);
+        if (tuple == null || isNull(tuple.getValueNode())) {
+            return defaultValue;
+        }
+        Node node = tuple.getValueNode();
+        if (node instanceof ScalarNode scalar && Tag.BOOL.equals(node.getTag())) {
+            String value = scalar.getValue().toLowerCase(Locale.ROOT);
+            // YAML 1.1 also reads yes/no/on/off as booleans; say what they meant rather than refuse them.
+            return value.equals("true") || value.equals("yes") || value.equals("on") || value.equals("y");
+        }
+        throw error(node, join(path, key), describe(node) + " (expected: true or false)");
     }
 
     private long optionalInteger(Map<String, NodeTuple> keys, String key, String path, long defaultValue,

