@@ -31,9 +31,25 @@ final class BackendCluster implements AutoCloseable {
     /** Fast checks so that the tests take seconds, not the default's minutes. */
     static final HealthCheckConfig FAST_CHECKS = new HealthCheckConfig(200, 1000, 2, 3);
 
+    private static BackendCluster shared;
+
     final Map<String, ExtraMariaDb> servers = new LinkedHashMap<>();
 
-    BackendCluster() {
+    /**
+     * The cluster every test class of this JVM shares, started on first use and stopped when the JVM exits: an
+     * embedded server takes tens of seconds to start, so three per test class would be too slow.
+     */
+    static synchronized BackendCluster shared() {
+        if (shared == null) {
+            BackendCluster cluster = new BackendCluster();
+            Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "sluice-test-cluster-stop"));
+            shared = cluster;
+        }
+        shared.restoreAll();
+        return shared;
+    }
+
+    private BackendCluster() {
         try {
             for (String name : NAMES) {
                 servers.put(name, ExtraMariaDb.start("backend-" + name));

