@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -19,6 +20,9 @@ import java.util.Objects;
  * @param maxLifetimeMilliseconds the age after which an idle connection is closed; 0 means no limit
  * @param maxPoolSize the most connections open to this server at once
  * @param minPoolSize the connections kept open even when idle
+ * @param sslMode whether and how connections to this server use TLS
+ * @param sslCa the CA certificates (PEM) the server's certificate must chain to for VERIFY_CA and
+ *     VERIFY_IDENTITY; {@code null} uses the JDK's trusted CAs
  */
 public record DataSourceConfig(
         String name,
@@ -29,13 +33,17 @@ public record DataSourceConfig(
         long idleTimeoutMilliseconds,
         long maxLifetimeMilliseconds,
         int maxPoolSize,
-        int minPoolSize) {
+        int minPoolSize,
+        SslMode sslMode,
+        Path sslCa) {
 
     public static final long DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS = 30_000;
     public static final long DEFAULT_IDLE_TIMEOUT_MILLISECONDS = 600_000;
     public static final long DEFAULT_MAX_LIFETIME_MILLISECONDS = 1_800_000;
     public static final int DEFAULT_MAX_POOL_SIZE = 100;
     public static final int DEFAULT_MIN_POOL_SIZE = 0;
+    /** Plain text: backends usually sit on a private network, and TLS costs every relayed byte. */
+    public static final SslMode DEFAULT_SSL_MODE = SslMode.DISABLED;
 
     public DataSourceConfig {
         Objects.requireNonNull(name, "name");
@@ -57,7 +65,27 @@ public record DataSourceConfig(
         if (minPoolSize < 0 || minPoolSize > maxPoolSize) {
             throw new IllegalArgumentException("minPoolSize: " + minPoolSize + " (expected: 0.." + maxPoolSize + ")");
         }
+        sslMode = sslMode == null ? DEFAULT_SSL_MODE : sslMode;
+        if (sslCa != null && !sslMode.verifiesCertificate()) {
+            // A CA that is silently not checked would look like protection that is not there.
+            throw new IllegalArgumentException("sslCa: set while sslMode is " + sslMode
+                    + " (expected: sslMode VERIFY_CA or VERIFY_IDENTITY, or no sslCa)");
+        }
         JdbcUrl.parse(url); // fails early on a URL Sluice cannot connect to
+    }
+
+    /** A data source without TLS. */
+    public DataSourceConfig(String name, String url, String username, String password,
+            long connectionTimeoutMilliseconds, long idleTimeoutMilliseconds, long maxLifetimeMilliseconds,
+            int maxPoolSize, int minPoolSize) {
+        this(name, url, username, password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds,
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, DEFAULT_SSL_MODE, null);
+    }
+
+    /** The same data source with TLS settings. */
+    public DataSourceConfig withSsl(SslMode newSslMode, Path newSslCa) {
+        return new DataSourceConfig(name, url, username, password, connectionTimeoutMilliseconds,
+                idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, newSslMode, newSslCa);
     }
 
     /** A data source with the default pool settings. */
@@ -76,6 +104,6 @@ public record DataSourceConfig(
     public String toString() {
         // Never print the password: this string reaches logs.
         return "DataSourceConfig[name=" + name + ", url=" + url + ", username=" + username
-                + ", maxPoolSize=" + maxPoolSize + ", minPoolSize=" + minPoolSize + "]";
+                + ", maxPoolSize=" + maxPoolSize + ", minPoolSize=" + minPoolSize + ", sslMode=" + sslMode + "]";
     }
 }

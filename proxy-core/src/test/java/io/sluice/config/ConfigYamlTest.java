@@ -165,7 +165,7 @@ class ConfigYamlTest {
                     maxPoolSise: 10
                 """, "config.yaml line 5: dataSources.ds_0.maxPoolSise: unknown key (expected: one of url, username, "
                 + "password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds, maxLifetimeMilliseconds, "
-                + "maxPoolSize, minPoolSize)");
+                + "maxPoolSize, minPoolSize, sslMode, sslCa)");
     }
 
     @Test
@@ -175,7 +175,8 @@ class ConfigYamlTest {
                 server:
                   prot: 3307
                 """, "config.yaml line 3: server.prot: unknown key (expected: one of address, port, workerThreads, "
-                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport)");
+                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
+                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff, tls)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
@@ -187,7 +188,8 @@ class ConfigYamlTest {
                   users:
                     - user: root
                       pasword: root
-                """, "config.yaml line 5: authority.users[0].pasword: unknown key (expected: one of user, password)");
+                """, "config.yaml line 5: authority.users[0].pasword: unknown key "
+                + "(expected: one of user, password, passwordHash, maxConnections)");
     }
 
     @Test
@@ -235,7 +237,8 @@ class ConfigYamlTest {
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 server: 3307
                 """, "config.yaml line 2: server: 3307 (expected: a mapping of address, port, workerThreads, "
-                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport)");
+                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
+                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff, tls)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
