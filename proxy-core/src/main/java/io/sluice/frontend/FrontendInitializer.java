@@ -5,7 +5,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.codec.PacketFrameDecoder;
-import io.sluice.tls.ServerTls;
 import io.sluice.tls.SslRequestHandler;
 import java.util.concurrent.TimeUnit;
 
@@ -24,11 +23,6 @@ public final class FrontendInitializer extends ChannelInitializer<SocketChannel>
     public FrontendInitializer(FrontendContext context) {
         this.context = context;
         this.security = new ClientSecurity(context.config().server());
-    }
-
-    /** The client TLS context, or {@code null} when TLS is off. */
-    public ServerTls tls() {
-        return security.tls();
     }
 
     @Override
