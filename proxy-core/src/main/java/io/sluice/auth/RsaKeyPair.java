@@ -5,6 +5,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.util.Base64;
+import javax.crypto.BadPaddingException;
 import javax.crypto.Cipher;
 
 /**
@@ -14,8 +15,10 @@ import javax.crypto.Cipher;
  */
 public final class RsaKeyPair {
     private static final int KEY_BITS = 2048;
-    /** What MySQL and its clients use for the password: OAEP with SHA-1 and MGF1. */
-    private static final String TRANSFORMATION = "RSA/ECB/OAEPWithSHA-1AndMGF1Padding";
+    /** What MySQL 8.0.5+ and its clients use for the password: OAEP with SHA-1 and MGF1. */
+    private static final String OAEP = "RSA/ECB/OAEPWithSHA-1AndMGF1Padding";
+    /** What Connector/J uses towards a server whose version is below 8.0.5 (Sluice in front of MariaDB says 5.5.5). */
+    private static final String PKCS1 = "RSA/ECB/PKCS1Padding";
 
     private volatile KeyPair keyPair;
     private volatile byte[] publicKeyPem;
@@ -60,12 +63,21 @@ public final class RsaKeyPair {
     }
 
     /**
-     * Decrypts what a client encrypted with the public key.
+     * Decrypts what a client encrypted with the public key, with OAEP padding or, failing that, PKCS#1 v1.5. Whether
+     * the padding was right is never told to the client: either way a wrong password gets the same access denied.
      *
      * @throws GeneralSecurityException when it was not encrypted with this key
      */
     public byte[] decrypt(byte[] encrypted) throws GeneralSecurityException {
-        Cipher cipher = Cipher.getInstance(TRANSFORMATION);
+        try {
+            return decrypt(OAEP, encrypted);
+        } catch (BadPaddingException e) {
+            return decrypt(PKCS1, encrypted);
+        }
+    }
+
+    private byte[] decrypt(String transformation, byte[] encrypted) throws GeneralSecurityException {
+        Cipher cipher = Cipher.getInstance(transformation);
         cipher.init(Cipher.DECRYPT_MODE, keyPair().getPrivate());
         return cipher.doFinal(encrypted);
     }
