@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.protocol.Command;
@@ -103,7 +104,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         this.ready = ready;
         this.tracker = new ResponseTracker(key.deprecateEof(), this);
         this.authentication = new BackendAuthentication(pool.dataSource().username(), pool.dataSource().password(),
-                key, schema);
+                key, schema, pool.dataSource().sslMode());
     }
 
     /** The data source this connection belongs to. */
@@ -472,6 +473,10 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         if (reply != null) {
             channel.writeAndFlush(reply, channel.voidPromise());
         }
+        if (step == BackendAuthentication.Step.START_TLS) {
+            startTls();
+            return;
+        }
         if (step == BackendAuthentication.Step.DONE) {
             serverConnectionId = authentication.serverConnectionId();
             authentication = null;
@@ -491,6 +496,35 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
                         }
                     });
         }
+    }
+
+    /**
+     * Switches to TLS after the SSLRequest went out: the handler goes first in the pipeline (the SSLRequest has
+     * already passed it in plain text) and starts the handshake; the login goes on over TLS once it is done.
+     */
+    private void startTls() {
+        BackendPool parent = pool.parent();
+        SslHandler tls = parent.tls().newHandler(channel.alloc(), parent.host(), parent.port());
+        channel.pipeline().addFirst("tls", tls);
+        tls.handshakeFuture().addListener(f -> {
+            if (mode != Mode.AUTHENTICATING || authentication == null) {
+                return;
+            }
+            if (f.isSuccess()) {
+                channel.writeAndFlush(authentication.afterTls(channel.alloc()), channel.voidPromise());
+            } else {
+                fail(new BackendException("TLS handshake with " + address() + " (sslMode "
+                        + pool.dataSource().sslMode() + ") failed: " + rootMessage(f.cause()), f.cause()));
+            }
+        });
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 
     private void onPrivatePacket(ByteBuf frame) {
