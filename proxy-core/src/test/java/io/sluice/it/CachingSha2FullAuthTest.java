@@ -8,15 +8,25 @@ import io.sluice.auth.PasswordHash;
 import io.sluice.config.TlsConfig;
 import io.sluice.config.UserConfig;
 import io.sluice.testing.JdbcDriver;
+import io.sluice.protocol.Scramble;
 import io.sluice.testing.LeakDetection;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.TlsFiles;
 import io.sluice.tls.GeneratedCertificates;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.KeyFactory;
+import java.security.PublicKey;
+import java.security.spec.X509EncodedKeySpec;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Base64;
+import java.util.List;
+import javax.crypto.Cipher;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -145,6 +155,54 @@ class CachingSha2FullAuthTest {
             assertThat(currentProxyUser(c)).isEqualTo(42);
             assertThatThrownBy(() -> c.unwrap(JdbcConnection.class).changeUser(SHA2_USER, "wrong"))
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1045));
+        }
+    }
+
+    /**
+     * The RSA exchange byte for byte, as MySQL 8.0.5+ clients run it (OAEP padding; Connector/J uses PKCS#1 v1.5
+     * towards the 5.7 version the other tests present): scramble, perform_full_authentication, 0x02 for the key,
+     * the PEM key, the encrypted password, OK.
+     */
+    @Test
+    void oaepEncryptedPasswordByteForByte() throws Exception {
+        try (ProxyUnderTest proxy = start();
+             RawMySqlClient client = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            byte[] nonce = client.handshake().seed();
+            ByteArrayOutputStream response = new ByteArrayOutputStream();
+            int capabilities = RawMySqlClient.CLIENT_LONG_PASSWORD | RawMySqlClient.CLIENT_PROTOCOL_41
+                    | RawMySqlClient.CLIENT_SECURE_CONNECTION | RawMySqlClient.CLIENT_PLUGIN_AUTH
+                    | RawMySqlClient.CLIENT_TRANSACTIONS;
+            response.write(new byte[] {(byte) capabilities, (byte) (capabilities >>> 8), (byte) (capabilities >>> 16),
+                (byte) (capabilities >>> 24), 0, 0, 0, 1, 45});
+            response.write(new byte[23]);
+            response.write(SHA2_USER.getBytes(StandardCharsets.UTF_8));
+            response.write(0);
+            byte[] scramble = Scramble.cachingSha2Password(SHA2_PASSWORD, nonce);
+            response.write(scramble.length);
+            response.write(scramble);
+            response.write("caching_sha2_password\0".getBytes(StandardCharsets.US_ASCII));
+            client.writePacket(response.toByteArray());
+
+            assertThat(client.readPacket().payload()).containsExactly(0x01, 0x04); // perform_full_authentication
+            client.writePacket(new byte[] {0x02});
+            RawMySqlClient.Packet key = client.readPacket();
+            assertThat(key.firstByte()).isEqualTo(0x01);
+            String pem = new String(key.payload(), 1, key.payload().length - 1, StandardCharsets.US_ASCII);
+            assertThat(pem).startsWith("-----BEGIN PUBLIC KEY-----");
+
+            byte[] secret = (SHA2_PASSWORD + "\0").getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < secret.length; i++) {
+                secret[i] ^= nonce[i % nonce.length];
+            }
+            PublicKey publicKey = KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(
+                    Base64.getMimeDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", ""))));
+            Cipher cipher = Cipher.getInstance("RSA/ECB/OAEPWithSHA-1AndMGF1Padding");
+            cipher.init(Cipher.ENCRYPT_MODE, publicKey);
+            client.writePacket(cipher.doFinal(secret));
+
+            RawMySqlClient.Packet ok = client.readPacket();
+            assertThat(ok.isOk()).as("%s", ok).isTrue();
+            assertThat(client.query("SELECT 'in'").rows()).containsExactly(List.of("in"));
         }
     }
 
