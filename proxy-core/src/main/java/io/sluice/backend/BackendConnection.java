@@ -15,6 +15,7 @@ import io.sluice.protocol.ProtocolException;
 import io.sluice.relay.ResponseTracker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -617,7 +618,12 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     private void releaseSlot() {
         if (!slotReleased) {
             slotReleased = true;
-            pool.parent().slotFreed();
+            try {
+                pool.parent().slotFreed();
+            } catch (RejectedExecutionException e) {
+                // Sluice is stopping and another loop has already ended: nobody waits for the slot any more. Not
+                // catching this would end channelInactive early and leak the buffers of an unfinished exchange.
+            }
         }
     }
 
