@@ -31,6 +31,8 @@ SLUICE_PORT=13307
 WORKER_THREADS=2
 SLUICE_DIST=""
 PS_MODE=auto          # sysbench --db-ps-mode: auto = server-side prepared statements
+SSL=0                 # --ssl: sysbench --mysql-ssl=on against Sluice, whose TLS is then required
+SSL_PROVIDER=AUTO     # Sluice server.tls.provider with --ssl: AUTO, OPENSSL or JDK
 IDLE_COUNTS="1000,5000,10000,15000"   # workload c; 0 (the baseline) is always added
 CHURN_RATES="100,200,300"             # workload d; 0 (the baseline) is always added
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
@@ -78,6 +80,12 @@ Workloads
   --repeats R            repeats of each direct->haproxy->sluice round [$REPEATS]
   --warmup S             unrecorded warm-up per target per group, 0=off [$WARMUP]
   --ps-mode auto|disable sysbench --db-ps-mode                        [$PS_MODE]
+  --ssl                  sysbench connects to Sluice with --mysql-ssl=on, and Sluice runs
+                         with server.tls.requireSecureTransport (a silent fallback to plain
+                         text would be measured as TLS). direct and haproxy stay plain text:
+                         they are the baselines the TLS figures are read against.
+                         Without --ssl, Sluice runs with server.tls.enabled: false.
+  --ssl-provider P       Sluice server.tls.provider with --ssl: AUTO, OPENSSL or JDK [$SSL_PROVIDER]
   --idle-counts LIST     workload c: idle connections per point       [$IDLE_COUNTS]
   --idle-concurrency N   workload c: logins in flight while opening    [$IDLE_CONCURRENCY]
   --churn-rates LIST     workload d: connections opened+closed per s   [$CHURN_RATES]
@@ -121,6 +129,8 @@ while [[ $# -gt 0 ]]; do
     --repeats) REPEATS=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --ps-mode) PS_MODE=$2; shift 2 ;;
+    --ssl) SSL=1; shift ;;
+    --ssl-provider) SSL_PROVIDER=$2; shift 2 ;;
     --idle-counts) IDLE_COUNTS=$2; shift 2 ;;
     --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
@@ -141,6 +151,8 @@ for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT MYSQL_PORT TIME REPEATS WARMUP 
 done
 (( TIME > 0 && REPEATS > 0 && TABLES > 0 && WORKER_THREADS > 0 )) || die "--time, --repeats, --tables, --worker-threads must be > 0"
 [[ $PS_MODE == auto || $PS_MODE == disable ]] || die "--ps-mode must be auto or disable"
+[[ $SSL_PROVIDER == AUTO || $SSL_PROVIDER == OPENSSL || $SSL_PROVIDER == JDK ]] \
+  || die "--ssl-provider must be AUTO, OPENSSL or JDK"
 
 # ---------------------------------------------------------------- targets
 declare -a TARGET_LIST=()
@@ -195,6 +207,10 @@ for w in "${_w[@]}"; do
     *) die "unknown workload '$w' (a, b, c, d, point_select, read_only, write_only, read_write, range_N, idle_N, churn_R)" ;;
   esac
 done
+# The side-load clients of workloads c and d speak plain text, which Sluice refuses when --ssl requires TLS.
+if (( SSL )) && [[ -n ${IDLE_SET:-}${CHURN_SET:-} ]]; then
+  die "--ssl measures workloads a and b only (the idle/churn side-load clients have no TLS)"
+fi
 # Groups: every a/b workload is its own group (its repeats interleave the targets); all
 # idle_N form one group and all churn_R another, whose rounds interleave the points too
 # (idle_0 -> idle_1000 -> ... per target), so "with / without" pairs come from one round.
@@ -489,6 +505,14 @@ find_sluice_dist() {
   die "no Sluice distribution: build it (distribution/target/sluice-*.tar.gz), pass --sluice-dist PATH, or use --targets direct,haproxy"
 }
 
+sluice_tls_config() {  # the server.tls section: required TLS with --ssl, none otherwise
+  if (( SSL )); then
+    printf '  tls:\n    enabled: true\n    requireSecureTransport: true\n    provider: %s\n' "$SSL_PROVIDER"
+  else
+    printf '  tls:\n    enabled: false\n'
+  fi
+}
+
 write_sluice_config() {  # write_sluice_config FILE
   local pool=$(( MAX_THREADS > 300 ? MAX_THREADS : 300 ))
   cat >"$1" <<EOF
@@ -505,6 +529,7 @@ rules: []
 server:
   port: $SLUICE_PORT
   workerThreads: $WORKER_THREADS
+$(sluice_tls_config)
 authority:
   users:
     - user: $MYSQL_USER
@@ -766,6 +791,9 @@ run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit
   local -a extra
   read -r -a extra <<<"$(wl_args "$w")"
   sb_conn "$(port_of "$target")"
+  if (( SSL )) && [[ $target == sluice ]]; then
+    extra+=(--mysql-ssl=on)
+  fi
   sysbench "$(wl_test "$w")" "${SB_CONN[@]}" --threads="$th" --time="$secs" \
     --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval=0 "${extra[@]}" run >"$logf" 2>&1 &
   SYSBENCH_PID=$!
@@ -881,6 +909,8 @@ cat >"$OUT/meta.json" <<EOF
   "tables": $TABLES,
   "table_size": $TABLE_SIZE,
   "ps_mode": "$PS_MODE",
+  "sluice_ssl": $( (( SSL )) && echo true || echo false ),
+  "sluice_ssl_provider": "$( (( SSL )) && echo "$SSL_PROVIDER")",
   "idle_counts": "$IDLE_SET",
   "churn_rates": "$CHURN_SET",
   "idle_concurrency": $IDLE_CONCURRENCY,

@@ -63,7 +63,7 @@ class DistributionIT {
         assertThat(home.resolve("bin/start.sh")).isRegularFile();
         assertThat(home.resolve("conf/config.yaml")).isRegularFile();
         assertThat(home.resolve("conf/logback.xml")).isRegularFile();
-        for (String script : List.of("start.sh", "stop.sh")) {
+        for (String script : List.of("start.sh", "stop.sh", "hash-password.sh")) {
             assertThat(Files.getPosixFilePermissions(home.resolve("bin").resolve(script))).contains(
                     PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.GROUP_EXECUTE,
                     PosixFilePermission.OTHERS_EXECUTE);
@@ -74,6 +74,8 @@ class DistributionIT {
                     .anyMatch(name -> name.startsWith("proxy-core-"))
                     .anyMatch(name -> name.startsWith("snakeyaml-"))
                     .anyMatch(name -> name.startsWith("logback-classic-"))
+                    .anyMatch(name -> name.startsWith("bcpkix-jdk18on-"))
+                    .anyMatch(name -> name.startsWith("netty-tcnative-boringssl-static-") && name.contains("linux-x86_64"))
                     .noneMatch(name -> name.startsWith("junit-") || name.startsWith("assertj-"));
         }
     }
@@ -102,7 +104,11 @@ class DistributionIT {
         assertThat(isRunning(pid)).isTrue();
         assertThat(start.output).contains("(pid " + pid + ")");
 
-        String url = "jdbc:mariadb://127.0.0.1:" + port + "/?user=root&password=root";
+        // TLS is on by default: the first start generated a CA and a server certificate into the conf dir.
+        assertThat(conf.resolve("ca.pem")).isRegularFile();
+        assertThat(conf.resolve("server-key.pem")).isRegularFile();
+        String url = "jdbc:mariadb://127.0.0.1:" + port + "/?user=root&password=root&sslMode=verify-ca&serverSslCert="
+                + conf.resolve("ca.pem");
         try (Connection connection = DriverManager.getConnection(url);
                 Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT 1")) {
@@ -118,6 +124,15 @@ class DistributionIT {
         assertThat(stop.output).contains("stopped");
         assertThat(isRunning(pid)).as("pid %d still running after stop.sh", pid).isFalse();
         assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    @Test
+    void hashPasswordPrintsBothFormsAProxyUserCanUse() throws Exception {
+        Result hash = run(List.of("bash", "-c", "printf secret | bin/hash-password.sh"), home);
+
+        assertThat(hash.status).as(hash.output).isZero();
+        assertThat(hash.output).containsPattern("passwordHash: '\\$A\\$005\\$.{63}'")
+                .contains("passwordHash: '*14E65567ABDB5135D0CFD9A70B3032C179A49EE7'");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.sluice.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.sluice.config.SslMode;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.HandshakeResponse41;
 import io.sluice.protocol.HandshakeV10;
@@ -31,12 +32,16 @@ final class BackendAuthentication {
     enum Step {
         /** Send the reply (if any) and wait for the next packet. */
         CONTINUE,
+        /** Send the reply (the SSLRequest), switch to TLS, then send {@link #afterTls}'s response. */
+        START_TLS,
         /** Logged in. */
         DONE
     }
 
     private enum State {
         AWAIT_GREETING,
+        /** The SSLRequest went out; the TLS handshake runs. */
+        AWAIT_TLS,
         AWAIT_RESULT,
         AWAIT_PUBLIC_KEY
     }
@@ -52,19 +57,33 @@ final class BackendAuthentication {
     private final String password;
     private final SessionKey key;
     private final String schema;
+    private final SslMode sslMode;
 
     private State state = State.AWAIT_GREETING;
+    /** Whether the connection is TLS, so the password may travel in clear for a full authentication. */
+    private boolean secure;
+    private HandshakeResponse41 deferredResponse;
     private byte[] nonce;
     private String plugin;
     private int sequenceId;
     private ByteBuf reply;
     private int serverConnectionId;
 
-    BackendAuthentication(String username, String password, SessionKey key, String schema) {
+    BackendAuthentication(String username, String password, SessionKey key, String schema, SslMode sslMode) {
         this.username = username;
         this.password = password;
         this.key = key;
         this.schema = schema;
+        this.sslMode = sslMode;
+    }
+
+    /** The HandshakeResponse41 for after the TLS handshake; the caller owns the buffer. */
+    ByteBuf afterTls(ByteBufAllocator alloc) {
+        secure = true;
+        state = State.AWAIT_RESULT;
+        HandshakeResponse41 response = deferredResponse;
+        deferredResponse = null;
+        return response.write(alloc, ++sequenceId);
     }
 
     /** The reply produced by the last {@link #onPacket} call, handed over to the caller (may be {@code null}). */
@@ -92,8 +111,7 @@ final class BackendAuthentication {
         }
         switch (state) {
             case AWAIT_GREETING:
-                onGreeting(payload, alloc);
-                return Step.CONTINUE;
+                return onGreeting(payload, alloc);
             case AWAIT_RESULT:
                 return onResult(payload, alloc);
             case AWAIT_PUBLIC_KEY:
@@ -104,7 +122,7 @@ final class BackendAuthentication {
         }
     }
 
-    private void onGreeting(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
+    private Step onGreeting(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
         MySQLHandshakePacket greeting;
         try {
             greeting = new MySQLHandshakePacket(new MySQLPacketPayload(payload.duplicate(), StandardCharsets.UTF_8));
@@ -124,10 +142,36 @@ final class BackendAuthentication {
             capabilities |= Capabilities.CLIENT_CONNECT_WITH_DB;
         }
         int mariaDb = key.mariaDbCapabilities() & HandshakeV10.mariaDbCapabilities(payload, serverCapabilities);
+        boolean tls = sslMode != SslMode.DISABLED && Capabilities.has(serverCapabilities, Capabilities.CLIENT_SSL);
+        if (!tls && sslMode != SslMode.DISABLED && sslMode != SslMode.PREFERRED) {
+            throw new BackendException("sslMode " + sslMode + ", but the server does not offer TLS (have_ssl is not"
+                    + " YES)");
+        }
+        if (tls) {
+            capabilities |= Capabilities.CLIENT_SSL;
+        }
         HandshakeResponse41 response = new HandshakeResponse41(capabilities, MAX_PACKET_SIZE, key.collationId(),
                 username, scramble(plugin, nonce), schema, plugin, mariaDb);
+        if (tls) {
+            deferredResponse = response;
+            reply = sslRequest(alloc, capabilities, mariaDb);
+            state = State.AWAIT_TLS;
+            return Step.START_TLS;
+        }
         reply = response.write(alloc, ++sequenceId);
         state = State.AWAIT_RESULT;
+        return Step.CONTINUE;
+    }
+
+    /** The first 32 bytes of the HandshakeResponse41, with CLIENT_SSL: asks the server to switch to TLS. */
+    private ByteBuf sslRequest(ByteBufAllocator alloc, int capabilities, int mariaDb) {
+        ByteBuf buf = Packets.startFrame(alloc, HandshakeResponse41.SSL_REQUEST_LENGTH);
+        buf.writeIntLE(capabilities);
+        buf.writeIntLE(MAX_PACKET_SIZE);
+        buf.writeByte(key.collationId());
+        buf.writeZero(19);
+        buf.writeIntLE(mariaDb);
+        return Packets.finishFrame(buf, ++sequenceId);
     }
 
     private Step onResult(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
@@ -158,8 +202,12 @@ final class BackendAuthentication {
             if (status == FAST_AUTH_SUCCESS) {
                 return Step.CONTINUE; // the OK follows
             }
+            if (status == PERFORM_FULL_AUTHENTICATION && secure) {
+                reply = raw(alloc, (password + "\0").getBytes(StandardCharsets.UTF_8)); // TLS protects it
+                return Step.CONTINUE;
+            }
             if (status == PERFORM_FULL_AUTHENTICATION) {
-                // No TLS to the backend yet: ask for the server's RSA key to send the password encrypted.
+                // A plain connection: ask for the server's RSA key to send the password encrypted.
                 reply = raw(alloc, new byte[] {REQUEST_PUBLIC_KEY});
                 state = State.AWAIT_PUBLIC_KEY;
                 return Step.CONTINUE;

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.protocol.Command;
@@ -15,6 +16,7 @@ import io.sluice.protocol.ProtocolException;
 import io.sluice.relay.ResponseTracker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -113,7 +115,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         this.ready = ready;
         this.tracker = new ResponseTracker(key.deprecateEof(), this);
         this.authentication = new BackendAuthentication(pool.dataSource().username(), pool.dataSource().password(),
-                key, schema);
+                key, schema, pool.dataSource().sslMode());
     }
 
     /** The data source this connection belongs to. */
@@ -487,6 +489,10 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         if (reply != null) {
             channel.writeAndFlush(reply, channel.voidPromise());
         }
+        if (step == BackendAuthentication.Step.START_TLS) {
+            startTls();
+            return;
+        }
         if (step == BackendAuthentication.Step.DONE) {
             serverConnectionId = authentication.serverConnectionId();
             authentication = null;
@@ -506,6 +512,35 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
                         }
                     });
         }
+    }
+
+    /**
+     * Switches to TLS after the SSLRequest went out: the handler goes first in the pipeline (the SSLRequest has
+     * already passed it in plain text) and starts the handshake; the login goes on over TLS once it is done.
+     */
+    private void startTls() {
+        BackendPool parent = pool.parent();
+        SslHandler tls = parent.tls().newHandler(channel.alloc(), parent.host(), parent.port());
+        channel.pipeline().addFirst("tls", tls);
+        tls.handshakeFuture().addListener(f -> {
+            if (mode != Mode.AUTHENTICATING || authentication == null) {
+                return;
+            }
+            if (f.isSuccess()) {
+                channel.writeAndFlush(authentication.afterTls(channel.alloc()), channel.voidPromise());
+            } else {
+                fail(new BackendException("TLS handshake with " + address() + " (sslMode "
+                        + pool.dataSource().sslMode() + ") failed: " + rootMessage(f.cause()), f.cause()));
+            }
+        });
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 
     private void onPrivatePacket(ByteBuf frame) {
@@ -598,7 +633,12 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     private void releaseSlot() {
         if (!slotReleased) {
             slotReleased = true;
-            pool.parent().slotFreed();
+            try {
+                pool.parent().slotFreed();
+            } catch (RejectedExecutionException e) {
+                // Sluice is stopping and another loop has already ended: nobody waits for the slot any more. Not
+                // catching this would end channelInactive early and leak the buffers of an unfinished exchange.
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Promise;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
+import io.sluice.tls.BackendTls;
 import io.sluice.transport.TransportKind;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -25,6 +26,8 @@ public final class BackendPool {
     private final TransportKind transport;
     private final int connBufferSize;
     private final SessionKey defaultKey;
+    /** TLS to this server, or {@code null} for sslMode DISABLED. */
+    private final BackendTls tls;
     private final AtomicInteger open = new AtomicInteger();
     /** Sessions waiting for a connection, on any loop: a connection freed where nobody waits then makes room. */
     private final AtomicInteger waiting = new AtomicInteger();
@@ -45,6 +48,7 @@ public final class BackendPool {
         this.transport = transport;
         this.connBufferSize = connBufferSize;
         this.defaultKey = defaultKey;
+        this.tls = BackendTls.create(dataSource); // before any connection: a CA file that cannot be used stops start
         int count = 0;
         for (EventExecutor ignored : group) {
             count++;
@@ -133,6 +137,11 @@ public final class BackendPool {
 
     public DataSourceConfig dataSource() {
         return dataSource;
+    }
+
+    /** TLS to this server; {@code null} when its sslMode is DISABLED. */
+    BackendTls tls() {
+        return tls;
     }
 
     String host() {

@@ -41,24 +41,32 @@ public final class ConfigYaml {
             List.of("databaseName", "dataSources", "rules", "server", "authority", "loadBalancer", "healthCheck");
     private static final List<String> DATA_SOURCE_KEYS = List.of("url", "username", "password",
             "connectionTimeoutMilliseconds", "idleTimeoutMilliseconds", "maxLifetimeMilliseconds",
-            "maxPoolSize", "minPoolSize", "weight", "drain");
+            "maxPoolSize", "minPoolSize", "weight", "drain", "sslMode", "sslCa");
     private static final List<String> LOAD_BALANCER_KEYS = List.of("type");
     private static final List<String> HEALTH_CHECK_KEYS =
             List.of("intervalMilliseconds", "timeoutMilliseconds", "rise", "fall");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "workerThreads", "connBufferSize",
-            "maxConnections", "serverVersion", "maxPacketSize", "transport");
+            "maxConnections", "serverVersion", "maxPacketSize", "transport", "handshakeTimeoutMilliseconds",
+            "idleTimeoutMilliseconds", "loginBackoff", "tls");
+    private static final List<String> TLS_KEYS = List.of("enabled", "certFile", "keyFile", "caFile", "verifyClient",
+            "requireSecureTransport", "provider", "protocols");
+    private static final List<String> LOGIN_BACKOFF_KEYS =
+            List.of("afterFailures", "delayMilliseconds", "maxDelayMilliseconds");
     // privilege is accepted so ShardingSphere's server.yaml section pastes in unchanged; Sluice authorises nothing
     // itself, the backend account does.
     private static final List<String> AUTHORITY_KEYS = List.of("users", "privilege");
-    private static final List<String> USER_KEYS = List.of("user", "password");
+    private static final List<String> USER_KEYS = List.of("user", "password", "passwordHash", "maxConnections");
 
     // Decimal only: YAML 1.1 would read 0755 as octal and 1:30 as 90, which nobody means in a pool size.
     private static final Pattern DECIMAL = Pattern.compile("[-+]?[0-9][0-9_]*");
 
     private final String source;
+    /** The directory relative file names are read from, and generated certificates go to; {@code null}: none. */
+    private final Path baseDirectory;
 
-    private ConfigYaml(String source) {
+    private ConfigYaml(String source, Path baseDirectory) {
         this.source = source;
+        this.baseDirectory = baseDirectory;
     }
 
     /**
@@ -74,7 +82,7 @@ public final class ConfigYaml {
         } catch (IOException e) {
             throw new ConfigException(file + ": cannot be read (" + describe(e) + ")", e);
         }
-        return parse(text, file.toString());
+        return parse(text, file.toString(), file.toAbsolutePath().getParent());
     }
 
     /**
@@ -84,9 +92,21 @@ public final class ConfigYaml {
      * @throws ConfigException when the text describes a configuration Sluice refuses
      */
     public static ProxyConfig parse(String yaml, String sourceName) {
+        return parse(yaml, sourceName, null);
+    }
+
+    /**
+     * Reads config.yaml text that belongs in {@code baseDirectory}: relative file names (certificates) are read from
+     * there, and TLS certificates Sluice generates are kept there.
+     *
+     * @param baseDirectory the conf dir, or {@code null}: relative names are read from the working directory and
+     *     generated certificates are kept in memory only
+     * @throws ConfigException when the text describes a configuration Sluice refuses
+     */
+    public static ProxyConfig parse(String yaml, String sourceName, Path baseDirectory) {
         Objects.requireNonNull(yaml, "yaml");
         Objects.requireNonNull(sourceName, "sourceName");
-        ConfigYaml reader = new ConfigYaml(sourceName);
+        ConfigYaml reader = new ConfigYaml(sourceName, baseDirectory);
         // Editors on Windows save UTF-8 with a byte order mark, which YAML read from a String would reject.
         String text = yaml.startsWith("\uFEFF") ? yaml.substring(1) : yaml;
         Node root;
@@ -128,7 +148,8 @@ public final class ConfigYaml {
 
         NodeTuple server = keys.get("server");
         ServerConfig serverConfig = server == null || isNull(server.getValueNode())
-                ? ServerConfig.defaults() : server(server);
+                ? ServerConfig.defaults().withTls(TlsConfig.defaults().withGeneratedDirectory(baseDirectory))
+                : server(server);
 
         NodeTuple authority = keys.get("authority");
         List<UserConfig> users = authority == null || isNull(authority.getValueNode())
@@ -188,9 +209,11 @@ public final class ConfigYaml {
                 DataSourceConfig.DEFAULT_MIN_POOL_SIZE, Integer.MAX_VALUE);
         int weight = (int) optionalInteger(keys, "weight", path, DataSourceConfig.DEFAULT_WEIGHT, Integer.MAX_VALUE);
         boolean drain = optionalBoolean(keys, "drain", path, false);
+        SslMode sslMode = optionalEnum(keys, "sslMode", path, SslMode.class, DataSourceConfig.DEFAULT_SSL_MODE);
+        Path sslCa = optionalFile(keys, "sslCa", path);
         try {
             return new DataSourceConfig(name, url, username, password, connectionTimeout, idleTimeout, maxLifetime,
-                    maxPoolSize, minPoolSize, weight, drain);
+                    maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa);
         } catch (IllegalArgumentException e) {
             throw recordRefused(e, keys, keyNode, path);
         }
@@ -223,24 +246,73 @@ public final class ConfigYaml {
         String serverVersion = optionalString(keys, "serverVersion", path, defaults.serverVersion());
         int maxPacketSize = (int) optionalInteger(keys, "maxPacketSize", path, defaults.maxPacketSize(),
                 Integer.MAX_VALUE);
-        Transport transport = transport(keys.get("transport"), path + ".transport", defaults.transport());
+        Transport transport = optionalEnum(keys, "transport", path, Transport.class, defaults.transport());
+        long handshakeTimeout = optionalInteger(keys, "handshakeTimeoutMilliseconds", path,
+                defaults.handshakeTimeoutMilliseconds(), Long.MAX_VALUE);
+        long idleTimeout = optionalInteger(keys, "idleTimeoutMilliseconds", path, defaults.idleTimeoutMilliseconds(),
+                Long.MAX_VALUE);
+        NodeTuple backoffTuple = keys.get("loginBackoff");
+        LoginBackoff loginBackoff = backoffTuple == null || isNull(backoffTuple.getValueNode())
+                ? defaults.loginBackoff() : loginBackoff(backoffTuple);
+        NodeTuple tlsTuple = keys.get("tls");
+        TlsConfig tls = tlsTuple == null || isNull(tlsTuple.getValueNode())
+                ? TlsConfig.defaults().withGeneratedDirectory(baseDirectory) : tls(tlsTuple);
         try {
             return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
-                    maxPacketSize, transport);
+                    maxPacketSize, transport, tls, handshakeTimeout, idleTimeout, loginBackoff);
         } catch (IllegalArgumentException e) {
             throw recordRefused(e, keys, tuple.getKeyNode(), path);
         }
     }
 
+    private LoginBackoff loginBackoff(NodeTuple tuple) {
+        String path = "server.loginBackoff";
+        MappingNode mapping = mapping(tuple.getValueNode(), path,
+                "a mapping of " + String.join(", ", LOGIN_BACKOFF_KEYS));
+        Map<String, NodeTuple> keys = keys(mapping, path, LOGIN_BACKOFF_KEYS);
+        LoginBackoff defaults = LoginBackoff.defaults();
+        int afterFailures = (int) optionalInteger(keys, "afterFailures", path, defaults.afterFailures(),
+                Integer.MAX_VALUE);
+        long delay = optionalInteger(keys, "delayMilliseconds", path, defaults.delayMilliseconds(), Long.MAX_VALUE);
+        long maxDelay = optionalInteger(keys, "maxDelayMilliseconds", path,
+                Math.max(delay, defaults.maxDelayMilliseconds()), Long.MAX_VALUE);
+        try {
+            return new LoginBackoff(afterFailures, delay, maxDelay);
+        } catch (IllegalArgumentException e) {
+            throw recordRefused(e, keys, tuple.getKeyNode(), path);
+        }
+    }
+
+    private TlsConfig tls(NodeTuple tuple) {
+        String path = "server.tls";
+        MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping of " + String.join(", ", TLS_KEYS));
+        Map<String, NodeTuple> keys = keys(mapping, path, TLS_KEYS);
+        TlsConfig defaults = TlsConfig.defaults();
+        boolean enabled = optionalBoolean(keys, "enabled", path, defaults.enabled());
+        Path certFile = optionalFile(keys, "certFile", path);
+        Path keyFile = optionalFile(keys, "keyFile", path);
+        Path caFile = optionalFile(keys, "caFile", path);
+        TlsConfig.VerifyClient verifyClient = optionalEnum(keys, "verifyClient", path, TlsConfig.VerifyClient.class,
+                defaults.verifyClient());
+        boolean requireSecureTransport = optionalBoolean(keys, "requireSecureTransport", path,
+                defaults.requireSecureTransport());
+        TlsConfig.Provider provider = optionalEnum(keys, "provider", path, TlsConfig.Provider.class,
+                defaults.provider());
+        List<String> protocols = optionalStrings(keys, "protocols", path, defaults.protocols());
+        try {
+            return new TlsConfig(enabled, certFile, keyFile, caFile, verifyClient, requireSecureTransport, provider,
+                    protocols, baseDirectory);
+        } catch (IllegalArgumentException e) {
+            throw recordRefused(e, keys, tuple.getKeyNode(), path);
+        }
+    }
+
+    /** An enum constant named in any case; a name outside the enum is refused with the list of names. */
     private Policy loadBalancer(NodeTuple tuple) {
         String path = "loadBalancer";
         MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping such as {type: LEAST_CONNECTIONS}");
         Map<String, NodeTuple> keys = keys(mapping, path, LOAD_BALANCER_KEYS);
-        NodeTuple type = keys.get("type");
-        if (type == null || isNull(type.getValueNode())) {
-            return ProxyConfig.DEFAULT_LOAD_BALANCER;
-        }
-        return enumValue(type.getValueNode(), path + ".type", Policy.class);
+        return optionalEnum(keys, "type", path, Policy.class, ProxyConfig.DEFAULT_LOAD_BALANCER);
     }
 
     private HealthCheckConfig healthCheck(NodeTuple tuple) {
@@ -261,8 +333,14 @@ public final class ConfigYaml {
         }
     }
 
-    private <E extends Enum<E>> E enumValue(Node node, String path, Class<E> type) {
-        String name = string(node, path);
+    private <E extends Enum<E>> E optionalEnum(Map<String, NodeTuple> keys, String key, String path, Class<E> type,
+            E defaultValue) {
+        NodeTuple tuple = keys.get(key);
+        if (tuple == null || isNull(tuple.getValueNode())) {
+            return defaultValue;
+        }
+        String keyPath = join(path, key);
+        String name = string(tuple.getValueNode(), keyPath);
         try {
             return Enum.valueOf(type, name.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
@@ -270,15 +348,70 @@ public final class ConfigYaml {
             for (E constant : type.getEnumConstants()) {
                 names.add(constant.name());
             }
-            throw error(node, path, describe(node) + " (expected: one of " + String.join(", ", names) + ")");
+            throw error(tuple.getValueNode(), keyPath,
+                    describe(tuple.getValueNode()) + " (expected: one of " + String.join(", ", names) + ")");
         }
     }
 
-    private Transport transport(NodeTuple tuple, String path, Transport defaultValue) {
+    /** {@code true} or {@code false}; quoted strings and numbers are refused. */
+    private boolean optionalBoolean(Map<String, NodeTuple> keys, String key, String path, boolean defaultValue) {
+        NodeTuple tuple = keys.get(key);
         if (tuple == null || isNull(tuple.getValueNode())) {
             return defaultValue;
         }
-        return enumValue(tuple.getValueNode(), path, Transport.class);
+        Node node = tuple.getValueNode();
+        if (node instanceof ScalarNode scalar && Tag.BOOL.equals(node.getTag())) {
+            return Boolean.parseBoolean(scalar.getValue().toLowerCase(Locale.ROOT))
+                    || "yes".equalsIgnoreCase(scalar.getValue()) || "on".equalsIgnoreCase(scalar.getValue());
+        }
+        throw error(node, join(path, key), describe(node) + " (expected: true or false)");
+    }
+
+    /** A list of strings, or one string as a list of one. */
+    private List<String> optionalStrings(Map<String, NodeTuple> keys, String key, String path,
+            List<String> defaultValue) {
+        NodeTuple tuple = keys.get(key);
+        if (tuple == null || isNull(tuple.getValueNode())) {
+            return defaultValue;
+        }
+        String keyPath = join(path, key);
+        Node node = tuple.getValueNode();
+        if (node instanceof ScalarNode) {
+            return List.of(string(node, keyPath));
+        }
+        if (!(node instanceof SequenceNode sequence)) {
+            throw error(node, keyPath, describe(node) + " (expected: a list of strings)");
+        }
+        List<String> values = new ArrayList<>();
+        for (Node item : sequence.getValue()) {
+            values.add(string(item, keyPath));
+        }
+        return values;
+    }
+
+    /**
+     * A file name, relative to the conf dir when there is one. The file must exist and be readable now: a missing
+     * certificate is a configuration error with a line number, not a failed TLS handshake later.
+     */
+    private Path optionalFile(Map<String, NodeTuple> keys, String key, String path) {
+        NodeTuple tuple = keys.get(key);
+        if (tuple == null || isNull(tuple.getValueNode())) {
+            return null;
+        }
+        Node node = tuple.getValueNode();
+        String keyPath = join(path, key);
+        String name = string(node, keyPath);
+        Path file;
+        try {
+            file = baseDirectory == null ? Path.of(name) : baseDirectory.resolve(name);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw error(node, keyPath, describe(node) + " (expected: a file name)");
+        }
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            throw error(node, keyPath, describe(node) + " (expected: a readable file; " + file.toAbsolutePath()
+                    + " is not one)");
+        }
+        return file;
     }
 
     private List<UserConfig> users(NodeTuple tuple) {
@@ -300,11 +433,19 @@ public final class ConfigYaml {
         for (int i = 0; i < items.size(); i++) {
             String itemPath = "authority.users[" + i + "]";
             Node item = items.get(i);
-            MappingNode userMapping = mapping(item, itemPath, "a mapping of user, password");
+            MappingNode userMapping = mapping(item, itemPath, "a mapping of " + String.join(", ", USER_KEYS));
             Map<String, NodeTuple> userKeys = keys(userMapping, itemPath, USER_KEYS);
             String name = requiredString(userKeys, "user", item, itemPath, "a user name, or name@host");
             String password = optionalString(userKeys, "password", itemPath, "");
-            UserConfig user = UserConfig.parse(name, password);
+            String passwordHash = optionalString(userKeys, "passwordHash", itemPath, null);
+            int maxConnections = (int) optionalInteger(userKeys, "maxConnections", itemPath, 0, Integer.MAX_VALUE);
+            UserConfig user;
+            try {
+                user = UserConfig.parse(name, password, passwordHash, maxConnections);
+            } catch (IllegalArgumentException e) {
+                // Never shown: a hash is as good as a password to whoever runs a dictionary against it.
+                throw recordRefused(e, userKeys, item, itemPath);
+            }
             Node userNode = userKeys.get("user").getValueNode();
             if (user.user().isEmpty()) {
                 throw error(userNode, itemPath + ".user", describe(userNode) + " (expected: a user name, or name@host)");
@@ -383,20 +524,6 @@ public final class ConfigYaml {
         }
         String value = string(tuple.getValueNode(), join(path, key));
         return value == null ? defaultValue : value;
-    }
-
-    private boolean optionalBoolean(Map<String, NodeTuple> keys, String key, String path, boolean defaultValue) {
-        NodeTuple tuple = keys.get(key);
-        if (tuple == null || isNull(tuple.getValueNode())) {
-            return defaultValue;
-        }
-        Node node = tuple.getValueNode();
-        if (node instanceof ScalarNode scalar && Tag.BOOL.equals(node.getTag())) {
-            String value = scalar.getValue().toLowerCase(Locale.ROOT);
-            // YAML 1.1 also reads yes/no/on/off as booleans; say what they meant rather than refuse them.
-            return value.equals("true") || value.equals("yes") || value.equals("on") || value.equals("y");
-        }
-        throw error(node, join(path, key), describe(node) + " (expected: true or false)");
     }
 
     private long optionalInteger(Map<String, NodeTuple> keys, String key, String path, long defaultValue,

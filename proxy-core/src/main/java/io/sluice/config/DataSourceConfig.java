@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -21,6 +22,9 @@ import java.util.Objects;
  * @param minPoolSize the connections kept open even when idle
  * @param weight this server's share of new sessions under the weighted policies, 0..256; 0 sends it none
  * @param drain whether the server starts drained: out of rotation, for maintenance
+ * @param sslMode whether and how connections to this server use TLS
+ * @param sslCa the CA certificates (PEM) the server's certificate must chain to for VERIFY_CA and
+ *     VERIFY_IDENTITY; {@code null} uses the JDK's trusted CAs
  */
 public record DataSourceConfig(
         String name,
@@ -33,7 +37,9 @@ public record DataSourceConfig(
         int maxPoolSize,
         int minPoolSize,
         int weight,
-        boolean drain) {
+        boolean drain,
+        SslMode sslMode,
+        Path sslCa) {
 
     public static final long DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS = 30_000;
     public static final long DEFAULT_IDLE_TIMEOUT_MILLISECONDS = 600_000;
@@ -42,6 +48,8 @@ public record DataSourceConfig(
     public static final int DEFAULT_MIN_POOL_SIZE = 0;
     public static final int DEFAULT_WEIGHT = 1;
     public static final int MAX_WEIGHT = 256;
+    /** Plain text: backends usually sit on a private network, and TLS costs every relayed byte. */
+    public static final SslMode DEFAULT_SSL_MODE = SslMode.DISABLED;
 
     public DataSourceConfig {
         Objects.requireNonNull(name, "name");
@@ -66,27 +74,57 @@ public record DataSourceConfig(
         if (weight < 0 || weight > MAX_WEIGHT) {
             throw new IllegalArgumentException("weight: " + weight + " (expected: 0.." + MAX_WEIGHT + ")");
         }
+        sslMode = sslMode == null ? DEFAULT_SSL_MODE : sslMode;
+        if (sslCa != null && !sslMode.verifiesCertificate()) {
+            // A CA that is silently not checked would look like protection that is not there.
+            throw new IllegalArgumentException("sslCa: set while sslMode is " + sslMode
+                    + " (expected: sslMode VERIFY_CA or VERIFY_IDENTITY, or no sslCa)");
+        }
         JdbcUrl.parse(url); // fails early on a URL Sluice cannot connect to
     }
 
-    /** A data source with weight 1, not drained. */
+    /** A data source with weight 1, not drained, without TLS. */
     public DataSourceConfig(String name, String url, String username, String password,
             long connectionTimeoutMilliseconds, long idleTimeoutMilliseconds, long maxLifetimeMilliseconds,
             int maxPoolSize, int minPoolSize) {
         this(name, url, username, password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds,
-                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, DEFAULT_WEIGHT, false);
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, DEFAULT_WEIGHT, false, DEFAULT_SSL_MODE, null);
+    }
+
+    /** A data source of this weight and drain flag, without TLS. */
+    public DataSourceConfig(String name, String url, String username, String password,
+            long connectionTimeoutMilliseconds, long idleTimeoutMilliseconds, long maxLifetimeMilliseconds,
+            int maxPoolSize, int minPoolSize, int weight, boolean drain) {
+        this(name, url, username, password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds,
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, DEFAULT_SSL_MODE, null);
+    }
+
+    /** A data source of weight 1, not drained, with these TLS settings. */
+    public DataSourceConfig(String name, String url, String username, String password,
+            long connectionTimeoutMilliseconds, long idleTimeoutMilliseconds, long maxLifetimeMilliseconds,
+            int maxPoolSize, int minPoolSize, SslMode sslMode, Path sslCa) {
+        this(name, url, username, password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds,
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, DEFAULT_WEIGHT, false, sslMode, sslCa);
     }
 
     /** This data source with another weight. */
     public DataSourceConfig withWeight(int newWeight) {
         return new DataSourceConfig(name, url, username, password, connectionTimeoutMilliseconds,
-                idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, newWeight, drain);
+                idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, newWeight, drain, sslMode,
+                sslCa);
     }
 
     /** This data source with its connect and pool wait limit changed. */
     public DataSourceConfig withConnectionTimeoutMilliseconds(long millis) {
         return new DataSourceConfig(name, url, username, password, millis, idleTimeoutMilliseconds,
-                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain);
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa);
+    }
+
+    /** The same data source with TLS settings. */
+    public DataSourceConfig withSsl(SslMode newSslMode, Path newSslCa) {
+        return new DataSourceConfig(name, url, username, password, connectionTimeoutMilliseconds,
+                idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, newSslMode,
+                newSslCa);
     }
 
     /** A data source with the default pool settings. */
@@ -106,6 +144,6 @@ public record DataSourceConfig(
         // Never print the password: this string reaches logs.
         return "DataSourceConfig[name=" + name + ", url=" + url + ", username=" + username
                 + ", maxPoolSize=" + maxPoolSize + ", minPoolSize=" + minPoolSize + ", weight=" + weight
-                + (drain ? ", drain" : "") + "]";
+                + (drain ? ", drain" : "") + ", sslMode=" + sslMode + "]";
     }
 }

@@ -112,6 +112,12 @@ public record ProxyConfig(
             return this;
         }
 
+        /** Adds a proxy user with every setting of its own (hashed password, connection limit). */
+        public Builder user(UserConfig user) {
+            users.add(Objects.requireNonNull(user));
+            return this;
+        }
+
         /** Adds a proxy user; {@code user} may be {@code name@host}. */
         public Builder user(String user, String password) {
             users.add(UserConfig.parse(user, password));

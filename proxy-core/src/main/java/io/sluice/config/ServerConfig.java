@@ -11,6 +11,11 @@ package io.sluice.config;
  * @param serverVersion the version string clients see; {@code null} uses the backend's own
  * @param maxPacketSize the largest command a client may send, in bytes, across split frames
  * @param transport the Netty transport
+ * @param tls TLS towards clients
+ * @param handshakeTimeoutMilliseconds how long a client may take from connecting to logged in; 0 means no limit
+ * @param idleTimeoutMilliseconds how long a logged-in client may stay silent between commands before it is
+ *     disconnected (ERR 4031); 0 means no limit
+ * @param loginBackoff how repeated failed logins from one address are slowed down
  */
 public record ServerConfig(
         String address,
@@ -20,7 +25,11 @@ public record ServerConfig(
         int maxConnections,
         String serverVersion,
         int maxPacketSize,
-        Transport transport) {
+        Transport transport,
+        TlsConfig tls,
+        long handshakeTimeoutMilliseconds,
+        long idleTimeoutMilliseconds,
+        LoginBackoff loginBackoff) {
 
     public static final String DEFAULT_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_PORT = 3307;
@@ -31,10 +40,19 @@ public record ServerConfig(
      * max_allowed_packet is the limit that normally applies, and this one only bounds what a client may stream.
      */
     public static final int DEFAULT_MAX_PACKET_SIZE = 1024 * 1024 * 1024;
+    /** MySQL's {@code connect_timeout} default: long enough for a TLS handshake over a slow link. */
+    public static final long DEFAULT_HANDSHAKE_TIMEOUT_MILLISECONDS = 10_000;
+    /**
+     * Off: the backend's own {@code wait_timeout} already ends an idle session's backend connection, and the check
+     * costs a handler in every client pipeline.
+     */
+    public static final long DEFAULT_IDLE_TIMEOUT_MILLISECONDS = 0;
 
     public ServerConfig {
         address = address == null ? DEFAULT_ADDRESS : address;
         transport = transport == null ? Transport.AUTO : transport;
+        tls = tls == null ? TlsConfig.defaults() : tls;
+        loginBackoff = loginBackoff == null ? LoginBackoff.defaults() : loginBackoff;
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port: " + port + " (expected: 0..65535)");
         }
@@ -50,6 +68,22 @@ public record ServerConfig(
         if (maxPacketSize < 1024) {
             throw new IllegalArgumentException("maxPacketSize: " + maxPacketSize + " (expected: >= 1024)");
         }
+        if (handshakeTimeoutMilliseconds < 0) {
+            throw new IllegalArgumentException("handshakeTimeoutMilliseconds: " + handshakeTimeoutMilliseconds
+                    + " (expected: >= 0)");
+        }
+        if (idleTimeoutMilliseconds < 0) {
+            throw new IllegalArgumentException("idleTimeoutMilliseconds: " + idleTimeoutMilliseconds
+                    + " (expected: >= 0)");
+        }
+    }
+
+    /** The listener settings of the first version, every security setting at its default. */
+    public ServerConfig(String address, int port, int workerThreads, int connBufferSize, int maxConnections,
+            String serverVersion, int maxPacketSize, Transport transport) {
+        this(address, port, workerThreads, connBufferSize, maxConnections, serverVersion, maxPacketSize, transport,
+                TlsConfig.defaults(), DEFAULT_HANDSHAKE_TIMEOUT_MILLISECONDS, DEFAULT_IDLE_TIMEOUT_MILLISECONDS,
+                LoginBackoff.defaults());
     }
 
     /** Every key at its default. */
@@ -60,12 +94,30 @@ public record ServerConfig(
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(address, newPort, workerThreads, connBufferSize, maxConnections, serverVersion,
-                maxPacketSize, transport);
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
     }
 
     public ServerConfig withAddress(String newAddress) {
         return new ServerConfig(newAddress, port, workerThreads, connBufferSize, maxConnections, serverVersion,
-                maxPacketSize, transport);
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
+    }
+
+    public ServerConfig withTls(TlsConfig newTls) {
+        return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
+                maxPacketSize, transport, newTls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
+    }
+
+    public ServerConfig withServerVersion(String newServerVersion) {
+        return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, newServerVersion,
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
+    }
+
+    /** The same listener with other timeouts and login back-off. */
+    public ServerConfig withHardening(long newHandshakeTimeoutMilliseconds, long newIdleTimeoutMilliseconds,
+            LoginBackoff newLoginBackoff) {
+        return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
+                maxPacketSize, transport, tls, newHandshakeTimeoutMilliseconds, newIdleTimeoutMilliseconds,
+                newLoginBackoff);
     }
 
     /** The number of event-loop threads actually used. */

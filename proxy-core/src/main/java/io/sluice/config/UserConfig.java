@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import io.sluice.auth.Credential;
 import java.util.Objects;
 
 /**
@@ -7,26 +8,51 @@ import java.util.Objects;
  *
  * @param user the user name
  * @param host the host pattern from {@code user@host}; {@code %} matches every host
- * @param password the plain-text password, may be empty
+ * @param password the plain-text password, may be empty; empty when {@code passwordHash} is set
+ * @param passwordHash MySQL's stored form of the password ({@code *HEX} or {@code $A$005$...}), or {@code null}
+ * @param maxConnections the most sessions this account may have open at once; 0 means no limit
  */
-public record UserConfig(String user, String host, String password) {
+public record UserConfig(String user, String host, String password, String passwordHash, int maxConnections) {
 
     public UserConfig {
         Objects.requireNonNull(user, "user");
         host = host == null || host.isEmpty() ? "%" : host;
         password = password == null ? "" : password;
+        if (passwordHash != null && !password.isEmpty()) {
+            throw new IllegalArgumentException("passwordHash: set together with password (expected: one of the two)");
+        }
+        if (maxConnections < 0) {
+            throw new IllegalArgumentException("maxConnections: " + maxConnections + " (expected: >= 0)");
+        }
+        Credential.of(password, passwordHash); // refuses a hash in no known form before Sluice starts
+    }
+
+    /** A user with a plain-text password and no connection limit. */
+    public UserConfig(String user, String host, String password) {
+        this(user, host, password, null, 0);
     }
 
     /**
      * Reads the {@code user} key as written in config.yaml: {@code name} or {@code name@host}.
      */
     public static UserConfig parse(String userAtHost, String password) {
+        return parse(userAtHost, password, null, 0);
+    }
+
+    /** Reads {@code name} or {@code name@host} with the other keys of an {@code authority.users} entry. */
+    public static UserConfig parse(String userAtHost, String password, String passwordHash, int maxConnections) {
         Objects.requireNonNull(userAtHost, "user");
         int at = userAtHost.lastIndexOf('@');
         if (at < 0) {
-            return new UserConfig(userAtHost, "%", password);
+            return new UserConfig(userAtHost, "%", password, passwordHash, maxConnections);
         }
-        return new UserConfig(userAtHost.substring(0, at), userAtHost.substring(at + 1), password);
+        return new UserConfig(userAtHost.substring(0, at), userAtHost.substring(at + 1), password, passwordHash,
+                maxConnections);
+    }
+
+    /** How logins of this user are checked. */
+    public Credential credential() {
+        return Credential.of(password, passwordHash);
     }
 
     @Override

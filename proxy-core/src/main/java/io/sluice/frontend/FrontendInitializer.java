@@ -1,21 +1,41 @@
 package io.sluice.frontend;
 
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.codec.PacketFrameDecoder;
+import io.sluice.tls.SslRequestHandler;
+import java.util.concurrent.TimeUnit;
 
-/** The client pipeline: frames, then the session. Two handlers, one job each. */
+/**
+ * The client pipeline: frames, then the session; one job each. Two more handlers only where configured: the
+ * SSLRequest check while TLS is on (gone after the first packet) and the idle check when
+ * {@code server.idleTimeoutMilliseconds} is set.
+ */
 public final class FrontendInitializer extends ChannelInitializer<SocketChannel> {
     private final FrontendContext context;
+    private final ClientSecurity security;
 
+    /**
+     * @throws io.sluice.config.ConfigException when the TLS certificates cannot be read or generated
+     */
     public FrontendInitializer(FrontendContext context) {
         this.context = context;
+        this.security = new ClientSecurity(context.config().server());
     }
 
     @Override
     protected void initChannel(SocketChannel ch) {
-        ch.pipeline()
-                .addLast("frames", new PacketFrameDecoder(context.config().server().maxPacketSize()))
-                .addLast("session", new FrontendSession(context));
+        ChannelPipeline pipeline = ch.pipeline();
+        if (security.tls() != null) {
+            pipeline.addLast("sslRequest", new SslRequestHandler(security.tls()));
+        }
+        if (security.idleTimeoutMillis() > 0) {
+            // Reader idleness only: a writer or all-idle check would add a listener to every write.
+            pipeline.addLast("idle", new IdleStateHandler(security.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        }
+        pipeline.addLast("frames", new PacketFrameDecoder(context.config().server().maxPacketSize()))
+                .addLast("session", new FrontendSession(context, security));
     }
 }

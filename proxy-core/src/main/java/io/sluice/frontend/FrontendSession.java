@@ -6,7 +6,10 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.BackendPool;
@@ -32,11 +35,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLAuthSwitchRequestPacket;
-import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLAuthenticationPluginData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,12 +57,16 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private enum Phase {
         /** The greeting went out; the HandshakeResponse41 is due. */
         GREETING_SENT,
-        /** An AuthSwitchRequest to mysql_native_password went out; its answer is due. */
-        AUTH_SWITCH_SENT,
+        /** The client's address is backing off after failed logins: its login waits for its time slot. */
+        THROTTLED,
+        /** The login's authentication exchange goes on (auth switch, full authentication, RSA key). */
+        AUTHENTICATING,
         /** Logged in, waiting for a backend connection with the requested schema before saying OK. */
         AWAIT_BACKEND,
         /** Commands flow. */
         COMMAND,
+        /** A COM_CHANGE_USER's authentication exchange goes on. */
+        CHANGING_USER,
         CLOSED
     }
 
@@ -70,9 +74,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private static final int SUSPEND_ACQUIRING = 1;
     private static final int SUSPEND_BACKEND_FULL = 2;
 
-    private static final byte[] FAST_AUTH_SUCCESS = {0x01, 0x03};
-
     private final FrontendContext context;
+    private final ClientSecurity security;
     private Channel channel;
     private Phase phase = Phase.GREETING_SENT;
     private int connectionId;
@@ -81,6 +84,12 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private HandshakeResponse41 handshake;
     private String user;
     private String authPlugin;
+    /** The authentication exchange under way, at login or for COM_CHANGE_USER. */
+    private ClientLogin login;
+    private ComChangeUser changeUserRequest;
+    /** The account whose session count this session holds, once logged in. */
+    private ProxyUsers.Account account;
+    private ScheduledFuture<?> handshakeTimer;
     private SessionKey key;
     /** The schema the client asked for; {@link #schema} is what it resolves to on the assigned backend. */
     private String requestedSchema;
@@ -109,8 +118,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private record Queued(ByteBuf frame, int expect, boolean command) {
     }
 
-    public FrontendSession(FrontendContext context) {
+    FrontendSession(FrontendContext context, ClientSecurity security) {
         this.context = context;
+        this.security = security;
     }
 
     @Override
@@ -131,11 +141,42 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         connectionId = context.nextConnectionId();
         nonce = Scramble.nonce();
-        HandshakeV10 greeting = new HandshakeV10(context.serverVersion(), connectionId, nonce, context.capabilities(),
+        // CLIENT_SSL is offered in the greeting only: no backend connection carries the client's TLS.
+        int capabilities = security.tls() != null
+                ? context.capabilities() | Capabilities.CLIENT_SSL : context.capabilities();
+        HandshakeV10 greeting = new HandshakeV10(context.serverVersion(), connectionId, nonce, capabilities,
                 context.serverInfo().collationId(), ServerStatus.SERVER_STATUS_AUTOCOMMIT,
                 Scramble.MYSQL_NATIVE_PASSWORD, context.mariaDbCapabilities());
         ctx.writeAndFlush(greeting.write(ctx.alloc()), ctx.voidPromise());
+        scheduleHandshakeTimeout();
         log.debug("client {} connected as #{}", channel.remoteAddress(), connectionId);
+    }
+
+    /**
+     * One task per connection, cancelled at login: a client that connects and stays silent (or stalls its TLS
+     * handshake, or its authentication exchange) holds a connection slot no longer than the handshake timeout.
+     */
+    private void scheduleHandshakeTimeout() {
+        long timeout = security.handshakeTimeoutMillis();
+        if (timeout > 0) {
+            handshakeTimer = channel.eventLoop().schedule(this::onHandshakeTimeout, timeout, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void onHandshakeTimeout() {
+        if (phase == Phase.GREETING_SENT || phase == Phase.AUTHENTICATING) {
+            log.debug("client {} #{}: not logged in after {} ms: closing", channel.remoteAddress(), connectionId,
+                    security.handshakeTimeoutMillis());
+            phase = Phase.CLOSED;
+            channel.close();
+        }
+    }
+
+    private void cancelHandshakeTimer() {
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel(false);
+            handshakeTimer = null;
+        }
     }
 
     @Override
@@ -152,9 +193,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                     frame.release();
                 }
                 break;
-            case AUTH_SWITCH_SENT:
+            case AUTHENTICATING:
+            case CHANGING_USER:
                 try {
-                    onAuthSwitchResponse(frame);
+                    onLoginPacket(frame);
                 } finally {
                     frame.release();
                 }
@@ -177,45 +219,105 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             return;
         }
         user = handshake.user();
-        String plugin = handshake.authPluginName() == null ? Scramble.MYSQL_NATIVE_PASSWORD : handshake.authPluginName();
-        if (!Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin) && !Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {
-            if (!Capabilities.has(handshake.capabilities(), Capabilities.CLIENT_PLUGIN_AUTH)) {
-                failAndClose(sequenceId + 1, ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE,
-                        "Client does not support authentication protocol requested by server");
-                return;
-            }
-            // Ask for the method every client has, over the same nonce.
-            phase = Phase.AUTH_SWITCH_SENT;
-            lastSequenceId = sequenceId + 1;
-            channel.writeAndFlush(Packets.frame(channel.alloc(), lastSequenceId, new MySQLAuthSwitchRequestPacket(
-                    Scramble.MYSQL_NATIVE_PASSWORD, new MySQLAuthenticationPluginData(
-                            Arrays.copyOf(nonce, 8),
-                            Arrays.copyOfRange(nonce, 8, nonce.length)))), channel.voidPromise());
+        if (security.requireSecureTransport() && !isSecure()) {
+            failAndClose(sequenceId + 1, ErrorCode.ER_SECURE_TRANSPORT_REQUIRED,
+                    "Connections using insecure transport are prohibited while --require_secure_transport=ON.");
             return;
         }
-        authenticate(plugin, handshake.authResponse(), sequenceId + 1);
+        long delay = security.throttle().reserve(clientAddress());
+        if (delay > 0) {
+            // Checked later, not refused: the client cannot tell a slow check from a throttled one, and waits.
+            log.debug("client {}: login delayed {} ms after failed logins from its address", channel.remoteAddress(),
+                    delay);
+            phase = Phase.THROTTLED;
+            cancelHandshakeTimer(); // Sluice's own delay must not count against the client
+            channel.eventLoop().schedule(() -> {
+                if (phase == Phase.THROTTLED) {
+                    scheduleHandshakeTimeout(); // the rest of the exchange is the client's to keep short again
+                    startLogin(sequenceId);
+                }
+            }, delay, TimeUnit.MILLISECONDS);
+            return;
+        }
+        startLogin(sequenceId);
     }
 
-    private void onAuthSwitchResponse(ByteBuf frame) {
+    private void startLogin(int sequenceId) {
+        login = new ClientLogin(context.users().find(user, clientAddress()), nonce, isSecure(), security.rsa(),
+                Capabilities.has(handshake.capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
+        phase = Phase.AUTHENTICATING;
+        onLoginResult(login.start(handshake.authPluginName(), handshake.authResponse(), sequenceId, channel.alloc()));
+    }
+
+    /** A further packet of an authentication exchange, at login or for COM_CHANGE_USER. */
+    private void onLoginPacket(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-        ByteBuf payload = Packets.payload(frame);
-        byte[] response = new byte[payload.readableBytes()];
-        payload.getBytes(payload.readerIndex(), response);
-        authenticate(Scramble.MYSQL_NATIVE_PASSWORD, response, sequenceId + 1);
+        onLoginResult(login.onPacket(Packets.payload(frame), sequenceId, channel.alloc()));
     }
 
-    private void authenticate(String plugin, byte[] response, int replySequenceId) {
-        if (!context.users().verify(user, clientAddress(), plugin, nonce, response)) {
-            log.debug("client {}: access denied for '{}'", channel.remoteAddress(), user);
-            failAndClose(replySequenceId, ErrorCode.ER_ACCESS_DENIED_ERROR, accessDenied(user, response.length > 0));
+    private void onLoginResult(ClientLogin.Result result) {
+        ByteBuf reply = login.takeReply();
+        String name = phase == Phase.CHANGING_USER ? changeUserRequest.user() : user;
+        switch (result) {
+            case CONTINUE:
+                channel.writeAndFlush(reply, channel.voidPromise());
+                return;
+            case FAILURE:
+                if (reply != null) {
+                    reply.release();
+                }
+                security.throttle().failed(clientAddress());
+                log.debug("client {}: access denied for '{}'", channel.remoteAddress(), name);
+                failAndClose(login.resultSequenceId(), login.failure(), login.failure()
+                        == ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE
+                        ? "Client does not support authentication protocol requested by server"
+                        : accessDenied(name, login.usedPassword()));
+                return;
+            default:
+                if (reply != null) {
+                    channel.write(reply, channel.voidPromise()); // fast_auth_success: the OK follows
+                }
+                security.throttle().succeeded(clientAddress());
+                if (phase == Phase.CHANGING_USER) {
+                    changedUser();
+                } else {
+                    loggedIn();
+                }
+        }
+    }
+
+    /** The password checked out: count the session for its account, then go on as the account's session. */
+    private void loggedIn() {
+        cancelHandshakeTimer();
+        if (!admitSession(login.account())) {
             return;
         }
-        authPlugin = plugin;
-        int okSequenceId = replySequenceId;
-        if (Scramble.CACHING_SHA2_PASSWORD.equals(plugin) && response.length > 0) {
-            ByteBuf fast = Packets.startFrame(channel.alloc(), 2).writeBytes(FAST_AUTH_SUCCESS);
-            channel.write(Packets.finishFrame(fast, okSequenceId++), channel.voidPromise());
+        authPlugin = login.plugin();
+        int okSequenceId = login.resultSequenceId();
+        login = null;
+        authenticate(okSequenceId);
+    }
+
+    /** Counts a session for {@code next}, giving up the current account's; false after ERR 1226 went out. */
+    private boolean admitSession(ProxyUsers.Account next) {
+        if (next == account) {
+            return true;
         }
+        if (!next.admitSession()) {
+            failAndClose(login.resultSequenceId(), ErrorCode.ER_USER_LIMIT_REACHED, "User '" + next.user()
+                    + "' has exceeded the 'max_user_connections' resource (current value: " + next.maxConnections()
+                    + ")");
+            return false;
+        }
+        if (account != null) {
+            account.sessionClosed();
+        }
+        account = next;
+        return true;
+    }
+
+    /** The client is who it says: pick its backend, and answer OK (at {@code okSequenceId}) once it can work. */
+    private void authenticate(int okSequenceId) {
         key = new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId(),
                 handshake.mariaDbCapabilities() & context.mariaDbCapabilities());
         Backend picked = context.group().pick();
@@ -541,14 +643,26 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             failAndClose(replySequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad COM_CHANGE_USER: " + e.getMessage());
             return;
         }
+        // The same exchange as a login, over the greeting's nonce: a switch, a full authentication may follow.
         String plugin = request.authPluginName() != null ? request.authPluginName() : authPlugin;
-        if (!context.users().verify(request.user(), clientAddress(), plugin, nonce, request.authResponse())) {
-            failAndClose(replySequenceId, ErrorCode.ER_ACCESS_DENIED_ERROR,
-                    accessDenied(request.user(), request.authResponse().length > 0));
+        changeUserRequest = request;
+        login = new ClientLogin(context.users().find(request.user(), clientAddress()), nonce, isSecure(),
+                security.rsa(), Capabilities.has(handshake.capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
+        phase = Phase.CHANGING_USER;
+        onLoginResult(login.start(plugin, request.authResponse(), lastSequenceId, channel.alloc()));
+    }
+
+    private void changedUser() {
+        ComChangeUser request = changeUserRequest;
+        changeUserRequest = null;
+        if (!admitSession(login.account())) {
             return;
         }
+        int replySequenceId = login.resultSequenceId();
+        phase = Phase.COMMAND;
         user = request.user();
-        authPlugin = plugin;
+        authPlugin = login.plugin();
+        login = null;
         requestedSchema = request.database();
         schema = context.resolveSchema(requestedSchema, dataSource);
         // The new user starts with a fresh session: the old backend connection goes back to be reset.
@@ -612,6 +726,15 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     public void channelInactive(ChannelHandlerContext ctx) {
         boolean admitted = nonce != null;
         phase = Phase.CLOSED;
+        cancelHandshakeTimer();
+        if (login != null) {
+            login.discard();
+            login = null;
+        }
+        if (account != null) {
+            account.sessionClosed();
+            account = null;
+        }
         if (queued != null) {
             while (!queued.isEmpty()) {
                 queued.poll().frame().release();
@@ -631,6 +754,22 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         log.debug("client {} #{} disconnected", channel.remoteAddress(), connectionId);
         ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent) {
+            // Only a session waiting for its client's next command is idle; one whose query runs is not.
+            boolean waiting = phase == Phase.COMMAND && !acquiring && (backend == null || backend.isBetweenCommands());
+            if (waiting) {
+                log.debug("client {} #{}: idle for {} ms: closing", channel.remoteAddress(), connectionId,
+                        security.idleTimeoutMillis());
+                failAndClose(0, ErrorCode.ER_CLIENT_INTERACTION_TIMEOUT,
+                        "The client was disconnected by the server because of inactivity.");
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     @Override
@@ -662,6 +801,11 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         InetAddress address = clientAddress();
         return "Access denied for user '" + name + "'@'" + (address == null ? "" : address.getHostAddress())
                 + "' (using password: " + (usingPassword ? "YES" : "NO") + ")";
+    }
+
+    /** Whether the client switched to TLS (the SslHandler is only ever in the pipeline once it did). */
+    private boolean isSecure() {
+        return channel.pipeline().get(SslHandler.class) != null;
     }
 
     private InetAddress clientAddress() {

@@ -1,6 +1,7 @@
 package io.sluice.frontend;
 
 import io.netty.util.NetUtil;
+import io.sluice.auth.Credential;
 import io.sluice.config.UserConfig;
 import io.sluice.protocol.Scramble;
 import java.net.InetAddress;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 /**
@@ -15,48 +17,138 @@ import java.util.regex.Pattern;
  * {@code %} for any run of characters, {@code _} for one; {@code localhost} matches loopback addresses.
  */
 public final class ProxyUsers {
-    private final Map<String, List<Entry>> byName = new HashMap<>();
+    private final Map<String, List<Account>> byName = new HashMap<>();
 
-    /** {@code ipv6} is set when the host is an IPv6 literal, which Java prints in another form than it is written. */
-    private record Entry(UserConfig user, Pattern host, InetAddress ipv6) {
+    /**
+     * One {@code user@host} entry. Shared by every event loop: its session count is atomic and its
+     * caching_sha2_password cache is a volatile field.
+     */
+    public static final class Account {
+        private final UserConfig config;
+        private final Credential credential;
+        private final Pattern host;
+        /** Set when the host is an IPv6 literal, which Java prints in another form than it is written. */
+        private final InetAddress ipv6;
+        private final AtomicInteger sessions = new AtomicInteger();
+        /** SHA256(SHA256(password)) once a full authentication proved it, as MySQL's caching_sha2 cache holds. */
+        private volatile byte[] sha2Cache;
+
+        private Account(UserConfig config) {
+            this.config = config;
+            this.credential = config.credential();
+            this.host = hostPattern(config.host());
+            this.ipv6 = ipv6Literal(config.host());
+        }
+
+        public String user() {
+            return config.user();
+        }
+
+        public String host() {
+            return config.host();
+        }
+
+        public Credential credential() {
+            return credential;
+        }
+
+        /** What checks a caching_sha2_password scramble: from the password, or from an earlier full login. */
+        byte[] sha2Stage2() {
+            byte[] known = credential.sha2Stage2();
+            return known != null ? known : sha2Cache;
+        }
+
+        /** Remembers SHA256(SHA256(password)) after a full authentication proved the password. */
+        void cacheSha2(byte[] password) {
+            if (credential.sha2Stage2() == null) {
+                sha2Cache = Scramble.sha2Stage2(password);
+            }
+        }
+
+        /** Counts a session; false (nothing counted) when the account's {@code maxConnections} is reached. */
+        boolean admitSession() {
+            int max = config.maxConnections();
+            int now = sessions.incrementAndGet();
+            if (max > 0 && now > max) {
+                sessions.decrementAndGet();
+                return false;
+            }
+            return true;
+        }
+
+        void sessionClosed() {
+            sessions.decrementAndGet();
+        }
+
+        int maxConnections() {
+            return config.maxConnections();
+        }
+
+        /** Sessions of this account open now. */
+        int sessions() {
+            return sessions.get();
+        }
+
+        boolean matches(InetAddress client) {
+            if (client == null) {
+                return "%".equals(config.host());
+            }
+            if ("localhost".equalsIgnoreCase(config.host())) {
+                return client.isLoopbackAddress();
+            }
+            if (ipv6 != null) {
+                return ipv6.equals(client);
+            }
+            return host.matcher(client.getHostAddress()).matches();
+        }
+
+        @Override
+        public String toString() {
+            return config.user() + "@" + config.host();
+        }
     }
 
     public ProxyUsers(List<UserConfig> users) {
         for (UserConfig user : users) {
-            byName.computeIfAbsent(user.user(), k -> new ArrayList<>()).add(new Entry(user, hostPattern(user.host()), ipv6Literal(user.host())));
+            byName.computeIfAbsent(user.user(), k -> new ArrayList<>()).add(new Account(user));
         }
     }
 
+    /** The first entry for {@code user} whose host pattern matches {@code client}, or {@code null}. */
+    public Account find(String user, InetAddress client) {
+        List<Account> accounts = user == null ? null : byName.get(user);
+        if (accounts == null) {
+            return null;
+        }
+        for (Account account : accounts) {
+            if (account.matches(client)) {
+                return account;
+            }
+        }
+        return null;
+    }
+
     /**
-     * Checks a login.
+     * Checks a one-step login: a scramble the account's credential can check directly.
      *
      * @param plugin the authentication plugin that produced {@code authResponse}
      * @return whether {@code user} may log in from {@code client} with that proof
      */
     public boolean verify(String user, InetAddress client, String plugin, byte[] nonce, byte[] authResponse) {
-        List<Entry> entries = byName.get(user);
-        if (entries == null) {
+        Account account = find(user, client);
+        if (account == null) {
             return false;
         }
-        for (Entry entry : entries) {
-            if (matches(entry, client)) {
-                return Scramble.verify(plugin, entry.user().password(), nonce, authResponse);
-            }
+        Credential credential = account.credential();
+        if (credential.isEmpty()) {
+            return authResponse.length == 0 || (authResponse.length == 1 && authResponse[0] == 0);
         }
-        return false;
-    }
-
-    private static boolean matches(Entry entry, InetAddress client) {
-        if (client == null) {
-            return "%".equals(entry.user().host());
+        if (Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin)) {
+            return credential.verifyNative(nonce, authResponse);
         }
-        if ("localhost".equalsIgnoreCase(entry.user().host())) {
-            return client.isLoopbackAddress();
-        }
-        if (entry.ipv6() != null) {
-            return entry.ipv6().equals(client);
-        }
-        return entry.host().matcher(client.getHostAddress()).matches();
+        byte[] stage2 = account.sha2Stage2();
+        return Scramble.CACHING_SHA2_PASSWORD.equals(plugin) && stage2 != null
+                && Scramble.checkCachingSha2(stage2, nonce, authResponse);
     }
 
     /** The address of an IPv6 literal such as {@code ::1}, or {@code null}; never a DNS lookup. */

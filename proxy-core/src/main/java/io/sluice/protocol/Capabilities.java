@@ -35,9 +35,10 @@ public final class Capabilities {
 
     /**
      * What Sluice offers clients. Anything that would change the wire format in ways the relay does not track is
-     * left out: compression, TLS (until it is configured), query attributes, optional result-set metadata and the
+     * left out: compression, query attributes, optional result-set metadata and the
      * MariaDB extended capabilities. Advertising CLIENT_LONG_PASSWORD (MariaDB's "CLIENT_MYSQL" bit) tells MariaDB
-     * clients that no extended capabilities follow.
+     * clients that no extended capabilities follow. CLIENT_SSL is added to the greeting when TLS is on; it only
+     * concerns the client's own connection.
      */
     public static final int PROXY_SUPPORTED = CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG
             | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | CLIENT_ODBC | CLIENT_LOCAL_FILES | CLIENT_IGNORE_SPACE

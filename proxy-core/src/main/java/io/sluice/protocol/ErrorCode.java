@@ -17,6 +17,8 @@ public enum ErrorCode {
     ER_UNKNOWN_COM_ERROR(1047, "08S01"),
     /** A command larger than {@code server.maxPacketSize}. */
     ER_NET_PACKET_TOO_LARGE(1153, "08S01"),
+    /** An account already has {@code maxConnections} sessions ({@code authority.users[].maxConnections}). */
+    ER_USER_LIMIT_REACHED(1226, "42000"),
     /** The client asked for an authentication method Sluice cannot perform. */
     ER_NOT_SUPPORTED_AUTH_MODE(1251, "08004"),
     /** The backend could not be reached; class 08 so that pools discard the connection. */
@@ -25,7 +27,11 @@ public enum ErrorCode {
      * The backend connection was lost during the session. SQLSTATE class 08 (connection exception) rather than the
      * C client's HY000, because that is what makes JDBC drivers and pools discard the connection.
      */
-    CR_SERVER_LOST(2013, "08S01");
+    CR_SERVER_LOST(2013, "08S01"),
+    /** A plain-text login while {@code server.tls.requireSecureTransport} is on. */
+    ER_SECURE_TRANSPORT_REQUIRED(3159, "HY000"),
+    /** A client silent for longer than {@code server.idleTimeoutMilliseconds}, as MySQL 8.0.24+ says it. */
+    ER_CLIENT_INTERACTION_TIMEOUT(4031, "HY000");
 
     private final int code;
     private final String sqlState;

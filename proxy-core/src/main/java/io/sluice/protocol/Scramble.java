@@ -81,6 +81,48 @@ public final class Scramble {
         return MessageDigest.isEqual(expected, response);
     }
 
+    /** SHA1(SHA1(password)): what mysql_native_password stores (the {@code *HEX} hash, unhexed). */
+    public static byte[] nativeStage2(byte[] password) {
+        MessageDigest sha1 = digest("SHA-1");
+        return sha1.digest(sha1.digest(password));
+    }
+
+    /** SHA256(SHA256(password)): what caching_sha2_password's fast path checks against (its cache entry). */
+    public static byte[] sha2Stage2(byte[] password) {
+        MessageDigest sha256 = digest("SHA-256");
+        return sha256.digest(sha256.digest(password));
+    }
+
+    /**
+     * Checks a mysql_native_password scramble knowing only SHA1(SHA1(password)): the scramble XOR
+     * SHA1(nonce + stage2) must be a stage1 whose SHA1 is stage2.
+     */
+    public static boolean checkNative(byte[] stage2, byte[] nonce, byte[] response) {
+        if (response.length != 20) {
+            return false;
+        }
+        MessageDigest sha1 = digest("SHA-1");
+        sha1.update(nonce, 0, NONCE_LENGTH);
+        sha1.update(stage2);
+        byte[] stage1 = xor(response, sha1.digest());
+        return MessageDigest.isEqual(stage2, sha1.digest(stage1));
+    }
+
+    /**
+     * Checks a caching_sha2_password scramble knowing only SHA256(SHA256(password)): the scramble XOR
+     * SHA256(stage2 + nonce) must be a stage1 whose SHA256 is stage2.
+     */
+    public static boolean checkCachingSha2(byte[] stage2, byte[] nonce, byte[] response) {
+        if (response.length != 32) {
+            return false;
+        }
+        MessageDigest sha256 = digest("SHA-256");
+        sha256.update(stage2);
+        sha256.update(nonce, 0, NONCE_LENGTH);
+        byte[] stage1 = xor(response, sha256.digest());
+        return MessageDigest.isEqual(stage2, sha256.digest(stage1));
+    }
+
     private static byte[] xor(byte[] a, byte[] b) {
         byte[] out = new byte[a.length];
         for (int i = 0; i < a.length; i++) {

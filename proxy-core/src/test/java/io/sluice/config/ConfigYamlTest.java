@@ -219,7 +219,7 @@ class ConfigYamlTest {
                     maxPoolSise: 10
                 """, "config.yaml line 5: dataSources.ds_0.maxPoolSise: unknown key (expected: one of url, username, "
                 + "password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds, maxLifetimeMilliseconds, "
-                + "maxPoolSize, minPoolSize, weight, drain)");
+                + "maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa)");
     }
 
     @Test
@@ -229,7 +229,8 @@ class ConfigYamlTest {
                 server:
                   prot: 3307
                 """, "config.yaml line 3: server.prot: unknown key (expected: one of address, port, workerThreads, "
-                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport)");
+                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
+                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff, tls)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
@@ -241,7 +242,8 @@ class ConfigYamlTest {
                   users:
                     - user: root
                       pasword: root
-                """, "config.yaml line 5: authority.users[0].pasword: unknown key (expected: one of user, password)");
+                """, "config.yaml line 5: authority.users[0].pasword: unknown key "
+                + "(expected: one of user, password, passwordHash, maxConnections)");
     }
 
     @Test
@@ -289,7 +291,8 @@ class ConfigYamlTest {
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 server: 3307
                 """, "config.yaml line 2: server: 3307 (expected: a mapping of address, port, workerThreads, "
-                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport)");
+                + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
+                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff, tls)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
@@ -508,5 +511,167 @@ class ConfigYamlTest {
         assertThatThrownBy(() -> ConfigYaml.load(missing))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(missing + ": cannot be read (NoSuchFileException");
+    }
+
+    // ---- security keys (issue 6) ----------------------------------------------------------------------------
+
+    private static final String NATIVE_HASH = "*6C7A370C07660BC788681B3238D93E08BD74303C";
+
+    @Test
+    void readsTheSecurityKeysWithFileNamesRelativeToTheConfDir(@TempDir Path dir) throws IOException {
+        for (String name : new String[] {"cert.pem", "key.pem", "clients-ca.pem", "db-ca.pem"}) {
+            Files.writeString(dir.resolve(name), "PEM");
+        }
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, """
+                dataSources:
+                  ds_0:
+                    url: jdbc:mysql://db:3306/app
+                    username: sluice
+                    sslMode: verify_ca
+                    sslCa: db-ca.pem
+                  ds_1:
+                    url: jdbc:mysql://db2:3306/app
+                    username: sluice
+                    sslMode: PREFERRED
+                server:
+                  handshakeTimeoutMilliseconds: 5_000
+                  idleTimeoutMilliseconds: 28800000
+                  loginBackoff:
+                    afterFailures: 3
+                    delayMilliseconds: 250
+                    maxDelayMilliseconds: 60000
+                  tls:
+                    enabled: true
+                    certFile: cert.pem
+                    keyFile: key.pem
+                    caFile: clients-ca.pem
+                    verifyClient: require
+                    requireSecureTransport: true
+                    provider: jdk
+                    protocols: [TLSv1.3]
+                authority:
+                  users:
+                    - user: app@10.%
+                      passwordHash: 'HASH'
+                      maxConnections: 20
+                """.replace("HASH", NATIVE_HASH));
+
+        ProxyConfig config = ConfigYaml.load(file);
+
+        assertThat(config.dataSources().get("ds_0").sslMode()).isEqualTo(SslMode.VERIFY_CA);
+        assertThat(config.dataSources().get("ds_0").sslCa()).isEqualTo(dir.resolve("db-ca.pem"));
+        assertThat(config.dataSources().get("ds_1").sslMode()).isEqualTo(SslMode.PREFERRED);
+        ServerConfig server = config.server();
+        assertThat(server.handshakeTimeoutMilliseconds()).isEqualTo(5_000);
+        assertThat(server.idleTimeoutMilliseconds()).isEqualTo(28_800_000);
+        assertThat(server.loginBackoff()).isEqualTo(new LoginBackoff(3, 250, 60_000));
+        assertThat(server.tls()).isEqualTo(new TlsConfig(true, dir.resolve("cert.pem"), dir.resolve("key.pem"),
+                dir.resolve("clients-ca.pem"), TlsConfig.VerifyClient.REQUIRE, true, TlsConfig.Provider.JDK,
+                List.of("TLSv1.3"), dir.toAbsolutePath()));
+        assertThat(config.users()).containsExactly(new UserConfig("app", "10.%", "", NATIVE_HASH, 20));
+    }
+
+    @Test
+    void tlsIsOnByDefaultWithCertificatesGeneratedIntoTheConfDir(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, SHARDINGSPHERE_SEED);
+        TlsConfig tls = ConfigYaml.load(file).server().tls();
+        assertThat(tls.enabled()).isTrue();
+        assertThat(tls.usesGeneratedCertificates()).isTrue();
+        assertThat(tls.generatedDirectory()).isEqualTo(dir.toAbsolutePath());
+        assertThat(tls.protocols()).containsExactly("TLSv1.3", "TLSv1.2");
+        assertThat(tls.requireSecureTransport()).isFalse();
+        assertThat(ConfigYaml.load(file).primaryDataSource().sslMode()).isEqualTo(SslMode.DISABLED);
+
+        assertThat(parse("""
+                dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
+                server:
+                  tls:
+                    enabled: false
+                """).server().tls().enabled()).isFalse();
+    }
+
+    @Test
+    void refusesSecurityKeysItCannotServeNamingTheLine() {
+        String ds = "dataSources: {ds_0: {url: \"jdbc:mysql://h/d\", username: u}}\n";
+        assertRefused(ds + """
+                server:
+                  tls:
+                    certfile: server.pem
+                """, "config.yaml line 4: server.tls.certfile: unknown key (expected: one of enabled, certFile, "
+                + "keyFile, caFile, verifyClient, requireSecureTransport, provider, protocols)");
+        assertRefused(ds + """
+                server:
+                  tls:
+                    certFile: absent.pem
+                """, "config.yaml line 4: server.tls.certFile: \"absent.pem\" (expected: a readable file; "
+                + Path.of("absent.pem").toAbsolutePath() + " is not one)");
+        assertRefused(ds + """
+                server:
+                  tls:
+                    enabled: "true"
+                """, "config.yaml line 4: server.tls.enabled: \"true\" (expected: true or false)");
+        assertRefused(ds + """
+                server:
+                  tls:
+                    verifyClient: always
+                """, "config.yaml line 4: server.tls.verifyClient: \"always\" (expected: one of NONE, OPTIONAL, REQUIRE)");
+        assertRefused(ds + """
+                server:
+                  tls:
+                    protocols: [TLSv1.3, TLSv1.1]
+                """, "config.yaml line 4: server.tls.protocols: TLSv1.1 (expected: TLSv1.3 or TLSv1.2)");
+        assertRefused(ds + """
+                server:
+                  tls:
+                    enabled: false
+                    requireSecureTransport: true
+                """, "config.yaml line 5: server.tls.requireSecureTransport: true "
+                + "(expected: false while enabled is false)");
+        assertRefused(ds + """
+                server:
+                  loginBackoff:
+                    delayMilliseconds: 0
+                """, "config.yaml line 4: server.loginBackoff.delayMilliseconds: 0 (expected: >= 1)");
+        assertRefused(ds + """
+                server:
+                  handshakeTimeoutMilliseconds: -1
+                """, "config.yaml line 3: server.handshakeTimeoutMilliseconds: -1 (expected: >= 0)");
+    }
+
+    @Test
+    void refusesUsersAndDataSourcesWithBadSecurityKeys() {
+        String ds = "dataSources: {ds_0: {url: \"jdbc:mysql://h/d\", username: u}}\n";
+        assertRefused(ds + """
+                authority:
+                  users:
+                    - user: app
+                      passwordHash: 'secret'
+                """, "config.yaml line 5: authority.users[0].passwordHash: not a MySQL password hash (expected: "
+                + "*<40 hex digits> for mysql_native_password, $A$005$<salt><digest> for caching_sha2_password, "
+                + "or 0x<hex> of either)");
+        assertRefused(ds + """
+                authority:
+                  users:
+                    - user: app
+                      password: pw
+                      passwordHash: '%s'
+                """.formatted(NATIVE_HASH), "config.yaml line 6: authority.users[0].passwordHash: set together "
+                + "with password (expected: one of the two)");
+        assertRefused(ds + """
+                authority:
+                  users:
+                    - user: app
+                      maxConnections: -2
+                """, "config.yaml line 5: authority.users[0].maxConnections: -2 (expected: >= 0)");
+        assertRefused("""
+                dataSources:
+                  ds_0:
+                    url: jdbc:mysql://h/d
+                    username: u
+                    sslMode: on
+                """, "config.yaml line 5: dataSources.ds_0.sslMode: on (expected: one of DISABLED, PREFERRED, "
+                + "REQUIRED, VERIFY_CA, VERIFY_IDENTITY)");
     }
 }

@@ -10,7 +10,7 @@ import java.sql.SQLException;
  */
 public enum JdbcDriver {
     MARIADB("jdbc:mariadb://", "org.mariadb.jdbc.Driver", ""),
-    // The proxy offers no TLS; DISABLED keeps both paths on plain TCP so they are compared like for like.
+    // Sluice offers TLS but the shared server does not; DISABLED keeps both paths on plain TCP, compared like for like.
     MYSQL("jdbc:mysql://", "com.mysql.cj.jdbc.Driver", "sslMode=DISABLED");
 
     private final String prefix;

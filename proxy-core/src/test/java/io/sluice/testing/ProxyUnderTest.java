@@ -5,8 +5,12 @@ import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
+import io.sluice.config.UserConfig;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A Sluice proxy started in-process on a free port in front of {@link TestMariaDb}, with two proxy users and the
@@ -57,6 +61,11 @@ public final class ProxyUnderTest implements AutoCloseable {
 
     public int port() {
         return sluice == null ? mariaDb.port() : sluice.port();
+    }
+
+    /** The running proxy; {@code null} in direct mode. */
+    public Sluice sluice() {
+        return sluice;
     }
 
     /** The proxy user clients log in as. */
@@ -124,6 +133,9 @@ public final class ProxyUnderTest implements AutoCloseable {
         private long connectionTimeoutMillis = 10_000;
         private int workerThreads = 2;
         private String backendUrl;
+        private UnaryOperator<ServerConfig> server = UnaryOperator.identity();
+        private UnaryOperator<DataSourceConfig> dataSource = UnaryOperator.identity();
+        private final List<UserConfig> extraUsers = new ArrayList<>();
 
         private Builder() {
         }
@@ -155,20 +167,41 @@ public final class ProxyUnderTest implements AutoCloseable {
             return this;
         }
 
+        /** Changes the server section after the other settings (TLS, timeouts, server version...). */
+        public Builder server(UnaryOperator<ServerConfig> change) {
+            UnaryOperator<ServerConfig> before = server;
+            this.server = s -> change.apply(before.apply(s));
+            return this;
+        }
+
+        /** Changes the data source after the other settings (TLS to the backend...). */
+        public Builder dataSource(UnaryOperator<DataSourceConfig> change) {
+            this.dataSource = change;
+            return this;
+        }
+
+        /** Adds a proxy user besides {@link #USER} and {@link #USER2}. */
+        public Builder user(UserConfig user) {
+            extraUsers.add(user);
+            return this;
+        }
+
         /** The configuration {@link #start()} would use. */
         public ProxyConfig config() {
             TestMariaDb mariaDb = TestMariaDb.get();
             String url = backendUrl != null ? backendUrl : JdbcDriver.MYSQL.url(mariaDb.host(), mariaDb.port(), null, "");
-            ServerConfig server = new ServerConfig("127.0.0.1", 0, workerThreads, ServerConfig.DEFAULT_CONN_BUFFER_SIZE,
-                    maxConnections, null, maxPacketSize, Transport.AUTO);
-            return ProxyConfig.builder()
-                    .dataSource(new DataSourceConfig("ds_0", url, TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
-                            connectionTimeoutMillis, DataSourceConfig.DEFAULT_IDLE_TIMEOUT_MILLISECONDS,
-                            DataSourceConfig.DEFAULT_MAX_LIFETIME_MILLISECONDS, maxPoolSize, minPoolSize))
-                    .server(server)
+            ServerConfig defaults = new ServerConfig("127.0.0.1", 0, workerThreads,
+                    ServerConfig.DEFAULT_CONN_BUFFER_SIZE, maxConnections, null, maxPacketSize, Transport.AUTO);
+            ProxyConfig.Builder builder = ProxyConfig.builder()
+                    .dataSource(dataSource.apply(new DataSourceConfig("ds_0", url, TestMariaDb.ROOT_USER,
+                            TestMariaDb.ROOT_PASSWORD, connectionTimeoutMillis,
+                            DataSourceConfig.DEFAULT_IDLE_TIMEOUT_MILLISECONDS,
+                            DataSourceConfig.DEFAULT_MAX_LIFETIME_MILLISECONDS, maxPoolSize, minPoolSize)))
+                    .server(server.apply(defaults))
                     .user(USER, PASSWORD)
-                    .user(USER2, PASSWORD2)
-                    .build();
+                    .user(USER2, PASSWORD2);
+            extraUsers.forEach(builder::user);
+            return builder.build();
         }
 
         /** Starts Sluice, or in direct mode makes sure the MariaDB accounts standing in for the proxy users exist. */

@@ -51,7 +51,15 @@ public final class RawMySqlClient implements Closeable {
 
     /** Opens a socket and reads the server's greeting, nothing more. */
     public static RawMySqlClient connect(String host, int port) throws IOException {
+        return connect(host, port, null);
+    }
+
+    /** Opens a socket from {@code localAddress} (e.g. 127.0.0.2; {@code null}: any) and reads the greeting. */
+    public static RawMySqlClient connect(String host, int port, String localAddress) throws IOException {
         Socket socket = new Socket();
+        if (localAddress != null) {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+        }
         socket.connect(new InetSocketAddress(host, port), 5000);
         socket.setSoTimeout(15_000);
         RawMySqlClient client = new RawMySqlClient(socket);

@@ -1,0 +1,184 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.LoginBackoff;
+import io.sluice.config.ServerConfig;
+import io.sluice.config.UserConfig;
+import io.sluice.testing.LeakDetection;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
+import io.sluice.testing.RawMySqlClient.Packet;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Clients that abuse the proxy: they connect and say nothing, guess passwords, open too many sessions, or sit idle.
+ * Each limit ends the offending connection (with the error MySQL sends, where it sends one) and leaves other
+ * sessions alone.
+ */
+@ExtendWith(LeakDetection.class)
+class HardeningTest {
+
+    @BeforeAll
+    static void notDirect() {
+        Assumptions.assumeFalse(ProxyUnderTest.isDirect(), "checks Sluice's own limits");
+    }
+
+    private static ProxyUnderTest start(long handshakeTimeout, long idleTimeout, LoginBackoff backoff) {
+        return ProxyUnderTest.builder()
+                .server(s -> s.withHardening(handshakeTimeout, idleTimeout, backoff))
+                .user(new UserConfig("limited", "%", "limited-pw", null, 2))
+                .start();
+    }
+
+    private static ProxyUnderTest start(long handshakeTimeout, long idleTimeout) {
+        return start(handshakeTimeout, idleTimeout, LoginBackoff.defaults());
+    }
+
+    @Test
+    void aSilentClientIsClosedAtTheHandshakeTimeout() throws Exception {
+        try (ProxyUnderTest proxy = start(300, 0)) {
+            try (RawMySqlClient silent = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+                long begin = System.nanoTime();
+                assertThat(silent.readPacket()).as("nothing but a close after the greeting").isNull();
+                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
+                assertThat(waited).isBetween(250L, 5_000L);
+            }
+            awaitNoClients(proxy);
+            assertLogsIn(proxy);
+        }
+    }
+
+    @Test
+    void aClientThatStallsItsTlsHandshakeIsClosedToo() throws Exception {
+        try (ProxyUnderTest proxy = start(300, 0);
+             RawMySqlClient stalled = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            byte[] sslRequest = new byte[32];
+            int capabilities = RawMySqlClient.CLIENT_PROTOCOL_41 | RawMySqlClient.CLIENT_SECURE_CONNECTION | 0x800;
+            sslRequest[0] = (byte) capabilities;
+            sslRequest[1] = (byte) (capabilities >>> 8);
+            sslRequest[8] = 45;
+            stalled.writePacket(sslRequest); // CLIENT_SSL, and then no ClientHello
+            assertThat(stalled.readPacket()).isNull();
+            awaitNoClients(proxy);
+        }
+    }
+
+    @Test
+    void aPasswordGuessingLoopIsThrottled() throws Exception {
+        try (ProxyUnderTest proxy = start(10_000, 0, new LoginBackoff(2, 500, 4_000))) {
+            List<Long> millis = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                long begin = System.nanoTime();
+                Packet reply = login(proxy, "127.0.0.1", proxy.user(), "guess-" + i);
+                millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
+                assertThat(reply.isErr()).isTrue();
+                assertThat(reply.errorCode()).isEqualTo(1045);
+            }
+            // Two free failures, then 500 ms, then twice that: the slots double with every further failure.
+            assertThat(millis.get(2)).as("third attempt, %s", millis).isGreaterThanOrEqualTo(490);
+            // The slot is counted from the third failure, so the client's own turnaround is taken off what it sees.
+            assertThat(millis.get(3)).as("fourth attempt, %s", millis).isGreaterThanOrEqualTo(750)
+                    .isGreaterThan(millis.get(2));
+
+            // Another address is not slowed down by this one's failures.
+            long begin = System.nanoTime();
+            assertThat(login(proxy, "127.0.0.2", proxy.user(), proxy.password()).isOk()).isTrue();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin)).isLessThan(490);
+
+            // The right password from the guessing address still works, after its slot; success forgives the past.
+            begin = System.nanoTime();
+            assertThat(login(proxy, "127.0.0.1", proxy.user(), proxy.password()).isOk()).isTrue();
+            // 2 s after the fourth failure, less the time the other address took
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin)).isGreaterThanOrEqualTo(1_500);
+            begin = System.nanoTime();
+            assertThat(login(proxy, "127.0.0.1", proxy.user(), "one-more-typo").errorCode()).isEqualTo(1045);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin)).isLessThan(490);
+        }
+    }
+
+    @Test
+    void anAccountGetsAtMostItsMaxConnections() throws Exception {
+        try (ProxyUnderTest proxy = start(10_000, 0);
+             RawMySqlClient first = RawMySqlClient.login(proxy.host(), proxy.port(), "limited", "limited-pw", null);
+             RawMySqlClient second = RawMySqlClient.login(proxy.host(), proxy.port(), "limited", "limited-pw", null)) {
+            try (RawMySqlClient third = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+                Packet refused = third.authenticate("limited", "limited-pw", null);
+                assertThat(refused.isErr()).as("%s", refused).isTrue();
+                assertThat(refused.errorCode()).isEqualTo(1226);
+                assertThat(refused.sqlState()).isEqualTo("42000");
+                assertThat(refused.errorMessage()).contains("'limited'").contains("max_user_connections");
+            }
+            assertLogsIn(proxy); // another account is not limited by this one
+            assertThat(first.query("SELECT 1").rows()).hasSize(1);
+
+            second.sendCommand(RawMySqlClient.COM_QUIT, new byte[0]);
+            assertThat(second.readPacket()).isNull();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            Packet again;
+            do { // the slot comes back when the server has seen the close
+                try (RawMySqlClient next = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+                    again = next.authenticate("limited", "limited-pw", null);
+                }
+            } while (!again.isOk() && System.nanoTime() < deadline);
+            assertThat(again.isOk()).as("%s", again).isTrue();
+        }
+    }
+
+    @Test
+    void anIdleClientIsDisconnectedWith4031() throws Exception {
+        try (ProxyUnderTest proxy = start(10_000, 400);
+             RawMySqlClient idle = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(),
+                     null)) {
+            assertThat(idle.query("SELECT 1").rows()).hasSize(1); // the session has a backend connection
+            try (RawMySqlClient busy = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(),
+                    proxy.password(), null)) {
+                // Silent while its query runs: that is not idleness.
+                assertThat(busy.query("SELECT SLEEP(1.2)").rows()).containsExactly(List.of("0"));
+            }
+            Packet notice = idle.readPacket();
+            assertThat(notice).isNotNull();
+            assertThat(notice.isErr()).as("%s", notice).isTrue();
+            assertThat(notice.errorCode()).isEqualTo(4031);
+            assertThat(idle.readPacket()).isNull();
+            awaitNoClients(proxy);
+            assertLogsIn(proxy);
+        }
+    }
+
+    @Test
+    void defaultsAreDocumentedValues() {
+        ServerConfig defaults = ServerConfig.defaults();
+        assertThat(defaults.handshakeTimeoutMilliseconds()).isEqualTo(10_000);
+        assertThat(defaults.idleTimeoutMilliseconds()).isZero();
+        assertThat(defaults.loginBackoff()).isEqualTo(new LoginBackoff(5, 1_000, 30_000));
+    }
+
+    private static Packet login(ProxyUnderTest proxy, String from, String user, String password) throws IOException {
+        try (RawMySqlClient client = RawMySqlClient.connect(proxy.host(), proxy.port(), from)) {
+            return client.authenticate(user, password, null);
+        }
+    }
+
+    private static void assertLogsIn(ProxyUnderTest proxy) throws IOException {
+        try (RawMySqlClient client = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user2(),
+                proxy.password2(), null)) {
+            assertThat(client.query("SELECT 'still here'").rows()).containsExactly(List.of("still here"));
+        }
+    }
+
+    private static void awaitNoClients(ProxyUnderTest proxy) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (proxy.sluice().clientConnections() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(proxy.sluice().clientConnections()).isZero();
+    }
+}
