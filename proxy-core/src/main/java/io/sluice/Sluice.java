@@ -92,8 +92,7 @@ public final class Sluice implements AutoCloseable {
             // ShardingSphere seed files carry no authority section; ShardingSphere-Proxy then has root/root.
             log.warn("authority.users is empty: clients log in as the default account root@% with password 'root'."
                     + " Set authority.users in config.yaml.");
-            config = new ProxyConfig(config.databaseName(), config.dataSources(), config.server(),
-                    List.of(new UserConfig("root", "%", "root")));
+            config = config.withUsers(List.of(new UserConfig("root", "%", "root")));
         }
         ProbeResult probe = probeBackends(config);
         BackendServerInfo serverInfo = probe.serverInfo();
