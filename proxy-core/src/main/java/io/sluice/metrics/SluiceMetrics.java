@@ -178,7 +178,7 @@ public final class SluiceMetrics implements AutoCloseable {
         GaugeSnapshot.Builder pending = gauge("sluice_backend_connections_pending",
                 "Sessions waiting for a connection because the pool is full");
         GaugeSnapshot.Builder max = gauge("sluice_backend_connections_max", "The pool's maxPoolSize");
-        CounterSnapshot.Builder created = counter("sluice_backend_connections_created",
+        CounterSnapshot.Builder created = counter("sluice_backend_connections_opened",
                 "Backend connections that logged in");
         CounterSnapshot.Builder closed = counter("sluice_backend_connections_closed",
                 "Logged-in backend connections that closed");
