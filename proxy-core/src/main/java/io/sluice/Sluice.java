@@ -134,6 +134,7 @@ public final class Sluice implements AutoCloseable {
         // Health checks get a thread of their own: a slow or black-holed backend never delays relayed traffic.
         EventLoopGroup checkGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-health", true),
                 transport.ioHandlerFactory());
+        Sluice started;
         Map<String, BackendPool> pools = new ConcurrentHashMap<>(); // config reload adds and removes
         TrafficCounters traffic = config.operations().metrics().enabled() ? new TrafficCounters(workerGroup) : null;
         SlowQueryLog slowQueryLog = new SlowQueryLog(config.operations().slowQueryLog());
@@ -179,19 +180,11 @@ public final class Sluice implements AutoCloseable {
                     .channel();
             Sluice sluice = new Sluice(config, bossGroup, workerGroup, checkGroup, pools, group, checker, context,
                     serverChannel, transport, defaultKey, traffic, slowQueryLog);
-            if (config.operations().admin().enabled()) {
-                try {
-                    sluice.admin = AdminServer.start(config.operations().admin(), sluice);
-                } catch (ConfigException e) {
-                    sluice.close();
-                    throw e;
-                }
-            }
             log.info("Sluice listening on {} ({} transport, {} event loops), {} over {} ({}), health checks {}",
                     sluice.localAddress(), transport.name(), server.effectiveWorkerThreads(), config.loadBalancer(),
                     pools.keySet(), serverInfo.serverVersion(), config.healthCheck().enabled()
                             ? "every " + config.healthCheck().intervalMilliseconds() + " ms" : "off");
-            return sluice;
+            started = sluice;
         } catch (Exception e) { // Netty rethrows the socket's checked BindException unchecked
             if (checker != null) {
                 checker.close();
@@ -210,6 +203,15 @@ public final class Sluice implements AutoCloseable {
             throw new ConfigException("server: cannot start on " + server.address() + ":" + server.port() + ": "
                     + e.getMessage(), e);
         }
+        if (config.operations().admin().enabled()) {
+            try {
+                started.admin = AdminServer.start(config.operations().admin(), started);
+            } catch (ConfigException e) {
+                started.close();
+                throw e;
+            }
+        }
+        return started;
     }
 
     /** ShardingSphere seed files carry no authority section; ShardingSphere-Proxy then has root/root. */
