@@ -177,28 +177,37 @@ public final class SqlDigest {
         return i;
     }
 
-    /** Just after a {@code )}: a list of only {@code ?} ({@code (?, ?, ?)}) becomes {@code (...)}. */
+    /**
+     * Just after a {@code )}: a list of only literals becomes {@code (...)} when its length is what varies from one
+     * call to the next: after {@code IN} or {@code VALUES} (or another row of VALUES), or with two items or more.
+     * {@code SLEEP(?)} stays as it is.
+     */
     private static void collapseList(StringBuilder out) {
         int close = out.length() - 1;
         int i = close - 1;
-        boolean sawLiteral = false;
+        int literals = 0;
         while (i >= 0) {
             char c = out.charAt(i);
             if (c == '(') {
                 break;
             }
             if (c == '?') {
-                sawLiteral = true;
+                literals++;
             } else if (c != ',' && c != ' ') {
                 return;
             }
             i--;
         }
-        if (i < 0 || !sawLiteral) {
+        if (i < 0 || literals == 0) {
             return;
         }
-        out.setLength(i + 1);
-        out.append("...)");
+        String before = out.substring(0, i).stripTrailing().toUpperCase(java.util.Locale.ROOT);
+        boolean variable = before.endsWith(" IN") || before.endsWith("VALUES") || before.endsWith("VALUE")
+                || before.endsWith(",") || literals > 1;
+        if (variable) {
+            out.setLength(i + 1);
+            out.append("...)");
+        }
     }
 
     private static String hash(String text) {
