@@ -94,6 +94,11 @@ public final class Sluice implements AutoCloseable {
     private final List<BackendPool> retiredPools = new CopyOnWriteArrayList<>();
     private volatile boolean draining;
     private final Object shutdownLock = new Object();
+    /**
+     * Not the shutdown lock: a reload runs on the admin thread, and {@link #close()} waits for that thread to end, so
+     * a reload waiting for the shutdown lock would never return.
+     */
+    private final Object reloadLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Sluice(ProxyConfig config, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
@@ -493,9 +498,9 @@ public final class Sluice implements AutoCloseable {
      * source's URL) is listed in the result and keeps its running value. See docs/operations.md.
      */
     public ReloadResult reload(ProxyConfig next) {
-        synchronized (shutdownLock) {
-            if (closed.get()) {
-                throw new IllegalStateException("Sluice is stopped");
+        synchronized (reloadLock) {
+            if (draining) {
+                throw new IllegalStateException("Sluice is shutting down: no reload");
             }
             ConfigReload reload = new ConfigReload(this, config, withDefaultUsers(next));
             ReloadResult result = reload.apply();

@@ -123,7 +123,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private PrivateCallback privateCallback;
     private boolean responseDone;
 
-    // ---- operations (issue #5): set at bind from the session; all null when metrics and slow log are off ----
+    // ---- operations (issue #5): set at bind from the session; timing is null when metrics and slow log are off ----
     private LoopCounters counters;
     private SlowQueryLog slowLog;
     private CommandTiming timing;
@@ -201,9 +201,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         this.session = target;
         this.mode = Mode.RELAY;
         this.counters = target.loopCounters();
-        SlowQueryLog log = target.slowQueryLog();
-        this.slowLog = log != null && log.enabled() ? log : null;
-        if (timing == null && (counters != null || slowLog != null)) {
+        this.slowLog = target.slowQueryLog();
+        // Timing costs two clock reads per command: only when metrics or the slow-query log need it.
+        if (timing == null && (counters != null || (slowLog != null && slowLog.enabled()))) {
             timing = new CommandTiming();
         }
         channel.config().setAutoRead(true);
@@ -219,7 +219,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     public void forward(ByteBuf frame, int expect) {
         if (expect != 0) {
             tracker.expect(expect);
-            if (timing != null && (counters != null || slowLog != null)) {
+            if (timing != null) {
                 timing.started(frame, slowLog);
             }
         }
@@ -577,7 +577,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     public void onResponseComplete() {
         responseDone = true;
         if (mode == Mode.RELAY && session != null) {
-            if (timing != null && (counters != null || slowLog != null)) {
+            if (timing != null) {
                 timing.completed(tracker.lastResponseFailed(), counters, slowLog, this);
             }
             session.onResponseComplete();
