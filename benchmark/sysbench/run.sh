@@ -38,6 +38,7 @@ CHURN_RATES="100,200,300"             # workload d; 0 (the baseline) is always a
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
 SLUICE_JAVA_OPTS=""
 SLUICE_JAVA_OPTS_SET=0
+SLUICE_CONFIG_EXTRA=""  # YAML appended to the generated config.yaml, e.g. "metrics: {enabled: false}"
 # JAVA_OPTS for Sluice when workload c runs and --sluice-java-opts is not given: the issue's
 # -Xmx512m, start.sh's other defaults, but without -Xms512m/-XX:+AlwaysPreTouch, which would
 # make the RSS 512 MiB+ whatever the connections cost (c measures RSS).
@@ -61,6 +62,11 @@ Targets and proxies
   --worker-threads N     Sluice server.workerThreads = HAProxy nbthread [$WORKER_THREADS]
   --sluice-java-opts S   JAVA_OPTS for Sluice's bin/start.sh [start.sh defaults; with
                          workload c: "$SLUICE_JAVA_OPTS_C"]
+  --sluice-config-extra FILE
+                         YAML appended to the generated Sluice config.yaml (top-level
+                         sections it does not already have: metrics, slowQueryLog, ...).
+                         Metrics on vs off: run once without and once with a file holding
+                         "metrics: {enabled: false}" (docs/benchmarks.md)
   --haproxy-port P       [$HAPROXY_PORT]      --sluice-port P   [$SLUICE_PORT]
   --mysql-port P         MariaDB port on 127.0.0.1                   [$MYSQL_PORT]
 
@@ -135,6 +141,7 @@ while [[ $# -gt 0 ]]; do
     --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
     --sluice-java-opts) SLUICE_JAVA_OPTS=$2; SLUICE_JAVA_OPTS_SET=1; shift 2 ;;
+    --sluice-config-extra) SLUICE_CONFIG_EXTRA=$2; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
     --table-size) TABLE_SIZE=$2; shift 2 ;;
     --results-dir) RESULTS_ROOT=$2; shift 2 ;;
@@ -534,7 +541,14 @@ authority:
   users:
     - user: $MYSQL_USER
       password: "$MYSQL_PASSWORD"
+admin:
+  address: $HOST
+  port: 0
 EOF
+  if [[ -n $SLUICE_CONFIG_EXTRA ]]; then
+    [[ -f $SLUICE_CONFIG_EXTRA ]] || die "--sluice-config-extra $SLUICE_CONFIG_EXTRA: no such file"
+    { echo "# appended from $SLUICE_CONFIG_EXTRA (--sluice-config-extra)"; cat "$SLUICE_CONFIG_EXTRA"; } >>"$1"
+  fi
 }
 
 start_sluice() {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 #
-# Stops the Sluice started by bin/start.sh: SIGTERM (open sessions are closed by the shutdown hook), then SIGKILL
-# if it is still running after SLUICE_STOP_TIMEOUT seconds (default: 30).
+# Stops the Sluice started by bin/start.sh: SIGTERM, which starts the graceful shutdown (/health answers 503, new
+# connections are refused after shutdown.gracefulWaitBeforeShutdownMilliseconds, sessions are closed once idle
+# outside a transaction or after shutdown.gracefulCloseTimeoutMilliseconds), then SIGKILL if it is still running
+# after SLUICE_STOP_TIMEOUT seconds (default: 30; keep it above the two shutdown timings together).
 #
 #   bin/stop.sh
 #

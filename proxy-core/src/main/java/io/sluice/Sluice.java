@@ -7,6 +7,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.admin.AdminServer;
 import io.sluice.backend.BackendPool;
 import io.sluice.backend.BackendProbe;
 import io.sluice.backend.BackendServerInfo;
@@ -23,17 +26,29 @@ import io.sluice.config.ServerConfig;
 import io.sluice.config.UserConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.FrontendInitializer;
+import io.sluice.frontend.FrontendSession;
+import io.sluice.frontend.SessionSnapshot;
+import io.sluice.metrics.SluiceMetrics;
+import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
+import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.transport.TransportKind;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +70,8 @@ public final class Sluice implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sluice.class);
     private static final int PROBE_TIMEOUT_MILLIS = 5_000;
 
-    private final ProxyConfig config;
+    /** Replaced by config reload with what was applied. */
+    private volatile ProxyConfig config;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final EventLoopGroup checkGroup;
@@ -66,9 +82,29 @@ public final class Sluice implements AutoCloseable {
     private final Channel serverChannel;
     private final TransportKind transport;
 
+    // ---- operations (issue #5) ----
+    /** What pools added by config reload open their {@code minPoolSize} connections with. */
+    private final SessionKey defaultKey;
+    private final SluiceMetrics metrics;
+    private final SlowQueryLog slowQueryLog;
+    private volatile AdminServer admin;
+    /** Where {@link #reload()} reads the configuration from; {@code null} for a proxy built in code. */
+    private volatile Supplier<ProxyConfig> configSource;
+    /** Pools of backends removed by reload, closed once their sessions are gone or at the latest by {@link #close()}. */
+    private final List<BackendPool> retiredPools = new CopyOnWriteArrayList<>();
+    private volatile boolean draining;
+    private final Object shutdownLock = new Object();
+    /**
+     * Not the shutdown lock: a reload runs on the admin thread, and {@link #close()} waits for that thread to end, so
+     * a reload waiting for the shutdown lock would never return.
+     */
+    private final Object reloadLock = new Object();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
     private Sluice(ProxyConfig config, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
             EventLoopGroup checkGroup, Map<String, BackendPool> pools, BackendGroup group, HealthChecker healthChecker,
-            FrontendContext context, Channel serverChannel, TransportKind transport) {
+            FrontendContext context, Channel serverChannel, TransportKind transport, SessionKey defaultKey,
+            TrafficCounters traffic, SlowQueryLog slowQueryLog) {
         this.config = config;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
@@ -79,6 +115,10 @@ public final class Sluice implements AutoCloseable {
         this.context = context;
         this.serverChannel = serverChannel;
         this.transport = transport;
+        this.defaultKey = defaultKey;
+        this.slowQueryLog = slowQueryLog;
+        this.metrics = traffic == null ? null
+                : new SluiceMetrics(traffic, context, this::backends, this::isDraining, workerGroup);
     }
 
     /**
@@ -88,13 +128,7 @@ public final class Sluice implements AutoCloseable {
      *     reached (an unreachable backend among reachable ones is only logged)
      */
     public static Sluice start(ProxyConfig config) {
-        if (config.users().isEmpty()) {
-            // ShardingSphere seed files carry no authority section; ShardingSphere-Proxy then has root/root.
-            log.warn("authority.users is empty: clients log in as the default account root@% with password 'root'."
-                    + " Set authority.users in config.yaml.");
-            config = new ProxyConfig(config.databaseName(), config.dataSources(), config.server(),
-                    List.of(new UserConfig("root", "%", "root")));
-        }
+        config = withDefaultUsers(config);
         ProbeResult probe = probeBackends(config);
         BackendServerInfo serverInfo = probe.serverInfo();
         ServerConfig server = config.server();
@@ -105,7 +139,10 @@ public final class Sluice implements AutoCloseable {
         // Health checks get a thread of their own: a slow or black-holed backend never delays relayed traffic.
         EventLoopGroup checkGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-health", true),
                 transport.ioHandlerFactory());
-        Map<String, BackendPool> pools = new LinkedHashMap<>();
+        Sluice started;
+        Map<String, BackendPool> pools = new ConcurrentHashMap<>(); // config reload adds and removes
+        TrafficCounters traffic = config.operations().metrics().enabled() ? new TrafficCounters(workerGroup) : null;
+        SlowQueryLog slowQueryLog = new SlowQueryLog(config.operations().slowQueryLog());
         HealthChecker checker = null;
         try {
             SessionKey defaultKey = new SessionKey(Capabilities.PROXY_SUPPORTED & serverInfo.capabilities()
@@ -131,7 +168,7 @@ public final class Sluice implements AutoCloseable {
                         : CompletableFuture.failedFuture(new IllegalStateException("no pool for " + name));
             }, checkGroup.next());
             checker.start();
-            FrontendContext context = new FrontendContext(config, serverInfo, group, pools);
+            FrontendContext context = new FrontendContext(config, serverInfo, group, pools, traffic, slowQueryLog);
             int bufferSize = server.connBufferSize();
             Channel serverChannel = new ServerBootstrap()
                     .group(bossGroup, workerGroup)
@@ -147,12 +184,12 @@ public final class Sluice implements AutoCloseable {
                     .syncUninterruptibly()
                     .channel();
             Sluice sluice = new Sluice(config, bossGroup, workerGroup, checkGroup, pools, group, checker, context,
-                    serverChannel, transport);
+                    serverChannel, transport, defaultKey, traffic, slowQueryLog);
             log.info("Sluice listening on {} ({} transport, {} event loops), {} over {} ({}), health checks {}",
                     sluice.localAddress(), transport.name(), server.effectiveWorkerThreads(), config.loadBalancer(),
                     pools.keySet(), serverInfo.serverVersion(), config.healthCheck().enabled()
                             ? "every " + config.healthCheck().intervalMilliseconds() + " ms" : "off");
-            return sluice;
+            started = sluice;
         } catch (Exception e) { // Netty rethrows the socket's checked BindException unchecked
             if (checker != null) {
                 checker.close();
@@ -171,6 +208,25 @@ public final class Sluice implements AutoCloseable {
             throw new ConfigException("server: cannot start on " + server.address() + ":" + server.port() + ": "
                     + e.getMessage(), e);
         }
+        if (config.operations().admin().enabled()) {
+            try {
+                started.admin = AdminServer.start(config.operations().admin(), started);
+            } catch (ConfigException e) {
+                started.close();
+                throw e;
+            }
+        }
+        return started;
+    }
+
+    /** ShardingSphere seed files carry no authority section; ShardingSphere-Proxy then has root/root. */
+    private static ProxyConfig withDefaultUsers(ProxyConfig config) {
+        if (!config.users().isEmpty()) {
+            return config;
+        }
+        log.warn("authority.users is empty: clients log in as the default account root@% with password 'root'."
+                + " Set authority.users in config.yaml.");
+        return config.withUsers(List.of(new UserConfig("root", "%", "root")));
     }
 
     /** Logs a backend's change of status and stops pooling connections to a backend that left rotation. */
@@ -193,7 +249,7 @@ public final class Sluice implements AutoCloseable {
     }
 
     /** What the start-up probe learned: the first reachable backend's greeting and which data sources answered. */
-    private record ProbeResult(BackendServerInfo serverInfo, List<String> reachable) {
+    record ProbeResult(BackendServerInfo serverInfo, List<String> reachable, List<String> failures) {
     }
 
     /**
@@ -201,10 +257,19 @@ public final class Sluice implements AutoCloseable {
      * warnings); none is a configuration error.
      */
     private static ProbeResult probeBackends(ProxyConfig config) {
+        ProbeResult result = probe(config.dataSources().values());
+        if (result.serverInfo() == null) {
+            throw new ConfigException("no backend is reachable: " + String.join("; ", result.failures()));
+        }
+        return result;
+    }
+
+    /** Reads the greeting of each data source; unreachable ones are logged and listed. */
+    static ProbeResult probe(Iterable<DataSourceConfig> dataSources) {
         BackendServerInfo first = null;
         List<String> reachable = new ArrayList<>();
         List<String> failures = new ArrayList<>();
-        for (DataSourceConfig dataSource : config.dataSources().values()) {
+        for (DataSourceConfig dataSource : dataSources) {
             int timeout = (int) Math.min(PROBE_TIMEOUT_MILLIS, dataSource.connectionTimeoutMilliseconds());
             try {
                 BackendServerInfo info = BackendProbe.probe(dataSource.jdbcUrl(), timeout);
@@ -219,10 +284,7 @@ public final class Sluice implements AutoCloseable {
                 log.warn("{}", failure);
             }
         }
-        if (first == null) {
-            throw new ConfigException("no backend is reachable: " + String.join("; ", failures));
-        }
-        return new ProbeResult(first, reachable);
+        return new ProbeResult(first, reachable, failures);
     }
 
     /** The port clients connect to. */
@@ -259,8 +321,13 @@ public final class Sluice implements AutoCloseable {
         List<BackendSnapshot> snapshots = new ArrayList<>();
         for (BackendState state : group.states()) {
             BackendPool pool = pools.get(state.name());
+            if (pool == null) {
+                continue; // added by a reload that is still wiring it
+            }
             snapshots.add(new BackendSnapshot(state, pool.openConnections(), pool.idleConnections(),
-                    pool.pendingAcquires(), pool.dataSource().maxPoolSize()));
+                    pool.pendingAcquires(), pool.dataSource().maxPoolSize(), pool.createdConnections(),
+                    pool.closedConnections(), pool.connectionErrors(), pool.acquireWaitBuckets(),
+                    pool.acquireWaitNanos()));
         }
         return snapshots;
     }
@@ -290,15 +357,217 @@ public final class Sluice implements AutoCloseable {
         return transport.name();
     }
 
-    /** Closes the listener, every client session and every backend connection. */
+    // ---- operations (issue #5): metrics, admin API, graceful shutdown, config reload ---------------------------
+
+    /** The metrics, or {@code null} when {@code metrics.enabled} is false. */
+    public SluiceMetrics metrics() {
+        return metrics;
+    }
+
+    /** The port of the admin API, or -1 when it is not open. */
+    public int adminPort() {
+        AdminServer server = admin;
+        return server == null ? -1 : server.port();
+    }
+
+    /** Whether graceful shutdown has begun: {@code /health} then answers 503. */
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** Every client session now, each described on its own event loop; for {@code /api/sessions?verbose}. */
+    public List<SessionSnapshot> sessions() {
+        List<Future<SessionSnapshot>> pending = new ArrayList<>();
+        for (FrontendSession session : context.sessions()) {
+            try {
+                pending.add(session.eventLoop().submit(session::snapshot));
+            } catch (RuntimeException e) {
+                // its loop is shutting down: the session is going too
+            }
+        }
+        List<SessionSnapshot> snapshots = new ArrayList<>(pending.size());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (Future<SessionSnapshot> future : pending) {
+            try {
+                snapshots.add(future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (ExecutionException | TimeoutException e) {
+                // closed meanwhile, or its loop is stuck: leave it out rather than hang the API
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return snapshots;
+    }
+
+    /**
+     * Graceful shutdown with the configured timings ({@code shutdown} in config.yaml); see
+     * {@link #shutdownGracefully(Duration, Duration)}.
+     */
+    public boolean shutdownGracefully() {
+        var settings = config.operations().shutdown();
+        return shutdownGracefully(Duration.ofMillis(settings.gracefulWaitBeforeShutdownMilliseconds()),
+                Duration.ofMillis(settings.gracefulCloseTimeoutMilliseconds()));
+    }
+
+    /**
+     * Stops without cutting transactions, then {@link #close() closes}. Blocks until done.
+     *
+     * <ol>
+     *   <li>{@code /health} answers 503 at once, while new connections are still served for {@code waitBeforeRefusing},
+     *       so that load balancers and Kubernetes probes take this instance out first;
+     *   <li>then new connections get ERR 1053 "Server shutdown in progress", and each session is closed at its first
+     *       idle moment outside a transaction: between commands with the server reporting no open transaction;
+     *   <li>after {@code closeTimeout}, sessions still in a transaction or a command are closed anyway.
+     * </ol>
+     * A second call waits for the first one to finish.
+     *
+     * @return true when every session ended on its own, false when some had to be cut
+     */
+    public boolean shutdownGracefully(Duration waitBeforeRefusing, Duration closeTimeout) {
+        synchronized (shutdownLock) {
+            if (closed.get()) {
+                return true;
+            }
+            draining = true;
+            log.info("Graceful shutdown: /health answers 503; new connections are refused in {} ms, then sessions get"
+                    + " up to {} ms to finish their transactions", waitBeforeRefusing.toMillis(),
+                    closeTimeout.toMillis());
+            sleep(waitBeforeRefusing.toMillis());
+            context.startClosing();
+            log.info("Refusing new connections; {} session(s) open", context.clientConnections());
+            long deadline = System.nanoTime() + closeTimeout.toNanos();
+            long nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+            while (context.clientConnections() > 0 && System.nanoTime() - deadline < 0) {
+                sleep(20);
+                if (System.nanoTime() - nextNudge >= 0) {
+                    // Sessions that went idle without a response ending (a login finishing) are caught here.
+                    context.startClosing();
+                    nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+                }
+            }
+            int cut = context.clientConnections();
+            if (cut > 0) {
+                log.warn("Graceful shutdown: closing {} session(s) still in a transaction or a command after {} ms",
+                        cut, closeTimeout.toMillis());
+            } else {
+                log.info("Graceful shutdown: every session ended");
+            }
+            close();
+            return cut == 0;
+        }
+    }
+
+    private static void sleep(long millis) {
+        if (millis <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Tells {@link #reload()} where the configuration comes from: the standalone proxy reads config.yaml again.
+     */
+    public void configSource(Supplier<ProxyConfig> source) {
+        this.configSource = source;
+    }
+
+    /**
+     * Reads the configuration again from its {@link #configSource(Supplier) source} and applies what can change
+     * without a restart.
+     *
+     * @throws ConfigException when the source refuses the file; nothing changes then
+     * @throws IllegalStateException when there is no source (a proxy built in code: use {@link #reload(ProxyConfig)})
+     */
+    public ReloadResult reload() {
+        Supplier<ProxyConfig> source = configSource;
+        if (source == null) {
+            throw new IllegalStateException("no config file to reload: this Sluice was started from code");
+        }
+        return reload(source.get());
+    }
+
+    /**
+     * Applies a new configuration without a restart: data sources added and removed, weights, drain, pool sizes,
+     * timeouts and credentials, users, databaseName, the load-balancing policy, the slow-query log and the shutdown
+     * timings. What needs a restart (the listener, event loops, health checks, admin port, metrics switch, a data
+     * source's URL) is listed in the result and keeps its running value. See docs/operations.md.
+     */
+    public ReloadResult reload(ProxyConfig next) {
+        synchronized (reloadLock) {
+            if (draining) {
+                throw new IllegalStateException("Sluice is shutting down: no reload");
+            }
+            ConfigReload reload = new ConfigReload(this, config, withDefaultUsers(next));
+            ReloadResult result = reload.apply();
+            config = reload.effective();
+            context.reconfigure(config);
+            slowQueryLog.update(config.operations().slowQueryLog());
+            return result;
+        }
+    }
+
+    // For ConfigReload, which changes the running proxy.
+
+    BackendGroup group() {
+        return group;
+    }
+
+    Map<String, BackendPool> pools() {
+        return pools;
+    }
+
+    FrontendContext context() {
+        return context;
+    }
+
+    /** A pool for a data source added by reload, on the same loops and transport as the others. */
+    BackendPool newPool(DataSourceConfig dataSource) {
+        return new BackendPool(dataSource, workerGroup, transport, config.server().connBufferSize(), defaultKey,
+                checkGroup.next());
+    }
+
+    /** A removed backend's pool: closed once its last session has gone, checked every second. */
+    void retire(BackendPool pool, Backend backend) {
+        pool.setRetiring(true);
+        retiredPools.add(pool);
+        AtomicReference<ScheduledFuture<?>> schedule = new AtomicReference<>();
+        schedule.set(checkGroup.next().scheduleAtFixedRate(() -> {
+            if (retiredPools.contains(pool) && backend.activeSessions() == 0 && pool.openConnections() == 0) {
+                retiredPools.remove(pool);
+                pool.close(1000);
+            }
+            if (!retiredPools.contains(pool) && schedule.get() != null) {
+                schedule.get().cancel(false);
+            }
+        }, 1, 1, TimeUnit.SECONDS));
+    }
+
+    /** Closes the listener, every client session and every backend connection. Idempotent. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        draining = true;
+        AdminServer server = admin;
+        if (server != null) {
+            server.close();
+        }
         serverChannel.close().syncUninterruptibly();
         healthChecker.close();
         pools.values().forEach(pool -> pool.close(2000));
+        retiredPools.forEach(pool -> pool.close(1000));
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         checkGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (metrics != null) {
+            metrics.close();
+        }
         log.info("Sluice on {} stopped", serverChannel.localAddress());
     }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.ConfigYaml;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.UserConfig;
+import io.sluice.testing.AdminClient;
+import io.sluice.testing.PrometheusText;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -15,6 +17,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,6 +66,9 @@ class DistributionIT {
         assertThat(home.resolve("bin/start.sh")).isRegularFile();
         assertThat(home.resolve("conf/config.yaml")).isRegularFile();
         assertThat(home.resolve("conf/logback.xml")).isRegularFile();
+        assertThat(home.resolve("conf/grafana/sluice-dashboard.json")).isRegularFile();
+        assertThat(Files.readString(home.resolve("conf/grafana/sluice-dashboard.json")))
+                .contains("sluice_command_duration_seconds_bucket").contains("\"title\": \"Sluice\"");
         for (String script : List.of("start.sh", "stop.sh", "hash-password.sh")) {
             assertThat(Files.getPosixFilePermissions(home.resolve("bin").resolve(script))).contains(
                     PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.GROUP_EXECUTE,
@@ -76,6 +82,8 @@ class DistributionIT {
                     .anyMatch(name -> name.startsWith("logback-classic-"))
                     .anyMatch(name -> name.startsWith("bcpkix-jdk18on-"))
                     .anyMatch(name -> name.startsWith("netty-tcnative-boringssl-static-") && name.contains("linux-x86_64"))
+                    .anyMatch(name -> name.startsWith("micrometer-registry-prometheus-"))
+                    .anyMatch(name -> name.startsWith("netty-codec-http-"))
                     .noneMatch(name -> name.startsWith("junit-") || name.startsWith("assertj-"));
         }
     }
@@ -89,11 +97,15 @@ class DistributionIT {
         assertThat(config.primaryDataSource().password()).isEmpty();
         assertThat(config.server().port()).isEqualTo(3307);
         assertThat(config.users()).containsExactly(new UserConfig("root", "%", "root"));
+        assertThat(config.operations().admin().port()).isEqualTo(3080);
+        assertThat(config.operations().admin().address()).isEqualTo("127.0.0.1");
+        assertThat(config.operations().metrics().enabled()).isTrue();
     }
 
     @Test
     void startsServesSelectOneAndStops() throws Exception {
-        Path conf = writeConf("conf-ok", backendConfig());
+        int adminPort = freePort();
+        Path conf = writeConf("conf-ok", withAdmin(backendConfig(), adminPort));
         int port = freePort();
 
         Result start = script("start.sh", String.valueOf(port), conf.toString());
@@ -117,6 +129,11 @@ class DistributionIT {
         }
         assertThat(Files.readString(home.resolve("logs/sluice.log"))).contains("listening on")
                 .doesNotContain("password: root");
+        AdminClient admin = new AdminClient("127.0.0.1", adminPort);
+        assertThat(admin.get("/health").status()).isEqualTo(200);
+        PrometheusText metrics = admin.scrape();
+        assertThat(metrics.value("sluice_commands_total", "command", "COM_QUERY")).isGreaterThanOrEqualTo(1);
+        assertThat(metrics.value("sluice_backend_up", "backend", "ds_0")).isEqualTo(1);
 
         Result stop = script("stop.sh");
 
@@ -133,6 +150,67 @@ class DistributionIT {
         assertThat(hash.status).as(hash.output).isZero();
         assertThat(hash.output).containsPattern("passwordHash: '\\$A\\$005\\$.{63}'")
                 .contains("passwordHash: '*14E65567ABDB5135D0CFD9A70B3032C179A49EE7'");
+    }
+
+    @Test
+    void stopLetsAnOpenTransactionCommitRefusesNewConnectionsAndThenExits() throws Exception {
+        TestMariaDb mariaDb = TestMariaDb.get();
+        String database = mariaDb.createDatabase("sluice_dist_drain");
+        try {
+            mariaDb.execute("CREATE TABLE `" + database + "`.t (id INT PRIMARY KEY) ENGINE=InnoDB");
+            int adminPort = freePort();
+            Path conf = writeConf("conf-drain", withAdmin(backendConfig(), adminPort)
+                    + "shutdown:\n  gracefulWaitBeforeShutdownMilliseconds: 500\n"
+                    + "  gracefulCloseTimeoutMilliseconds: 20000\n");
+            int port = freePort();
+            Result start = script("start.sh", String.valueOf(port), conf.toString());
+            assertThat(start.status).as(start.output).isZero();
+            long pid = Long.parseLong(Files.readString(home.resolve("sluice.pid")).trim());
+            String url = "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root&password=root";
+            AdminClient admin = new AdminClient("127.0.0.1", adminPort);
+
+            try (Connection transaction = DriverManager.getConnection(url)) {
+                transaction.setAutoCommit(false);
+                transaction.createStatement().executeUpdate("INSERT INTO t VALUES (1)");
+
+                Process stop = scriptInBackground("stop.sh");
+
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (admin.get("/health").status() != 503) {
+                    assertThat(System.nanoTime()).as("/health turns 503").isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+                SQLException refused = null;
+                while (refused == null) {
+                    assertThat(System.nanoTime()).as("new connections refused").isLessThan(deadline);
+                    try (Connection late = DriverManager.getConnection(url)) {
+                        Thread.sleep(50); // still inside gracefulWaitBeforeShutdown: served
+                    } catch (SQLException e) {
+                        refused = e;
+                    }
+                }
+                assertThat(refused.getErrorCode()).isEqualTo(1053);
+                assertThat(refused.getMessage()).contains("Server shutdown in progress");
+                assertThat(stop.isAlive()).as("stop.sh waits for the transaction").isTrue();
+
+                transaction.commit();
+
+                assertThat(stop.waitFor(30, TimeUnit.SECONDS)).as("stop.sh finishes after the commit").isTrue();
+                String stopOutput = new String(stop.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(stop.exitValue()).as(stopOutput).isZero();
+                assertThat(stopOutput).contains("stopped");
+            }
+            assertThat(isRunning(pid)).isFalse();
+            try (Connection root = mariaDb.rootConnection(); Statement s = root.createStatement();
+                    ResultSet rows = s.executeQuery("SELECT COUNT(*) FROM `" + database + "`.t")) {
+                rows.next();
+                assertThat(rows.getInt(1)).as("the transaction open at SIGTERM committed").isEqualTo(1);
+            }
+            assertThat(Files.readString(home.resolve("logs/sluice.log"))).contains("Graceful shutdown")
+                    .contains("every session ended");
+        } finally {
+            mariaDb.dropDatabase(database);
+        }
     }
 
     @Test
@@ -212,7 +290,14 @@ class DistributionIT {
                   users:
                     - user: root@%
                       password: root
+                admin:
+                  enabled: false
                 """;
+    }
+
+    /** The config with the admin port on a port of the test's own, so runs never compete for 3080. */
+    private static String withAdmin(String config, int port) {
+        return config.replace("admin:\n  enabled: false\n", "admin:\n  address: 127.0.0.1\n  port: " + port + "\n");
     }
 
     /**
@@ -263,6 +348,14 @@ class DistributionIT {
         command.add(home.resolve("bin").resolve(name).toString());
         command.addAll(List.of(args));
         return run(command, home);
+    }
+
+    /** Starts a script without waiting; its output is merged and read by the caller. */
+    private static Process scriptInBackground(String name) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(home.resolve("bin").resolve(name).toString())
+                .redirectErrorStream(true).directory(home.toFile());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        return builder.start();
     }
 
     private static Result run(List<String> command, Path directory) throws Exception {

@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The standalone proxy: {@code sluice [port] [conf-dir]}. Loads {@code <conf-dir>/config.yaml}, starts Sluice and
- * runs until the JVM is asked to stop (SIGTERM from {@code bin/stop.sh}, Ctrl-C).
+ * runs until the JVM is asked to stop (SIGTERM from {@code bin/stop.sh}, Ctrl-C), then shuts down gracefully: see
+ * {@link Sluice#shutdownGracefully()}. Reloads config.yaml on {@code POST /api/config/reload} and, unless
+ * {@code reload.watchFile} is false, when the file changes.
  *
  * <p>Exit status: 0 after a clean stop or {@code --help}, 1 when the configuration is refused or the proxy cannot
  * start, 2 for bad arguments. Every failure prints one line {@code sluice: <reason>} to stderr, which
@@ -79,11 +81,22 @@ public final class SluiceMain {
             return EXIT_START_FAILED;
         }
 
+        // Reload reads the file again through the same path as the start, port override included.
+        sluice.configSource(() -> load(commandLine));
+        ConfigFileWatcher watcher = null;
+        if (sluice.config().operations().watchConfigFile()) {
+            watcher = new ConfigFileWatcher(commandLine.configFile(), sluice);
+            watcher.start();
+        }
+        ConfigFileWatcher watching = watcher;
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("Stopping");
             try {
-                sluice.close();
+                if (watching != null) {
+                    watching.close();
+                }
+                sluice.shutdownGracefully(); // /health 503, refuse new connections, let transactions finish
                 LOG.info("Stopped");
             } finally {
                 stopped.countDown();

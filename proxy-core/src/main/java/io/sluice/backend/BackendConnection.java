@@ -10,10 +10,13 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.metrics.CommandTiming;
+import io.sluice.metrics.LoopCounters;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.slowlog.SlowQueryLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * the {@link ResponseTracker} has looked at it; while {@code IDLE} in the pool any byte from the server means the
  * connection is in an unknown state, so it is closed.
  */
-public final class BackendConnection extends ChannelInboundHandlerAdapter implements ResponseTracker.Listener {
+public final class BackendConnection extends ChannelInboundHandlerAdapter
+        implements ResponseTracker.Listener, CommandTiming.Source {
 
     private static final Logger log = LoggerFactory.getLogger(BackendConnection.class);
 
@@ -57,6 +61,27 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
          * @param responseStarted whether bytes of an unfinished response have already reached the client
          */
         void onBackendLost(BackendConnection backend, boolean responseStarted);
+
+        // ---- operations (issue #5) ----
+
+        /** Where this session's loop counts commands and bytes; {@code null} when metrics are off. */
+        default LoopCounters loopCounters() {
+            return null;
+        }
+
+        /** The slow-query log; {@code null} when there is none. */
+        default SlowQueryLog slowQueryLog() {
+            return null;
+        }
+
+        /** The session as a slow-query log line names it (client, id, user). */
+        default String describeForLog() {
+            return "";
+        }
+
+        /** A whole response has been relayed (graceful shutdown closes sessions at such moments). */
+        default void onResponseComplete() {
+        }
     }
 
     /** Completion of a private exchange. Responses are whole packets, owned by the callee, who must release them. */
@@ -99,6 +124,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     private int privateExpected;
     private PrivateCallback privateCallback;
     private boolean responseDone;
+
+    // ---- operations (issue #5): set at bind from the session; timing is null when metrics and slow log are off ----
+    private LoopCounters counters;
+    private SlowQueryLog slowLog;
+    private CommandTiming timing;
 
     /**
      * @param loginTimeoutMillis how long connecting and logging in may take
@@ -172,6 +202,12 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
         }
         this.session = target;
         this.mode = Mode.RELAY;
+        this.counters = target.loopCounters();
+        this.slowLog = target.slowQueryLog();
+        // Timing costs two clock reads per command: only when metrics or the slow-query log need it.
+        if (timing == null && (counters != null || (slowLog != null && slowLog.enabled()))) {
+            timing = new CommandTiming();
+        }
         channel.config().setAutoRead(true);
     }
 
@@ -185,6 +221,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     public void forward(ByteBuf frame, int expect) {
         if (expect != 0) {
             tracker.expect(expect);
+            if (timing != null) {
+                timing.started(frame, slowLog);
+            }
         }
         channel.write(frame, channel.voidPromise());
     }
@@ -220,6 +259,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     /** Takes the connection back from its session: it becomes private until the pool has reset it. */
     void unbind() {
         session = null;
+        counters = null;
+        slowLog = null;
+        if (timing != null) {
+            timing.clear();
+        }
         if (mode == Mode.RELAY) {
             mode = Mode.IDLE;
         }
@@ -407,6 +451,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
             return;
         }
         Channel client = session.clientChannel();
+        if (counters != null) {
+            counters.bytesOut(buf.readableBytes());
+        }
         client.write(buf, client.voidPromise());
         if (client.isWritable()) {
             flushPending = true; // flushed once at the end of the read batch
@@ -564,6 +611,19 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     @Override
     public void onResponseComplete() {
         responseDone = true;
+        if (mode == Mode.RELAY && session != null) {
+            if (timing != null) {
+                timing.completed(tracker.lastResponseFailed(), counters, slowLog, this);
+            }
+            session.onResponseComplete();
+        }
+    }
+
+    @Override
+    public String describeForLog() {
+        Session current = session;
+        return (current == null ? "" : current.describeForLog() + " ") + "backend=" + dataSourceName() + " schema="
+                + schema;
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.netty.util.concurrent.Promise;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
 import io.sluice.tls.BackendTls;
+import io.sluice.metrics.LatencyBuckets;
 import io.sluice.transport.TransportKind;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -14,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The pool of authenticated connections to one data source. It is split into one {@link EventLoopPool} per event
@@ -21,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * connections, bounded by {@code maxPoolSize}, is shared between loops.
  */
 public final class BackendPool {
-    private final DataSourceConfig dataSource;
+    /** Replaced on config reload (pool sizes, timeouts, credentials); the URL never changes. */
+    private volatile DataSourceConfig dataSource;
     private final JdbcUrl url;
     private final TransportKind transport;
     private final int connBufferSize;
@@ -36,6 +40,13 @@ public final class BackendPool {
     private final EventLoopPool checks;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
+
+    // ---- metrics: per connection and per acquire, never per command, so atomics are cheap enough ----
+    private final AtomicLong created = new AtomicLong();
+    private final AtomicLong closed = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicLongArray acquireBuckets = new AtomicLongArray(LatencyBuckets.COUNT);
+    private final AtomicLong acquireNanos = new AtomicLong();
 
     /**
      * @param defaultKey the key of connections opened ahead of any session ({@code minPoolSize})
@@ -56,8 +67,7 @@ public final class BackendPool {
         this.loops = new EventLoopPool[count];
         int i = 0;
         for (EventExecutor executor : group) {
-            int share = dataSource.minPoolSize() / count + (i < dataSource.minPoolSize() % count ? 1 : 0);
-            EventLoopPool pool = new EventLoopPool(this, (EventLoop) executor, share);
+            EventLoopPool pool = new EventLoopPool(this, (EventLoop) executor, minIdleShare(dataSource, i, count));
             loops[i++] = pool;
             byLoop.put(executor, pool);
         }
@@ -67,6 +77,35 @@ public final class BackendPool {
                 positiveOr(dataSource.maxLifetimeMilliseconds(), 30_000)) / 2));
         for (EventLoopPool pool : loops) {
             pool.loop().execute(() -> pool.startHousekeeping(period));
+        }
+    }
+
+    /** Loop {@code i}'s part of {@code minPoolSize}, spread as evenly as the loops allow. */
+    private static int minIdleShare(DataSourceConfig dataSource, int i, int count) {
+        return dataSource.minPoolSize() / count + (i < dataSource.minPoolSize() % count ? 1 : 0);
+    }
+
+    /**
+     * Applies new pool settings (config reload): sizes, timeouts and credentials. New connections log in with the new
+     * credentials; open ones keep theirs. A smaller {@code maxPoolSize} closes idle connections above it; busy ones
+     * close as their sessions end.
+     *
+     * @throws IllegalArgumentException when the URL differs: that is another server, not new settings
+     */
+    public void update(DataSourceConfig newSettings) {
+        if (!newSettings.url().equals(dataSource.url())) {
+            throw new IllegalArgumentException("url: " + newSettings.url() + " (expected: " + dataSource.url() + ")");
+        }
+        dataSource = newSettings;
+        for (int i = 0; i < loops.length; i++) {
+            EventLoopPool pool = loops[i];
+            int share = minIdleShare(newSettings, i, loops.length);
+            pool.loop().execute(() -> {
+                pool.setMinIdleShare(share);
+                while (open.get() > newSettings.maxPoolSize() && pool.idleCount() > 0) {
+                    pool.retireOneIdle();
+                }
+            });
         }
     }
 
@@ -172,6 +211,54 @@ public final class BackendPool {
     /** Open connections (idle, lent, or still logging in). */
     public int openConnections() {
         return open.get();
+    }
+
+    // ---- metrics ----
+
+    void connectionCreated() {
+        created.incrementAndGet();
+    }
+
+    void connectionClosed() {
+        closed.incrementAndGet();
+    }
+
+    void connectionFailed() {
+        errors.incrementAndGet();
+    }
+
+    void acquired(long waitNanos) {
+        acquireBuckets.incrementAndGet(LatencyBuckets.index(waitNanos));
+        acquireNanos.addAndGet(waitNanos);
+    }
+
+    /** Connections that logged in, since start. */
+    public long createdConnections() {
+        return created.get();
+    }
+
+    /** Logged-in connections that closed, since start. */
+    public long closedConnections() {
+        return closed.get();
+    }
+
+    /** Connects and logins that failed (refused, timed out, access denied), since start. */
+    public long connectionErrors() {
+        return errors.get();
+    }
+
+    /** Acquires that got a connection, per {@link LatencyBuckets} bucket of their wait. */
+    public long[] acquireWaitBuckets() {
+        long[] counts = new long[acquireBuckets.length()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = acquireBuckets.get(i);
+        }
+        return counts;
+    }
+
+    /** The sum of those waits. */
+    public long acquireWaitNanos() {
+        return acquireNanos.get();
     }
 
     void waiterAdded() {

@@ -28,7 +28,8 @@ public final class EventLoopPool {
 
     private final BackendPool parent;
     private final EventLoop loop;
-    private final int minIdleShare;
+    /** This loop's part of {@code minPoolSize}; changes on config reload. Read and written on the loop only. */
+    private int minIdleShare;
     private final ArrayDeque<BackendConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     /** {@code idle.size()}, published for readers on other threads (metrics, the admin API). */
@@ -62,6 +63,10 @@ public final class EventLoopPool {
         return loop;
     }
 
+    void setMinIdleShare(int share) {
+        minIdleShare = share;
+    }
+
     /** Idle connections here, for metrics and tests; may be read from any thread. */
     public int idleCount() {
         return idleSize;
@@ -77,6 +82,7 @@ public final class EventLoopPool {
      */
     public Future<BackendConnection> acquire(SessionKey key, String schema) {
         Promise<BackendConnection> promise = loop.newPromise();
+        long started = System.nanoTime();
         lastKey = key;
         if (!serveFromIdle(key, schema, promise)) {
             if (parent.tryReserve()) {
@@ -84,6 +90,18 @@ public final class EventLoopPool {
             } else {
                 enqueue(key, schema, promise);
             }
+        }
+        // Acquire wait for metrics: once per session, not per command.
+        if (promise.isDone()) {
+            if (promise.isSuccess()) {
+                parent.acquired(System.nanoTime() - started);
+            }
+        } else {
+            promise.addListener(f -> {
+                if (f.isSuccess()) {
+                    parent.acquired(System.nanoTime() - started);
+                }
+            });
         }
         return promise;
     }
@@ -168,6 +186,14 @@ public final class EventLoopPool {
         Promise<BackendConnection> ready = loop.newPromise();
         BackendConnection connection = new BackendConnection(this, key, schema, ready, timeoutMillis, pooled);
         ready.addListener(f -> {
+            if (pooled) { // metrics: a health check's connection is not one of the pool's
+                if (f.isSuccess()) {
+                    parent.connectionCreated();
+                    connection.channel().closeFuture().addListener(closed -> parent.connectionClosed());
+                } else {
+                    parent.connectionFailed();
+                }
+            }
             if (f.isSuccess()) {
                 if (!promise.trySuccess(connection)) {
                     offer(connection); // the waiter gave up meanwhile

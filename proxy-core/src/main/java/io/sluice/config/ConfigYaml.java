@@ -37,8 +37,8 @@ import org.yaml.snakeyaml.nodes.Tag;
  */
 public final class ConfigYaml {
 
-    private static final List<String> TOP_LEVEL_KEYS =
-            List.of("databaseName", "dataSources", "rules", "server", "authority", "loadBalancer", "healthCheck");
+    private static final List<String> TOP_LEVEL_KEYS = List.of("databaseName", "dataSources", "rules", "server",
+            "authority", "loadBalancer", "healthCheck", "admin", "metrics", "shutdown", "slowQueryLog", "reload");
     private static final List<String> DATA_SOURCE_KEYS = List.of("url", "username", "password",
             "connectionTimeoutMilliseconds", "idleTimeoutMilliseconds", "maxLifetimeMilliseconds",
             "maxPoolSize", "minPoolSize", "weight", "drain", "sslMode", "sslCa");
@@ -56,6 +56,13 @@ public final class ConfigYaml {
     // itself, the backend account does.
     private static final List<String> AUTHORITY_KEYS = List.of("users", "privilege");
     private static final List<String> USER_KEYS = List.of("user", "password", "passwordHash", "maxConnections");
+    // ---- operations (issue #5) ----
+    private static final List<String> ADMIN_KEYS = List.of("enabled", "address", "port", "token");
+    private static final List<String> METRICS_KEYS = List.of("enabled");
+    private static final List<String> SHUTDOWN_KEYS =
+            List.of("gracefulWaitBeforeShutdownMilliseconds", "gracefulCloseTimeoutMilliseconds");
+    private static final List<String> SLOW_QUERY_LOG_KEYS = List.of("enabled", "thresholdMilliseconds", "maxSqlLength");
+    private static final List<String> RELOAD_KEYS = List.of("watchFile");
 
     // Decimal only: YAML 1.1 would read 0755 as octal and 1:30 as 90, which nobody means in a pool size.
     private static final Pattern DECIMAL = Pattern.compile("[-+]?[0-9][0-9_]*");
@@ -163,8 +170,10 @@ public final class ConfigYaml {
         HealthCheckConfig checks = healthCheck == null || isNull(healthCheck.getValueNode())
                 ? HealthCheckConfig.defaults() : healthCheck(healthCheck);
 
+        OperationsConfig operations = operations(keys);
+
         try {
-            return new ProxyConfig(database, dataSources, serverConfig, users, policy, checks);
+            return new ProxyConfig(database, dataSources, serverConfig, users, policy, checks, operations);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source + ": " + e.getMessage(), e);
         }
@@ -331,6 +340,71 @@ public final class ConfigYaml {
         } catch (IllegalArgumentException e) {
             throw recordRefused(e, keys, tuple.getKeyNode(), path);
         }
+    }
+
+    // ---- operations (issue #5): admin, metrics, shutdown, slowQueryLog, reload -------------------------------
+
+    private OperationsConfig operations(Map<String, NodeTuple> top) {
+        OperationsConfig defaults = OperationsConfig.defaults();
+        AdminConfig admin = defaults.admin();
+        Map<String, NodeTuple> keys = section(top, "admin", ADMIN_KEYS);
+        if (keys != null) {
+            try {
+                admin = new AdminConfig(optionalBoolean(keys, "enabled", "admin", true),
+                        optionalString(keys, "address", "admin", AdminConfig.DEFAULT_ADDRESS),
+                        (int) optionalInteger(keys, "port", "admin", AdminConfig.DEFAULT_PORT, Integer.MAX_VALUE),
+                        optionalString(keys, "token", "admin", null));
+            } catch (IllegalArgumentException e) {
+                throw recordRefused(e, keys, top.get("admin").getKeyNode(), "admin");
+            }
+        }
+        MetricsConfig metrics = defaults.metrics();
+        keys = section(top, "metrics", METRICS_KEYS);
+        if (keys != null) {
+            metrics = new MetricsConfig(optionalBoolean(keys, "enabled", "metrics", true));
+        }
+        ShutdownConfig shutdown = defaults.shutdown();
+        keys = section(top, "shutdown", SHUTDOWN_KEYS);
+        if (keys != null) {
+            try {
+                shutdown = new ShutdownConfig(
+                        optionalInteger(keys, "gracefulWaitBeforeShutdownMilliseconds", "shutdown",
+                                ShutdownConfig.DEFAULT_GRACEFUL_WAIT_BEFORE_SHUTDOWN_MILLISECONDS, Long.MAX_VALUE),
+                        optionalInteger(keys, "gracefulCloseTimeoutMilliseconds", "shutdown",
+                                ShutdownConfig.DEFAULT_GRACEFUL_CLOSE_TIMEOUT_MILLISECONDS, Long.MAX_VALUE));
+            } catch (IllegalArgumentException e) {
+                throw recordRefused(e, keys, top.get("shutdown").getKeyNode(), "shutdown");
+            }
+        }
+        SlowQueryLogConfig slowQueryLog = defaults.slowQueryLog();
+        keys = section(top, "slowQueryLog", SLOW_QUERY_LOG_KEYS);
+        if (keys != null) {
+            try {
+                slowQueryLog = new SlowQueryLogConfig(optionalBoolean(keys, "enabled", "slowQueryLog", true),
+                        optionalInteger(keys, "thresholdMilliseconds", "slowQueryLog",
+                                SlowQueryLogConfig.DEFAULT_THRESHOLD_MILLISECONDS, Long.MAX_VALUE),
+                        (int) optionalInteger(keys, "maxSqlLength", "slowQueryLog",
+                                SlowQueryLogConfig.DEFAULT_MAX_SQL_LENGTH, Integer.MAX_VALUE));
+            } catch (IllegalArgumentException e) {
+                throw recordRefused(e, keys, top.get("slowQueryLog").getKeyNode(), "slowQueryLog");
+            }
+        }
+        boolean watchFile = defaults.watchConfigFile();
+        keys = section(top, "reload", RELOAD_KEYS);
+        if (keys != null) {
+            watchFile = optionalBoolean(keys, "watchFile", "reload", true);
+        }
+        return new OperationsConfig(admin, metrics, shutdown, slowQueryLog, watchFile);
+    }
+
+    /** The keys of an optional top-level mapping, or {@code null} when it is absent or empty. */
+    private Map<String, NodeTuple> section(Map<String, NodeTuple> top, String name, List<String> allowed) {
+        NodeTuple tuple = top.get(name);
+        if (tuple == null || isNull(tuple.getValueNode())) {
+            return null;
+        }
+        MappingNode mapping = mapping(tuple.getValueNode(), name, "a mapping of " + String.join(", ", allowed));
+        return keys(mapping, name, allowed);
     }
 
     private <E extends Enum<E>> E optionalEnum(Map<String, NodeTuple> keys, String key, String path, Class<E> type,

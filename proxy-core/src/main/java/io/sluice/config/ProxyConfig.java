@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param users the accounts clients authenticate with
  * @param loadBalancer how new sessions are spread over the data sources
  * @param healthCheck how the data sources are checked
+ * @param operations the admin port, metrics, graceful shutdown, slow-query log and reload (issue #5)
  */
 public record ProxyConfig(
         String databaseName,
@@ -29,7 +30,8 @@ public record ProxyConfig(
         ServerConfig server,
         List<UserConfig> users,
         Policy loadBalancer,
-        HealthCheckConfig healthCheck) {
+        HealthCheckConfig healthCheck,
+        OperationsConfig operations) {
 
     public static final Policy DEFAULT_LOAD_BALANCER = Policy.LEAST_CONNECTIONS;
 
@@ -39,6 +41,7 @@ public record ProxyConfig(
         Objects.requireNonNull(users, "users");
         Objects.requireNonNull(loadBalancer, "loadBalancer");
         Objects.requireNonNull(healthCheck, "healthCheck");
+        Objects.requireNonNull(operations, "operations");
         if (dataSources.isEmpty()) {
             throw new IllegalArgumentException("dataSources: empty (expected: at least one data source)");
         }
@@ -52,6 +55,12 @@ public record ProxyConfig(
         this(databaseName, dataSources, server, users, DEFAULT_LOAD_BALANCER, HealthCheckConfig.defaults());
     }
 
+    /** A configuration without the operations settings of config.yaml: no admin port ({@link OperationsConfig#embedded()}). */
+    public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
+            List<UserConfig> users, Policy loadBalancer, HealthCheckConfig healthCheck) {
+        this(databaseName, dataSources, server, users, loadBalancer, healthCheck, OperationsConfig.embedded());
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -62,11 +71,19 @@ public record ProxyConfig(
     }
 
     public ProxyConfig withServer(ServerConfig newServer) {
-        return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck);
+        return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck, operations);
     }
 
     public ProxyConfig withUsers(List<UserConfig> newUsers) {
-        return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck);
+        return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck, operations);
+    }
+
+    public ProxyConfig withOperations(OperationsConfig newOperations) {
+        return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, newOperations);
+    }
+
+    public ProxyConfig withDataSources(Map<String, DataSourceConfig> newDataSources) {
+        return new ProxyConfig(databaseName, newDataSources, server, users, loadBalancer, healthCheck, operations);
     }
 
     /** Builds a {@link ProxyConfig} in code, for embedding. */
@@ -77,6 +94,7 @@ public record ProxyConfig(
         private final List<UserConfig> users = new ArrayList<>();
         private Policy loadBalancer = DEFAULT_LOAD_BALANCER;
         private HealthCheckConfig healthCheck = HealthCheckConfig.defaults();
+        private OperationsConfig operations = OperationsConfig.embedded();
 
         private Builder() {
         }
@@ -136,8 +154,20 @@ public record ProxyConfig(
             return this;
         }
 
+        /** The admin port, metrics, graceful shutdown and slow-query log; no admin port by default. */
+        public Builder operations(OperationsConfig value) {
+            this.operations = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /** Opens the admin HTTP port on {@code address:port}; {@code token} guards the mutating calls. */
+        public Builder admin(String address, int port, String token) {
+            this.operations = operations.withAdmin(AdminConfig.on(address, port, token));
+            return this;
+        }
+
         public ProxyConfig build() {
-            return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck);
+            return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations);
         }
     }
 }

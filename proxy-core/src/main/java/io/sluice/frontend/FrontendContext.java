@@ -1,21 +1,30 @@
 package io.sluice.frontend;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.sluice.backend.BackendPool;
 import io.sluice.backend.BackendServerInfo;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.config.ProxyConfig;
+import io.sluice.metrics.LoopCounters;
+import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
+import io.sluice.slowlog.SlowQueryLog;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every client session shares: configuration, users, the backends' face and pools. Built once at start;
  * read from every event loop, so everything here is immutable or atomic.
  */
 public final class FrontendContext {
-    private final ProxyConfig config;
-    private final ProxyUsers users;
+    /** Replaced on config reload (databaseName, users); the rest of what sessions read from it does not change. */
+    private volatile ProxyConfig config;
+    /** Replaced on config reload; a session checks a login against the users of that moment. */
+    private volatile ProxyUsers users;
     private final BackendServerInfo serverInfo;
     private final BackendGroup group;
     /** By data source name; concurrent so that a config reload can add and remove backends. */
@@ -25,8 +34,32 @@ public final class FrontendContext {
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicInteger clientConnections = new AtomicInteger();
 
+    // ---- operations (issue #5) ----
+    /** Per-loop command and byte counters; {@code null} when metrics are off. */
+    private final TrafficCounters traffic;
+    private final SlowQueryLog slowQueryLog;
+    /** Logged-in or logging-in sessions, for graceful shutdown and {@code /api/sessions}. */
+    private final Set<FrontendSession> sessions = ConcurrentHashMap.newKeySet();
+    /** Set once graceful shutdown refuses new connections. */
+    private volatile boolean closing;
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong rejectedTooMany = new AtomicLong();
+    private final AtomicLong rejectedClosing = new AtomicLong();
+    private final AtomicLong authFailures = new AtomicLong();
+
     public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
             Map<String, BackendPool> pools) {
+        this(config, serverInfo, group, pools, null, new SlowQueryLog(config.operations().slowQueryLog()));
+    }
+
+    /**
+     * @param traffic per-loop counters, or {@code null} with metrics off
+     * @param slowQueryLog the slow-query log (it may be switched off)
+     */
+    public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
+            Map<String, BackendPool> pools, TrafficCounters traffic, SlowQueryLog slowQueryLog) {
+        this.traffic = traffic;
+        this.slowQueryLog = slowQueryLog;
         this.config = config;
         this.users = new ProxyUsers(config.users());
         this.serverInfo = serverInfo;
@@ -87,6 +120,92 @@ public final class FrontendContext {
         return target != null ? target : requested;
     }
 
+    // ---- operations (issue #5): reload, graceful shutdown, metrics ------------------------------------------
+
+    /** Applies a reloaded configuration: users and databaseName take effect for the next login. */
+    public void reconfigure(ProxyConfig newConfig) {
+        this.users = new ProxyUsers(newConfig.users());
+        this.config = newConfig;
+    }
+
+    /** Makes a data source's pool known to sessions (config reload added it). */
+    public void addPool(String name, BackendPool pool) {
+        pools.put(name, pool);
+    }
+
+    /**
+     * Forgets a removed data source's pool. Sessions still on it keep their own reference to its per-loop part; only
+     * lookups by name stop finding it.
+     */
+    public void removePool(String name) {
+        pools.remove(name);
+    }
+
+    /** The counters of a session's loop; {@code null} with metrics off. */
+    LoopCounters loopCounters(EventExecutor loop) {
+        return traffic == null ? null : traffic.forLoop(loop);
+    }
+
+    SlowQueryLog slowQueryLog() {
+        return slowQueryLog;
+    }
+
+    /** Graceful shutdown: refuse new connections and close every session at its first idle moment. */
+    public void startClosing() {
+        closing = true;
+        for (FrontendSession session : sessions) {
+            session.closeWhenIdle();
+        }
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    void sessionOpened(FrontendSession session) {
+        sessions.add(session);
+        if (closing) {
+            session.closeWhenIdle(); // raced with startClosing
+        }
+    }
+
+    void sessionClosed(FrontendSession session) {
+        sessions.remove(session);
+    }
+
+    /** The sessions open now, for the admin API. */
+    public List<FrontendSession> sessions() {
+        return List.copyOf(sessions);
+    }
+
+    void refusedClosing() {
+        rejectedClosing.incrementAndGet();
+    }
+
+    void authenticationFailed() {
+        authFailures.incrementAndGet();
+    }
+
+    /** Client connections admitted, since start. */
+    public long acceptedConnections() {
+        return accepted.get();
+    }
+
+    /** Client connections refused because of {@code server.maxConnections}, since start. */
+    public long rejectedTooManyConnections() {
+        return rejectedTooMany.get();
+    }
+
+    /** Client connections refused because Sluice was shutting down, since start. */
+    public long rejectedWhileClosing() {
+        return rejectedClosing.get();
+    }
+
+    /** Logins refused for a wrong password or unknown user, since start. */
+    public long authenticationFailures() {
+        return authFailures.get();
+    }
+
     int nextConnectionId() {
         return connectionIds.incrementAndGet() & 0x7FFFFFFF;
     }
@@ -97,8 +216,10 @@ public final class FrontendContext {
         int now = clientConnections.incrementAndGet();
         if (max > 0 && now > max) {
             clientConnections.decrementAndGet();
+            rejectedTooMany.incrementAndGet();
             return false;
         }
+        accepted.incrementAndGet();
         return true;
     }
 

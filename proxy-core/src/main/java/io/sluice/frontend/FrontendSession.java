@@ -1,10 +1,12 @@
 package io.sluice.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -18,6 +20,7 @@ import io.sluice.backend.PoolExhaustedException;
 import io.sluice.backend.SessionKey;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.metrics.LoopCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Command;
@@ -31,6 +34,7 @@ import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.Scramble;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.slowlog.SlowQueryLog;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -114,6 +118,13 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private String lostBackend;
     private int suspendReasons;
 
+    // ---- operations (issue #5) ----
+    /** This loop's command and byte counters; {@code null} with metrics off. */
+    private LoopCounters counters;
+    /** Graceful shutdown asked for this session to close at its first idle moment outside a transaction. */
+    private boolean closeWhenIdle;
+    private final long connectedAtMillis = System.currentTimeMillis();
+
     /** A frame held while the backend connection is being prepared. */
     private record Queued(ByteBuf frame, int expect, boolean command) {
     }
@@ -133,6 +144,14 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        if (context.isClosing()) { // graceful shutdown: a clear refusal rather than a connection that will be cut
+            phase = Phase.CLOSED;
+            context.refusedClosing();
+            ctx.writeAndFlush(Packets.err(ctx.alloc(), 0, ErrorCode.ER_SERVER_SHUTDOWN,
+                    "Server shutdown in progress: Sluice is draining, connect to another instance"))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         if (!context.admitClient()) {
             phase = Phase.CLOSED;
             ctx.writeAndFlush(Packets.err(ctx.alloc(), 0, ErrorCode.ER_CON_COUNT_ERROR, "Too many connections"))
@@ -140,6 +159,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             return;
         }
         connectionId = context.nextConnectionId();
+        counters = context.loopCounters(ctx.channel().eventLoop());
+        context.sessionOpened(this);
         nonce = Scramble.nonce();
         // CLIENT_SSL is offered in the greeting only: no backend connection carries the client's TLS.
         int capabilities = security.tls() != null
@@ -182,6 +203,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
+        if (counters != null) {
+            counters.bytesIn(frame.readableBytes());
+        }
         switch (phase) {
             case COMMAND:
                 onCommandFrame(frame);
@@ -393,6 +417,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             return;
         }
         int command = frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE);
+        if (counters != null) {
+            counters.command(command);
+        }
         if (lostBackend != null) {
             frame.release();
             failAndClose(lastSequenceId + 1, ErrorCode.CR_SERVER_LOST, lostBackend);
@@ -750,6 +777,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             assigned = null;
         }
         if (admitted) {
+            context.sessionClosed(this);
             context.clientClosed();
         }
         log.debug("client {} #{} disconnected", channel.remoteAddress(), connectionId);
@@ -792,6 +820,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     }
 
     private void failAndClose(int sequenceId, ErrorCode error, String message) {
+        if (error == ErrorCode.ER_ACCESS_DENIED_ERROR) {
+            context.authenticationFailed(); // metrics
+        }
         phase = Phase.CLOSED;
         channel.writeAndFlush(Packets.err(channel.alloc(), sequenceId & 0xFF, error, message))
                 .addListener(ChannelFutureListener.CLOSE);
@@ -810,6 +841,91 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     private InetAddress clientAddress() {
         return channel.remoteAddress() instanceof InetSocketAddress isa ? isa.getAddress() : null;
+    }
+
+    // ---- operations (issue #5): metrics, slow-query log, graceful shutdown, /api/sessions ---------------------
+
+    @Override
+    public LoopCounters loopCounters() {
+        return counters;
+    }
+
+    @Override
+    public SlowQueryLog slowQueryLog() {
+        return context.slowQueryLog();
+    }
+
+    @Override
+    public String describeForLog() {
+        return "client=" + (channel == null ? "?" : channel.remoteAddress()) + " id=" + connectionId + " user=" + user;
+    }
+
+    @Override
+    public void onResponseComplete() {
+        if (closeWhenIdle) {
+            // After the relay has written this response's last bytes: this runs inside the tracker's scan.
+            channel.eventLoop().execute(this::closeIfIdle);
+        }
+    }
+
+    /**
+     * Closes this session at its first idle moment outside a transaction: now if it is idle, else when a response
+     * leaves it so. Safe to call from any thread, and more than once.
+     */
+    public void closeWhenIdle() {
+        Channel ch = channel;
+        if (ch != null) {
+            ch.eventLoop().execute(() -> {
+                closeWhenIdle = true;
+                closeIfIdle();
+            });
+        }
+    }
+
+    private void closeIfIdle() {
+        if (phase == Phase.CLOSED || !channel.isActive() || !isIdleOutsideTransaction()) {
+            return;
+        }
+        phase = Phase.CLOSED;
+        log.debug("client {} #{}: closed for shutdown, idle outside a transaction", channel.remoteAddress(),
+                connectionId);
+        // Behind whatever the relay has queued: the last response reaches the client before the close.
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** No command outstanding, nothing half sent, and the server reports no open transaction. */
+    private boolean isIdleOutsideTransaction() {
+        if (phase == Phase.GREETING_SENT || phase == Phase.THROTTLED || phase == Phase.AUTHENTICATING) {
+            return true; // not logged in: nothing to lose
+        }
+        if (phase != Phase.COMMAND || acquiring || continuation || infileUpload
+                || (queued != null && !queued.isEmpty())) {
+            return false;
+        }
+        return backend == null || (backend.tracker().isIdle() && !backend.tracker().inTransaction());
+    }
+
+    /** This session as {@code /api/sessions?verbose} shows it. Call on the session's event loop. */
+    public SessionSnapshot snapshot() {
+        String state;
+        if (phase == Phase.CLOSED) {
+            state = "closing";
+        } else if (phase != Phase.COMMAND) {
+            state = "login";
+        } else if (backend != null && backend.tracker().inTransaction()) {
+            state = "in_transaction";
+        } else if (acquiring || (backend != null && !backend.tracker().isIdle())) {
+            state = "running";
+        } else {
+            state = "idle";
+        }
+        return new SessionSnapshot(connectionId, user, channel == null ? null : String.valueOf(channel.remoteAddress()),
+                dataSource, schema, state, connectedAtMillis);
+    }
+
+    /** The event loop this session runs on, where {@link #snapshot()} must be called. */
+    public EventLoop eventLoop() {
+        return channel.eventLoop();
     }
 
     private void suspendReading(int reason) {

@@ -11,6 +11,8 @@ public enum ErrorCode {
     ER_CON_COUNT_ERROR(1040, "08004"),
     /** The handshake response could not be read. */
     ER_HANDSHAKE_ERROR(1043, "08S01"),
+    /** Sluice is shutting down gracefully: new connections are refused. */
+    ER_SERVER_SHUTDOWN(1053, "08S01"),
     /** Wrong password or unknown user. */
     ER_ACCESS_DENIED_ERROR(1045, "28000"),
     /** A command Sluice does not relay (replication, binlog). */

@@ -89,6 +89,9 @@ public final class ResponseTracker {
     private boolean responseStarted;
     /** A response ended with the packet being read: tell the listener once its last byte has passed. */
     private boolean completedInPacket;
+    /** The response being read has had an ERR packet; {@link #lastResponseFailed} keeps it once it ends. */
+    private boolean currentFailed;
+    private boolean lastFailed;
 
     /**
      * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
@@ -131,6 +134,14 @@ public final class ResponseTracker {
     /** The status flags of the last OK or EOF packet seen. */
     public int serverStatus() {
         return serverStatus;
+    }
+
+    /**
+     * Whether the response that completed last was, or ended with, an ERR packet: for per-command error counts. Valid
+     * inside {@link Listener#onResponseComplete()}.
+     */
+    public boolean lastResponseFailed() {
+        return lastFailed;
     }
 
     /** Whether the server last reported an open transaction. */
@@ -250,6 +261,9 @@ public final class ResponseTracker {
             return; // the rest of a 16 MiB+ packet, already classified by its first frame
         }
         int first = headFill > 0 ? head[0] & 0xFF : -1;
+        if (first == Packets.ERR_HEADER) {
+            currentFailed = true; // no row, column definition or status string starts with 0xFF
+        }
         switch (state) {
             case RESULT_FIRST:
                 if (first == Packets.OK_HEADER) {
@@ -391,6 +405,8 @@ public final class ResponseTracker {
     }
 
     private void complete() {
+        lastFailed = currentFailed;
+        currentFailed = false;
         if (pendingCount > 0) {
             int next = pending[pendingHead];
             pendingHead = (pendingHead + 1) % pending.length;

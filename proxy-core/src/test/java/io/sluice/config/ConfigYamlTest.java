@@ -206,7 +206,8 @@ class ConfigYamlTest {
                 props:
                   sql-show: true
                 """, "config.yaml line 3: props: unknown key "
-                + "(expected: one of databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck)");
+                + "(expected: one of databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck, "
+                + "admin, metrics, shutdown, slowQueryLog, reload)");
     }
 
     @Test
@@ -303,7 +304,7 @@ class ConfigYamlTest {
                 - just
                 - a list
                 """, "config.yaml line 1: (top level): a list (expected: a mapping of databaseName, dataSources, "
-                + "rules, server, authority, loadBalancer, healthCheck)");
+                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, reload)");
     }
 
     @Test
@@ -673,5 +674,67 @@ class ConfigYamlTest {
                     sslMode: on
                 """, "config.yaml line 5: dataSources.ds_0.sslMode: on (expected: one of DISABLED, PREFERRED, "
                 + "REQUIRED, VERIFY_CA, VERIFY_IDENTITY)");
+    }
+
+    // ---- operations (issue #5): admin, metrics, shutdown, slowQueryLog, reload ----
+
+    @Test
+    void operationsSectionsDefaultWhenAbsent() {
+        OperationsConfig operations = parse(SHARDINGSPHERE_SEED).operations();
+
+        assertThat(operations).isEqualTo(OperationsConfig.defaults());
+        assertThat(operations.admin()).isEqualTo(new AdminConfig(true, "127.0.0.1", 3080, null));
+        assertThat(operations.metrics().enabled()).isTrue();
+        assertThat(operations.shutdown()).isEqualTo(new ShutdownConfig(0, 15_000));
+        assertThat(operations.slowQueryLog()).isEqualTo(new SlowQueryLogConfig(false, 1000, 1024));
+        assertThat(operations.watchConfigFile()).isTrue();
+        assertThat(ProxyConfig.builder().dataSource("ds_0", "jdbc:mysql://h/d", "u", "").build().operations())
+                .as("built in code: no admin port unless asked").isEqualTo(OperationsConfig.embedded());
+    }
+
+    @Test
+    void readsEveryOperationsKey() {
+        OperationsConfig operations = parse(SHARDINGSPHERE_SEED + """
+                admin:
+                  enabled: true
+                  address: 0.0.0.0
+                  port: 9090
+                  token: secret-token
+                metrics:
+                  enabled: false
+                shutdown:
+                  gracefulWaitBeforeShutdownMilliseconds: 10_000
+                  gracefulCloseTimeoutMilliseconds: 20000
+                slowQueryLog:
+                  enabled: true
+                  thresholdMilliseconds: 250
+                  maxSqlLength: 512
+                reload:
+                  watchFile: false
+                """).operations();
+
+        assertThat(operations.admin()).isEqualTo(new AdminConfig(true, "0.0.0.0", 9090, "secret-token"));
+        assertThat(operations.admin().toString()).doesNotContain("secret-token");
+        assertThat(operations.metrics().enabled()).isFalse();
+        assertThat(operations.shutdown()).isEqualTo(new ShutdownConfig(10_000, 20_000));
+        assertThat(operations.slowQueryLog()).isEqualTo(new SlowQueryLogConfig(true, 250, 512));
+        assertThat(operations.watchConfigFile()).isFalse();
+    }
+
+    @Test
+    void refusesBadOperationsValuesNamingKeyAndLine() {
+        String ds = "dataSources:\n  ds_0: {url: \"jdbc:mysql://h/d\", username: u}\n";
+        assertRefused(ds + "admin:\n  port: 70000\n",
+                "config.yaml line 4: admin.port: 70000 (expected: 0..65535)");
+        assertRefused(ds + "admin:\n  tokn: x\n",
+                "config.yaml line 4: admin.tokn: unknown key (expected: one of enabled, address, port, token)");
+        assertRefused(ds + "metrics:\n  enabled: sometimes\n",
+                "config.yaml line 4: metrics.enabled: \"sometimes\" (expected: true or false)");
+        assertRefused(ds + "shutdown:\n  gracefulCloseTimeoutMilliseconds: -1\n",
+                "config.yaml line 4: shutdown.gracefulCloseTimeoutMilliseconds: -1 (expected: >= 0)");
+        assertRefused(ds + "slowQueryLog:\n  maxSqlLength: 3\n",
+                "config.yaml line 4: slowQueryLog.maxSqlLength: 3 (expected: 16..1048576)");
+        assertRefused(ds + "reload: yes\n",
+                "config.yaml line 3: reload: yes (expected: a mapping of watchFile)");
     }
 }

@@ -238,6 +238,11 @@ public final class TestMariaDb {
                 + " FLUSH PRIVILEGES;");
     }
 
+    /** A port nothing listens on now, for tests that need a closed one. */
+    public static int freePortForTests() {
+        return freePort();
+    }
+
     static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();

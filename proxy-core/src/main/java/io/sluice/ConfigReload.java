@@ -1,0 +1,217 @@
+package io.sluice;
+
+import io.sluice.backend.BackendPool;
+import io.sluice.balancer.Backend;
+import io.sluice.balancer.BackendGroup;
+import io.sluice.balancer.BackendStatus;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.OperationsConfig;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.ServerConfig;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One config reload: compares the running configuration with the new one, applies what can change while sessions
+ * run, and lists what needs a restart. The new file has already been parsed and validated as a whole (a bad file
+ * never gets here), so applying cannot fail half-way for a reason in the file.
+ *
+ * <p>What changes without a restart, and how:
+ * <ul>
+ *   <li>a data source added: probed like at start; a pool and a backend in the group (down, and brought up by
+ *       health checks, when the probe fails);
+ *   <li>a data source removed: out of the group at once; its sessions carry on and its pool closes after the last;
+ *   <li>weight, drain (when the file's value changed), pool sizes, timeouts and credentials of a data source;
+ *   <li>users, databaseName and the load-balancing policy: from the next login;
+ *   <li>the slow-query log and the shutdown timings.
+ * </ul>
+ * Everything else keeps its running value and is reported: the {@code server} section (listener, event loops),
+ * {@code healthCheck}, {@code admin}, {@code metrics}, {@code reload}, and a data source's URL (that is another
+ * server: add it under a new name).
+ */
+final class ConfigReload {
+    private static final Logger log = LoggerFactory.getLogger(ConfigReload.class);
+
+    private final Sluice sluice;
+    private final ProxyConfig running;
+    private final ProxyConfig next;
+    private final List<String> changes = new ArrayList<>();
+    private final List<String> restartRequired = new ArrayList<>();
+    private ProxyConfig effective;
+
+    ConfigReload(Sluice sluice, ProxyConfig running, ProxyConfig next) {
+        this.sluice = sluice;
+        this.running = running;
+        this.next = next;
+    }
+
+    ReloadResult apply() {
+        checkRestartOnly();
+        Map<String, DataSourceConfig> dataSources = applyDataSources();
+        if (!running.users().equals(next.users())) {
+            changes.add("authority.users: " + next.users().size() + " user(s), from the next login");
+        }
+        if (!Objects.equals(running.databaseName(), next.databaseName())) {
+            changes.add("databaseName: " + next.databaseName());
+        }
+        if (running.loadBalancer() != next.loadBalancer()) {
+            sluice.group().setPolicy(next.loadBalancer());
+            changes.add("loadBalancer.type: " + next.loadBalancer());
+        }
+        OperationsConfig runningOps = running.operations();
+        OperationsConfig nextOps = next.operations();
+        if (!runningOps.slowQueryLog().equals(nextOps.slowQueryLog())) {
+            changes.add("slowQueryLog: " + (nextOps.slowQueryLog().enabled() ? "on at "
+                    + nextOps.slowQueryLog().thresholdMilliseconds() + " ms" : "off"));
+        }
+        if (!runningOps.shutdown().equals(nextOps.shutdown())) {
+            changes.add("shutdown: wait " + nextOps.shutdown().gracefulWaitBeforeShutdownMilliseconds()
+                    + " ms, close timeout " + nextOps.shutdown().gracefulCloseTimeoutMilliseconds() + " ms");
+        }
+        effective = new ProxyConfig(next.databaseName(), dataSources, running.server(), next.users(),
+                next.loadBalancer(), running.healthCheck(), new OperationsConfig(runningOps.admin(),
+                        runningOps.metrics(), nextOps.shutdown(), nextOps.slowQueryLog(),
+                        runningOps.watchConfigFile()));
+        if (changes.isEmpty() && restartRequired.isEmpty()) {
+            log.info("Config reload: no change");
+        } else {
+            log.info("Config reload applied: {}{}", changes.isEmpty() ? "nothing" : String.join("; ", changes),
+                    restartRequired.isEmpty() ? "" : "; needs a restart, keeps its running value: "
+                            + String.join("; ", restartRequired));
+        }
+        return new ReloadResult(changes, restartRequired);
+    }
+
+    /** The configuration now running: the new one, with the running values of what needs a restart. */
+    ProxyConfig effective() {
+        return effective;
+    }
+
+    private void checkRestartOnly() {
+        ServerConfig a = running.server();
+        ServerConfig b = next.server();
+        differs("server.address", a.address(), b.address());
+        differs("server.port", a.port(), b.port());
+        differs("server.workerThreads", a.workerThreads(), b.workerThreads());
+        differs("server.connBufferSize", a.connBufferSize(), b.connBufferSize());
+        differs("server.maxConnections", a.maxConnections(), b.maxConnections());
+        differs("server.serverVersion", a.serverVersion(), b.serverVersion());
+        differs("server.maxPacketSize", a.maxPacketSize(), b.maxPacketSize());
+        differs("server.transport", a.transport(), b.transport());
+        if (!a.equals(b) && restartRequired.isEmpty()) {
+            restartRequired.add("server"); // a key added to ServerConfig after this list was written
+        }
+        differs("healthCheck", running.healthCheck(), next.healthCheck());
+        differs("admin", running.operations().admin(), next.operations().admin());
+        differs("metrics.enabled", running.operations().metrics().enabled(), next.operations().metrics().enabled());
+        differs("reload.watchFile", running.operations().watchConfigFile(), next.operations().watchConfigFile());
+    }
+
+    private void differs(String key, Object was, Object now) {
+        if (!Objects.equals(was, now)) {
+            // The admin record's toString hides the token.
+            restartRequired.add(key + ": " + now + " (running: " + was + ")");
+        }
+    }
+
+    private Map<String, DataSourceConfig> applyDataSources() {
+        BackendGroup group = sluice.group();
+        Map<String, DataSourceConfig> result = new LinkedHashMap<>();
+        // Removed first, so that a session picking meanwhile never lands on a backend about to leave.
+        for (DataSourceConfig old : running.dataSources().values()) {
+            if (!next.dataSources().containsKey(old.name())) {
+                Backend removed = group.remove(old.name());
+                BackendPool pool = sluice.pools().remove(old.name());
+                if (pool != null && removed != null) {
+                    sluice.retire(pool, removed);
+                }
+                changes.add("dataSources." + old.name() + ": removed (" + (removed == null ? 0
+                        : removed.activeSessions()) + " session(s) carry on until they end)");
+            }
+        }
+        List<DataSourceConfig> added = new ArrayList<>();
+        for (DataSourceConfig now : next.dataSources().values()) {
+            DataSourceConfig old = running.dataSources().get(now.name());
+            if (old == null) {
+                added.add(now);
+                result.put(now.name(), now);
+            } else if (!old.url().equals(now.url())) {
+                restartRequired.add("dataSources." + now.name() + ".url: " + now.url() + " (running: " + old.url()
+                        + "; add the new server under a new name instead)");
+                result.put(now.name(), old);
+            } else {
+                update(old, now);
+                result.put(now.name(), now);
+            }
+        }
+        if (!added.isEmpty()) {
+            Sluice.ProbeResult probe = Sluice.probe(added);
+            for (DataSourceConfig dataSource : added) {
+                add(dataSource, probe.reachable().contains(dataSource.name()));
+            }
+        }
+        return result;
+    }
+
+    private void add(DataSourceConfig dataSource, boolean reachable) {
+        BackendGroup group = sluice.group();
+        BackendPool pool = sluice.newPool(dataSource);
+        // The pool is known before the backend can be picked, so a session never finds a backend without one.
+        sluice.pools().put(dataSource.name(), pool);
+        sluice.context().addPool(dataSource.name(), pool);
+        Backend backend = group.add(dataSource.name(), pool.address(), dataSource.weight(), reachable);
+        if (dataSource.drain()) {
+            group.drain(dataSource.name());
+        }
+        pool.setRetiring(backend.status() != BackendStatus.UP);
+        changes.add("dataSources." + dataSource.name() + ": added (" + backend.status()
+                + (reachable ? "" : ", unreachable: up after healthCheck.rise checks") + ")");
+    }
+
+    private void update(DataSourceConfig old, DataSourceConfig now) {
+        String name = now.name();
+        BackendGroup group = sluice.group();
+        if (old.weight() != now.weight()) {
+            group.setWeight(name, now.weight());
+            changes.add("dataSources." + name + ".weight: " + now.weight());
+        }
+        // Only a change in the file drains or undrains: a drain through the API survives an unrelated reload.
+        if (old.drain() != now.drain()) {
+            if (now.drain()) {
+                group.drain(name);
+            } else {
+                group.undrain(name);
+            }
+            changes.add("dataSources." + name + ".drain: " + now.drain());
+        }
+        if (!samePoolSettings(old, now)) {
+            BackendPool pool = sluice.pools().get(name);
+            if (pool != null) {
+                pool.update(now);
+            }
+            boolean credentials = !old.username().equals(now.username()) || !old.password().equals(now.password());
+            changes.add("dataSources." + name + ": pool " + describePool(now)
+                    + (credentials ? ", credentials changed (for new connections)" : ""));
+        }
+    }
+
+    private static boolean samePoolSettings(DataSourceConfig a, DataSourceConfig b) {
+        return a.username().equals(b.username()) && a.password().equals(b.password())
+                && a.connectionTimeoutMilliseconds() == b.connectionTimeoutMilliseconds()
+                && a.idleTimeoutMilliseconds() == b.idleTimeoutMilliseconds()
+                && a.maxLifetimeMilliseconds() == b.maxLifetimeMilliseconds()
+                && a.maxPoolSize() == b.maxPoolSize() && a.minPoolSize() == b.minPoolSize();
+    }
+
+    /** Sizes and timeouts; credentials only as "changed", never their values. */
+    private static String describePool(DataSourceConfig d) {
+        return "maxPoolSize " + d.maxPoolSize() + ", minPoolSize " + d.minPoolSize() + ", connectionTimeout "
+                + d.connectionTimeoutMilliseconds() + " ms, idleTimeout " + d.idleTimeoutMilliseconds()
+                + " ms, maxLifetime " + d.maxLifetimeMilliseconds() + " ms";
+    }
+}

@@ -1,0 +1,246 @@
+package io.sluice.metrics;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.channel.EventLoopGroup;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.sluice.BackendSnapshot;
+import io.sluice.balancer.BackendState;
+import io.sluice.balancer.BackendStatus;
+import io.sluice.frontend.FrontendContext;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Sluice's metrics, served as Prometheus text on {@code GET /metrics}.
+ *
+ * <ul>
+ *   <li>Micrometer meters for what has a fixed set of labels: JVM, GC, threads, classes, process, file descriptors,
+ *       Netty's allocator and event loops, client connections.
+ *   <li>A Prometheus collector, registered on the same registry and read at scrape time, for what the command path
+ *       counts in per-loop arrays ({@link LoopCounters}: commands, errors, latency histograms, bytes) and for what
+ *       comes and goes with config reload (one set of series per backend). Micrometer's own {@code Timer} would cost
+ *       several atomic operations on shared cache lines per command; see docs/decisions/020.
+ * </ul>
+ */
+public final class SluiceMetrics implements AutoCloseable {
+
+    private static final double[] BOUNDS = LatencyBuckets.upperBoundsSeconds();
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+    private final TrafficCounters traffic;
+    private final Supplier<List<BackendSnapshot>> backends;
+
+    /**
+     * @param traffic the per-loop counters the command path writes
+     * @param context client connection counts
+     * @param backends every backend's state, read at each scrape
+     * @param draining whether graceful shutdown has begun
+     * @param workers the event loops, for their pending-task gauges
+     */
+    public SluiceMetrics(TrafficCounters traffic, FrontendContext context, Supplier<List<BackendSnapshot>> backends,
+            BooleanSupplier draining, EventLoopGroup workers) {
+        this.traffic = traffic;
+        this.backends = backends;
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new JvmInfoMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
+            new NettyAllocatorMetrics(provider).bindTo(registry);
+        }
+        new NettyEventExecutorMetrics(workers).bindTo(registry);
+
+        Gauge.builder("sluice.client.connections", context, FrontendContext::clientConnections)
+                .description("Client connections open now").register(registry);
+        FunctionCounter.builder("sluice.client.connections.accepted", context, FrontendContext::acceptedConnections)
+                .description("Client connections admitted").register(registry);
+        FunctionCounter.builder("sluice.client.connections.rejected", context,
+                        FrontendContext::rejectedTooManyConnections)
+                .tag("reason", "max_connections").description("Client connections refused").register(registry);
+        FunctionCounter.builder("sluice.client.connections.rejected", context, FrontendContext::rejectedWhileClosing)
+                .tag("reason", "shutdown").description("Client connections refused").register(registry);
+        FunctionCounter.builder("sluice.client.auth.failures", context, FrontendContext::authenticationFailures)
+                .description("Logins refused for a wrong password or an unknown user").register(registry);
+        Gauge.builder("sluice.draining", () -> draining.getAsBoolean() ? 1 : 0)
+                .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);
+
+        registry.getPrometheusRegistry().register((MultiCollector) this::collect);
+    }
+
+    /** The registry, for embedders who want to add their own meters or bind it elsewhere. */
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Everything, in the Prometheus text format 0.0.4. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    /** The content type of {@link #scrape()}. */
+    public static String contentType() {
+        return "text/plain; version=0.0.4; charset=utf-8";
+    }
+
+    private MetricSnapshots collect() {
+        MetricSnapshots.Builder all = MetricSnapshots.builder();
+        collectCommands(all);
+        collectBackends(all);
+        return all.build();
+    }
+
+    private void collectCommands(MetricSnapshots.Builder all) {
+        CounterSnapshot.Builder commands = CounterSnapshot.builder().name("sluice_commands")
+                .help("Commands received from clients, by type");
+        CounterSnapshot.Builder errors = CounterSnapshot.builder().name("sluice_command_errors")
+                .help("Responses that were or ended with an ERR packet, by command type");
+        HistogramSnapshot.Builder durations = HistogramSnapshot.builder().name("sluice_command_duration_seconds")
+                .help("Time from forwarding a command to the end of its response, by command type");
+        List<LoopCounters> loops = traffic.loops();
+        for (int type = 0; type < CommandTypes.COUNT; type++) {
+            long received = 0;
+            long failed = 0;
+            long timed = 0;
+            long sumNanos = 0;
+            long[] buckets = new long[LatencyBuckets.COUNT];
+            for (LoopCounters loop : loops) {
+                received += loop.commands(type);
+                failed += loop.failures(type);
+                timed += loop.timed(type);
+                sumNanos += loop.sumNanos(type);
+                for (int b = 0; b < buckets.length; b++) {
+                    buckets[b] += loop.bucket(type, b);
+                }
+            }
+            if (received == 0 && timed == 0) {
+                continue; // a type never seen: no series rather than a page of zeros
+            }
+            Labels labels = Labels.of("command", CommandTypes.name(type));
+            commands.dataPoint(CounterDataPointSnapshot.builder().labels(labels).value(received).build());
+            errors.dataPoint(CounterDataPointSnapshot.builder().labels(labels).value(failed).build());
+            durations.dataPoint(HistogramDataPointSnapshot.builder().labels(labels)
+                    .classicHistogramBuckets(ClassicHistogramBuckets.of(BOUNDS, buckets))
+                    .sum(sumNanos / 1e9).build());
+        }
+        all.metricSnapshot(commands.build()).metricSnapshot(errors.build()).metricSnapshot(durations.build());
+        all.metricSnapshot(CounterSnapshot.builder().name("sluice_client_received_bytes")
+                .help("Bytes read from clients")
+                .dataPoint(CounterDataPointSnapshot.builder().value(traffic.bytesIn()).build()).build());
+        all.metricSnapshot(CounterSnapshot.builder().name("sluice_client_sent_bytes")
+                .help("Bytes relayed to clients")
+                .dataPoint(CounterDataPointSnapshot.builder().value(traffic.bytesOut()).build()).build());
+    }
+
+    private void collectBackends(MetricSnapshots.Builder all) {
+        GaugeSnapshot.Builder up = gauge("sluice_backend_up", "1 while health checks pass, else 0");
+        GaugeSnapshot.Builder status = gauge("sluice_backend_status",
+                "1 for the backend's status (UP, DOWN, DRAINING), 0 for the others");
+        GaugeSnapshot.Builder weight = gauge("sluice_backend_weight", "Share of new sessions");
+        GaugeSnapshot.Builder sessions = gauge("sluice_backend_sessions", "Client sessions assigned now");
+        CounterSnapshot.Builder sessionsStarted = counter("sluice_backend_sessions_started",
+                "Client sessions ever assigned");
+        GaugeSnapshot.Builder checkLatency = gauge("sluice_backend_health_check_latency_seconds",
+                "Duration of the latest health check");
+        GaugeSnapshot.Builder checkFailures = gauge("sluice_backend_health_check_consecutive_failures",
+                "Failed health checks in a row");
+        GaugeSnapshot.Builder connections = gauge("sluice_backend_connections",
+                "Backend connections open now, active (lent or logging in) or idle in the pool");
+        GaugeSnapshot.Builder pending = gauge("sluice_backend_connections_pending",
+                "Sessions waiting for a connection because the pool is full");
+        GaugeSnapshot.Builder max = gauge("sluice_backend_connections_max", "The pool's maxPoolSize");
+        CounterSnapshot.Builder created = counter("sluice_backend_connections_opened",
+                "Backend connections that logged in");
+        CounterSnapshot.Builder closed = counter("sluice_backend_connections_closed",
+                "Logged-in backend connections that closed");
+        CounterSnapshot.Builder errors = counter("sluice_backend_connection_errors",
+                "Backend connects and logins that failed");
+        HistogramSnapshot.Builder acquire = HistogramSnapshot.builder().name("sluice_backend_acquire_seconds")
+                .help("How long sessions waited for a backend connection (once per session)");
+        for (BackendSnapshot backend : backends.get()) {
+            BackendState state = backend.state();
+            Labels labels = Labels.of("backend", state.name());
+            up.dataPoint(point(labels, state.status() != BackendStatus.DOWN ? 1 : 0));
+            for (BackendStatus each : BackendStatus.values()) {
+                status.dataPoint(point(Labels.of("backend", state.name(), "status", each.name()),
+                        state.status() == each ? 1 : 0));
+            }
+            weight.dataPoint(point(labels, state.weight()));
+            sessions.dataPoint(point(labels, state.activeSessions()));
+            sessionsStarted.dataPoint(count(labels, state.totalSessions()));
+            if (state.lastCheck() != null) {
+                checkLatency.dataPoint(point(labels, state.lastCheck().latencyNanos() / 1e9));
+            }
+            checkFailures.dataPoint(point(labels, state.consecutiveFailures()));
+            connections.dataPoint(point(Labels.of("backend", state.name(), "state", "active"),
+                    backend.activeConnections()));
+            connections.dataPoint(point(Labels.of("backend", state.name(), "state", "idle"),
+                    backend.idleConnections()));
+            pending.dataPoint(point(labels, backend.pendingAcquires()));
+            max.dataPoint(point(labels, backend.maxPoolSize()));
+            created.dataPoint(count(labels, backend.createdConnections()));
+            closed.dataPoint(count(labels, backend.closedConnections()));
+            errors.dataPoint(count(labels, backend.connectionErrors()));
+            acquire.dataPoint(HistogramDataPointSnapshot.builder().labels(labels)
+                    .classicHistogramBuckets(ClassicHistogramBuckets.of(BOUNDS, backend.acquireWaitBuckets()))
+                    .sum(backend.acquireWaitNanos() / 1e9).build());
+        }
+        all.metricSnapshot(up.build()).metricSnapshot(status.build()).metricSnapshot(weight.build())
+                .metricSnapshot(sessions.build()).metricSnapshot(sessionsStarted.build())
+                .metricSnapshot(checkLatency.build()).metricSnapshot(checkFailures.build())
+                .metricSnapshot(connections.build()).metricSnapshot(pending.build()).metricSnapshot(max.build())
+                .metricSnapshot(created.build()).metricSnapshot(closed.build()).metricSnapshot(errors.build())
+                .metricSnapshot(acquire.build());
+    }
+
+    private static GaugeSnapshot.Builder gauge(String name, String help) {
+        return GaugeSnapshot.builder().name(name).help(help);
+    }
+
+    private static CounterSnapshot.Builder counter(String name, String help) {
+        return CounterSnapshot.builder().name(name).help(help);
+    }
+
+    private static GaugeDataPointSnapshot point(Labels labels, double value) {
+        return GaugeDataPointSnapshot.builder().labels(labels).value(value).build();
+    }
+
+    private static CounterDataPointSnapshot count(Labels labels, double value) {
+        return CounterDataPointSnapshot.builder().labels(labels).value(value).build();
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}
