@@ -218,6 +218,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter implem
     /** Takes the connection back from its session: it becomes private until the pool has reset it. */
     void unbind() {
         session = null;
+        tracker.summarize(null); // a traffic capture follows the session, not the connection
         if (mode == Mode.RELAY) {
             mode = Mode.IDLE;
         }

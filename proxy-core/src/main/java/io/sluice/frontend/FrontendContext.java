@@ -3,6 +3,7 @@ package io.sluice.frontend;
 import io.sluice.backend.BackendPool;
 import io.sluice.backend.BackendServerInfo;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.capture.TrafficCapture;
 import io.sluice.config.ProxyConfig;
 import io.sluice.protocol.Capabilities;
 import java.util.Map;
@@ -24,6 +25,7 @@ public final class FrontendContext {
     private final int mariaDbCapabilities;
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicInteger clientConnections = new AtomicInteger();
+    private final TrafficCapture capture = new TrafficCapture();
 
     public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
             Map<String, BackendPool> pools) {
@@ -104,6 +106,11 @@ public final class FrontendContext {
 
     void clientClosed() {
         clientConnections.decrementAndGet();
+    }
+
+    /** Traffic capture: sessions read its {@link TrafficCapture#run()} once per command. */
+    public TrafficCapture capture() {
+        return capture;
     }
 
     /** Client connections currently open. */

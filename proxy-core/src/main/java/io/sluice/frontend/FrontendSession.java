@@ -15,6 +15,8 @@ import io.sluice.backend.PoolExhaustedException;
 import io.sluice.backend.SessionKey;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.capture.CaptureRun;
+import io.sluice.capture.SessionCapture;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Command;
@@ -104,6 +106,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private int lastSequenceId;
     private String lostBackend;
     private int suspendReasons;
+    /** This session's traffic capture, while one runs and has seen the session; see {@link #capture}. */
+    private SessionCapture captured;
 
     /** A frame held while the backend connection is being prepared. */
     private record Queued(ByteBuf frame, int expect, boolean command) {
@@ -265,6 +269,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     private void enterCommandPhase(int okSequenceId) {
         phase = Phase.COMMAND;
+        CaptureRun capture = context.capture().run();
+        if (capture != null) {
+            captured = beginCapture(capture, false);
+        }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
         log.debug("client {} logged in as '{}' (schema {})", channel.remoteAddress(), user, schema);
@@ -307,6 +315,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                 } finally {
                     frame.release();
                 }
+                if (captured != null && phase == Phase.COMMAND) {
+                    captured.onChangeUser(user, requestedSchema);
+                }
                 return;
             default:
                 int expect = expectedResponse(command);
@@ -315,6 +326,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                     replyError(ErrorCode.ER_UNKNOWN_COM_ERROR,
                             "Unknown command: " + Command.name(command) + " is not relayed by Sluice");
                     return;
+                }
+                CaptureRun capture = context.capture().run(); // the one volatile read capture costs when off
+                if (capture != null || captured != null) {
+                    capture(capture, command, frame, expect != 0);
                 }
                 forward(frame, expect, true);
                 if (command == Command.COM_SET_OPTION && backend != null) {
@@ -360,6 +375,36 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private int expectedResponse(ByteBuf frame) {
         int length = Packets.payloadLength(frame, frame.readerIndex());
         return length == 0 ? -1 : expectedResponse(frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE));
+    }
+
+    // ---- traffic capture ------------------------------------------------------------------------------------
+
+    /**
+     * Records a command for the running capture ({@code run}, may be null), and begins or ends this session's capture
+     * when a capture has started or stopped since its last command. A session already waiting for a response when a
+     * capture starts joins it at its next command that finds the backend idle, so every recorded command gets its own
+     * response.
+     */
+    private void capture(CaptureRun run, int command, ByteBuf frame, boolean expectsResponse) {
+        if (captured != null && captured.run() != run) {
+            captured.end(backend == null ? null : backend.tracker());
+            captured = null;
+        }
+        if (run != null && captured == null && (backend == null || backend.tracker().isIdle())) {
+            captured = beginCapture(run, true);
+        }
+        if (captured != null) {
+            captured.onCommand(command, frame, expectsResponse);
+        }
+    }
+
+    private SessionCapture beginCapture(CaptureRun run, boolean openBefore) {
+        SessionCapture session = run.beginSession(connectionId, user, schema, key.capabilities(),
+                key.collationId(), String.valueOf(channel.remoteAddress()), openBefore);
+        if (backend != null) {
+            session.attach(backend.tracker());
+        }
+        return session;
     }
 
     private void forward(ByteBuf frame, int expect, boolean command) {
@@ -433,6 +478,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             backend = (BackendConnection) f.getNow();
             everBound = true;
             backend.bind(this);
+            if (captured != null) {
+                captured.attach(backend.tracker());
+            }
             if (onReady != null) {
                 onReady.run();
             }
@@ -612,6 +660,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     public void channelInactive(ChannelHandlerContext ctx) {
         boolean admitted = nonce != null;
         phase = Phase.CLOSED;
+        if (captured != null) {
+            captured.end(backend == null ? null : backend.tracker());
+            captured = null;
+        }
         if (queued != null) {
             while (!queued.isEmpty()) {
                 queued.poll().frame().release();
