@@ -1,5 +1,6 @@
 package io.sluice.bootstrap;
 
+import io.sluice.capture.CaptureException;
 import io.sluice.capture.CaptureFormatException;
 import io.sluice.capture.CaptureOptions;
 import io.sluice.capture.Json;
@@ -202,7 +203,11 @@ public final class SluiceCtl {
                 // The admin server resolves relative paths against its own directory: send absolute ones.
                 case "output", "keyFile" -> body.put(key, Path.of(value).toAbsolutePath().toString());
                 case "duration" -> {
-                    CaptureOptions.parseDuration(value); // refuse a bad one here, with the option's name
+                    try {
+                        CaptureOptions.parseDuration(value); // refuse a bad one here rather than after a request
+                    } catch (CaptureException e) {
+                        throw new IllegalArgumentException("--" + e.getMessage());
+                    }
                     body.put(key, value);
                 }
                 default -> body.put(key, value);
