@@ -270,7 +270,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private void enterCommandPhase(int okSequenceId) {
         phase = Phase.COMMAND;
         CaptureRun capture = context.capture().run();
-        if (capture != null) {
+        if (capture != null && (queued == null || queued.isEmpty())) { // pipelined commands: join at the next idle one
             captured = beginCapture(capture, false);
         }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
@@ -381,16 +381,16 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     /**
      * Records a command for the running capture ({@code run}, may be null), and begins or ends this session's capture
-     * when a capture has started or stopped since its last command. A session already waiting for a response when a
-     * capture starts joins it at its next command that finds the backend idle, so every recorded command gets its own
-     * response.
+     * when a capture has started or stopped since its last command. A session with a command still unanswered (or
+     * queued) when a capture starts joins it at its next command that finds nothing outstanding, so every recorded
+     * command gets its own response.
      */
     private void capture(CaptureRun run, int command, ByteBuf frame, boolean expectsResponse) {
         if (captured != null && captured.run() != run) {
             captured.end(backend == null ? null : backend.tracker());
             captured = null;
         }
-        if (run != null && captured == null && (backend == null || backend.tracker().isIdle())) {
+        if (run != null && captured == null && (backend == null ? !acquiring : backend.tracker().isIdle())) {
             captured = beginCapture(run, true);
         }
         if (captured != null) {

@@ -59,7 +59,9 @@ class CaptureFileTest {
     /** Records compare by content; {@link CommandRecord}'s payload is an array. */
     private static List<String> render(List<CaptureRecord> records) {
         return records.stream().map(r -> r instanceof CommandRecord c
-                ? c.toString().replaceAll("payload=\\[B@[0-9a-f]+", "payload=" + Arrays.toString(c.payload()))
+                ? c.sessionId() + " " + c.timeNanos() + " " + c.durationNanos() + " " + c.command() + " "
+                        + Arrays.toString(c.payload()) + " " + c.truncated() + " " + c.outcome() + " " + c.errorCode()
+                        + " " + c.affectedRows() + " " + c.rows() + " " + c.statementId()
                 : r.toString()).toList();
     }
 
