@@ -145,7 +145,7 @@ final class CaptureWriter implements Runnable {
             }
             block.add(record);
             recordsInFile++;
-            if (block.size() >= BLOCK_TARGET) {
+            if (block.size() >= blockTarget()) {
                 writeBlock(false);
             }
             if (++sinceCheck >= 1024) {
@@ -155,6 +155,14 @@ final class CaptureWriter implements Runnable {
                 }
             }
         }
+    }
+
+    /**
+     * The size at which a block is sealed: {@link #BLOCK_TARGET}, or less near {@code maxSize}, so that the capture
+     * fills its budget with whole blocks instead of stopping on one block too many.
+     */
+    private long blockTarget() {
+        return Math.max(4096, Math.min(BLOCK_TARGET, (run.options().maxSize() - totalBytes) / 2));
     }
 
     /** Seals and writes the pending block; rotates to the next file when this one is full. */
