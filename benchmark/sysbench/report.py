@@ -26,8 +26,8 @@ import os
 import statistics
 import sys
 
-TARGETS = ["direct", "haproxy", "sluice"]
-RATIOS = [("haproxy", "direct"), ("sluice", "direct"), ("sluice", "haproxy")]
+TARGETS = ["direct", "haproxy", "sluice", "sluice_capture"]
+RATIOS = [("haproxy", "direct"), ("sluice", "direct"), ("sluice", "haproxy"), ("sluice_capture", "sluice")]
 NUMERIC = ["threads", "repeat", "time_s", "exit_code", "queries", "qps", "tps", "avg_ms", "p95_ms",
            "errors", "reconnects", "proxy_cpu_s", "proxy_cpu_s_per_kq", "proxy_rss_kb",
            "proxy_rss_max_kb", "db_cpu_s_per_kq", "loadavg1",
@@ -322,7 +322,8 @@ def chart(summary, path, title):
     if not keys:
         return False
     labels = [f"{g['workload']}\n{g['threads']} thr" for g in summary]
-    colors = {"haproxy/direct": "#7f7f7f", "sluice/direct": "#1f77b4", "sluice/haproxy": "#ff7f0e"}
+    colors = {"haproxy/direct": "#7f7f7f", "sluice/direct": "#1f77b4", "sluice/haproxy": "#ff7f0e",
+              "sluice_capture/sluice": "#2ca02c"}
     width = min(0.8 / len(keys), 0.3)
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(summary) + 2), 4.5))
     for i, k in enumerate(keys):

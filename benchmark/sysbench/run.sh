@@ -43,6 +43,10 @@ SLUICE_CONFIG_EXTRA=""  # YAML appended to the generated config.yaml, e.g. "metr
 # -Xmx512m, start.sh's other defaults, but without -Xms512m/-XX:+AlwaysPreTouch, which would
 # make the RSS 512 MiB+ whatever the connections cost (c measures RSS).
 SLUICE_JAVA_OPTS_C="-Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50 -Dio.netty.leakDetection.level=disabled"
+CAPTURE=0                              # --capture: add target sluice_capture (issue #7)
+CAPTURE_ADMIN=127.0.0.1:3080           # Sluice's admin API, which starts and stops captures
+CAPTURE_COMPRESS=true
+REPORT_INTERVAL=0                      # sysbench --report-interval; 10 with --capture (minimum 10 s QPS)
 RESULTS_ROOT="$REPO_ROOT/benchmark/results"
 WORK_ROOT="$SCRIPT_DIR/work"
 INSTALL=1
@@ -56,7 +60,13 @@ Compares sysbench QPS/latency directly against MariaDB, through HAProxy (tcp mod
 and through Sluice (from its distribution), interleaving the targets run by run.
 
 Targets and proxies
-  --targets LIST         comma list of direct,haproxy,sluice          [$TARGETS]
+  --targets LIST         comma list of direct,haproxy,sluice,sluice_capture [$TARGETS]
+  --capture              add target sluice_capture: the same Sluice with a traffic capture
+                         running during each measured run (started and stopped through
+                         bin/sluice-ctl and the admin API); sysbench reports every 10 s and
+                         capture.md compares average and minimum 10 s QPS with sluice
+  --capture-admin H:P    Sluice's admin API for --capture               [$CAPTURE_ADMIN]
+  --capture-compress B   gzip the capture files (true|false)            [$CAPTURE_COMPRESS]
   --sluice-dist PATH     sluice-*.tar.gz or an unpacked distribution dir
                          [distribution/target/sluice-*.tar.gz]
   --worker-threads N     Sluice server.workerThreads = HAProxy nbthread [$WORKER_THREADS]
@@ -125,6 +135,9 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --targets) TARGETS=$2; shift 2 ;;
     --sluice-dist) SLUICE_DIST=$2; shift 2 ;;
+    --capture) CAPTURE=1; shift ;;
+    --capture-admin) CAPTURE_ADMIN=$2; shift 2 ;;
+    --capture-compress) CAPTURE_COMPRESS=$2; shift 2 ;;
     --worker-threads) WORKER_THREADS=$2; shift 2 ;;
     --haproxy-port) HAPROXY_PORT=$2; shift 2 ;;
     --sluice-port) SLUICE_PORT=$2; shift 2 ;;
@@ -160,25 +173,30 @@ done
 [[ $PS_MODE == auto || $PS_MODE == disable ]] || die "--ps-mode must be auto or disable"
 [[ $SSL_PROVIDER == AUTO || $SSL_PROVIDER == OPENSSL || $SSL_PROVIDER == JDK ]] \
   || die "--ssl-provider must be AUTO, OPENSSL or JDK"
+[[ $CAPTURE_COMPRESS == true || $CAPTURE_COMPRESS == false ]] || die "--capture-compress must be true or false"
 
 # ---------------------------------------------------------------- targets
 declare -a TARGET_LIST=()
+(( CAPTURE )) && TARGETS="$TARGETS,sluice_capture"
 IFS=',' read -r -a _t <<<"$TARGETS"
 for t in "${_t[@]}"; do
   case "$t" in
-    direct|haproxy|sluice) TARGET_LIST+=("$t") ;;
+    direct|haproxy|sluice|sluice_capture) TARGET_LIST+=("$t") ;;
     "") ;;
-    *) die "unknown target '$t' (direct, haproxy, sluice)" ;;
+    *) die "unknown target '$t' (direct, haproxy, sluice, sluice_capture)" ;;
   esac
 done
 (( ${#TARGET_LIST[@]} > 0 )) || die "no targets"
 # Always run in the canonical order direct -> haproxy -> sluice within a round.
 declare -a ORDERED=()
-for t in direct haproxy sluice; do
+for t in direct haproxy sluice sluice_capture; do
   for u in "${TARGET_LIST[@]}"; do [[ $t == "$u" ]] && { ORDERED+=("$t"); break; }; done
 done
 TARGET_LIST=("${ORDERED[@]}")
 has_target() { local t; for t in "${TARGET_LIST[@]}"; do [[ $t == "$1" ]] && return 0; done; return 1; }
+# sluice_capture is the same Sluice process as sluice, measured while a capture runs.
+has_sluice() { has_target sluice || has_target sluice_capture; }
+if has_target sluice_capture; then REPORT_INTERVAL=10; fi
 
 # ---------------------------------------------------------------- workloads
 # A workload name maps to: sysbench test name + extra args + default thread counts.
@@ -597,8 +615,8 @@ cpu_ticks() {  # utime+stime of a pid in clock ticks (fields 14,15 of /proc/PID/
   awk '{print $12 + $13}' <<<"$s"
 }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || true; }
-port_of()  { case "$1" in direct) echo "$MYSQL_PORT" ;; haproxy) echo "$HAPROXY_PORT" ;; sluice) echo "$SLUICE_PORT" ;; esac; }
-proxy_pid() { case "$1" in haproxy) echo "$HAPROXY_PID" ;; sluice) echo "$SLUICE_PID" ;; *) echo "" ;; esac; }
+port_of()  { case "$1" in direct) echo "$MYSQL_PORT" ;; haproxy) echo "$HAPROXY_PORT" ;; sluice|sluice_capture) echo "$SLUICE_PORT" ;; esac; }
+proxy_pid() { case "$1" in haproxy) echo "$HAPROXY_PID" ;; sluice|sluice_capture) echo "$SLUICE_PID" ;; *) echo "" ;; esac; }
 DB_PID=""
 find_db_pid() {
   local f
@@ -800,6 +818,21 @@ parse_sysbench() {  # parse_sysbench LOG -> "queries qps tps avg p95 errors reco
   ' "$1"
 }
 
+# Traffic capture around one measured run of sluice_capture (issue #7), through the admin API.
+capture_start() {  # capture_start NAME
+  local dir="$WORK/capture/$1"
+  rm -rf "$dir"
+  mkdir -p "$WORK/capture"
+  "$SLUICE_HOME/bin/sluice-ctl" traffic capture start --admin "$CAPTURE_ADMIN" --output "$dir" \
+    --duration "$((TIME + 120))s" --compress "$CAPTURE_COMPRESS" >"$OUT/logs/$1.capture-start.json" 2>&1 \
+    || die "cannot start a capture through $CAPTURE_ADMIN (see logs/$1.capture-start.json; --capture needs Sluice's admin API)"
+}
+capture_stop() {  # capture_stop NAME: the final status (records, dropped, bytes) goes to logs/NAME.capture.json
+  "$SLUICE_HOME/bin/sluice-ctl" traffic capture stop --admin "$CAPTURE_ADMIN" >"$OUT/logs/$1.capture.json" 2>&1 \
+    || log "  capture stop failed: see logs/$1.capture.json"
+  rm -rf "$WORK/capture/$1"   # the files are not kept: only their size and the drop count matter here
+}
+
 run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit code
   local w=$1 th=$2 target=$3 secs=$4 logf=$5 rc=0
   local -a extra
@@ -809,7 +842,7 @@ run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit
     extra+=(--mysql-ssl=on)
   fi
   sysbench "$(wl_test "$w")" "${SB_CONN[@]}" --threads="$th" --time="$secs" \
-    --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval=0 "${extra[@]}" run >"$logf" 2>&1 &
+    --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval="$REPORT_INTERVAL" "${extra[@]}" run >"$logf" 2>&1 &
   SYSBENCH_PID=$!
   wait "$SYSBENCH_PID" || rc=$?
   SYSBENCH_PID=""
@@ -852,7 +885,9 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
     c0=$(cpu_ticks "$pid")
   fi
   [[ -n $DB_PID ]] && d0=$(cpu_ticks "$DB_PID")
+  [[ $target == sluice_capture ]] && capture_start "${w}_t${th}_r${rep}"
   run_sysbench "$w" "$th" "$target" "$TIME" "$logf" || rc=$?
+  [[ $target == sluice_capture ]] && capture_stop "${w}_t${th}_r${rep}"
   [[ -n $DB_PID ]] && d1=$(cpu_ticks "$DB_PID")
   local db_rss=""
   [[ -n $DB_PID ]] && db_rss=$(rss_kb "$DB_PID")
@@ -890,7 +925,7 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
 }
 
 # ---------------------------------------------------------------- main
-has_target sluice && find_sluice_dist   # fail before any setup when it is missing
+has_sluice && find_sluice_dist   # fail before any setup when it is missing
 SLUICE_JAVA_OPTS_EFFECTIVE=""           # empty = start.sh's defaults
 if (( SLUICE_JAVA_OPTS_SET )); then
   SLUICE_JAVA_OPTS_EFFECTIVE=$SLUICE_JAVA_OPTS
@@ -904,7 +939,7 @@ find_db_pid
 ensure_max_connections
 prepare_data
 has_target haproxy && start_haproxy
-has_target sluice && start_sluice
+has_sluice && start_sluice
 
 mkdir -p "$OUT/logs"
 GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -983,6 +1018,9 @@ for grp in "${GROUPS_LIST[@]}"; do
 done
 
 "$PY" "$SCRIPT_DIR/report.py" "$OUT" || log "report.py failed; raw data is in $CSV"
+if has_target sluice_capture; then
+  "$PY" "$SCRIPT_DIR/capture_report.py" "$OUT" || log "capture_report.py failed; raw data is in $CSV and logs/"
+fi
 
 FAILED=$(awk -F, 'NR > 1 && ($7 != 0 || ($13 != "" && $13 != 0)) {n++} END {print n + 0}' "$CSV")
 if (( FAILED > 0 )); then

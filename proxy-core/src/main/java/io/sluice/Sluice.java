@@ -19,6 +19,10 @@ import io.sluice.balancer.BackendGroup;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.balancer.HealthChecker;
+import io.sluice.capture.CaptureException;
+import io.sluice.capture.CaptureOptions;
+import io.sluice.capture.CaptureStatus;
+import io.sluice.capture.TrafficCapture;
 import io.sluice.config.ConfigException;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
@@ -547,6 +551,36 @@ public final class Sluice implements AutoCloseable {
         }, 1, 1, TimeUnit.SECONDS));
     }
 
+    // ---- traffic capture (docs/traffic-capture.md) -----------------------------------------------------------
+
+    /**
+     * Starts capturing every client command to files in {@code options.output()}.
+     *
+     * @throws CaptureException when a capture already runs, the options are invalid or the directory is unusable
+     */
+    public CaptureStatus startCapture(CaptureOptions options) {
+        return context.capture().start(options);
+    }
+
+    /**
+     * Stops the running capture once what it queued is written.
+     *
+     * @throws CaptureException when no capture is running
+     */
+    public CaptureStatus stopCapture() {
+        return context.capture().stop();
+    }
+
+    /** The running capture's status, or the last one's, or {@code idle}. */
+    public CaptureStatus captureStatus() {
+        return context.capture().status();
+    }
+
+    /** The capture itself, for an admin server's {@link io.sluice.capture.CaptureEndpoints}. */
+    public TrafficCapture trafficCapture() {
+        return context.capture();
+    }
+
     /** Closes the listener, every client session and every backend connection. Idempotent. */
     @Override
     public void close() {
@@ -558,6 +592,7 @@ public final class Sluice implements AutoCloseable {
         if (server != null) {
             server.close();
         }
+        context.capture().stop("proxy stopped", false);
         serverChannel.close().syncUninterruptibly();
         healthChecker.close();
         pools.values().forEach(pool -> pool.close(2000));

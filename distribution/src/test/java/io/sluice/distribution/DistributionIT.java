@@ -64,12 +64,13 @@ class DistributionIT {
     @Test
     void tarballHasTheDocumentedLayout() throws IOException {
         assertThat(home.resolve("bin/start.sh")).isRegularFile();
+        assertThat(home.resolve("bin/sluice-ctl")).isRegularFile();
         assertThat(home.resolve("conf/config.yaml")).isRegularFile();
         assertThat(home.resolve("conf/logback.xml")).isRegularFile();
         assertThat(home.resolve("conf/grafana/sluice-dashboard.json")).isRegularFile();
         assertThat(Files.readString(home.resolve("conf/grafana/sluice-dashboard.json")))
                 .contains("sluice_command_duration_seconds_bucket").contains("\"title\": \"Sluice\"");
-        for (String script : List.of("start.sh", "stop.sh", "hash-password.sh")) {
+        for (String script : List.of("start.sh", "stop.sh", "hash-password.sh", "sluice-ctl")) {
             assertThat(Files.getPosixFilePermissions(home.resolve("bin").resolve(script))).contains(
                     PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.GROUP_EXECUTE,
                     PosixFilePermission.OTHERS_EXECUTE);
@@ -86,6 +87,20 @@ class DistributionIT {
                     .anyMatch(name -> name.startsWith("netty-codec-http-"))
                     .noneMatch(name -> name.startsWith("junit-") || name.startsWith("assertj-"));
         }
+    }
+
+    @Test
+    void sluiceCtlRunsAndExplainsItself() throws Exception {
+        Result help = script("sluice-ctl", "--help");
+
+        assertThat(help.status).as(help.output).isZero();
+        assertThat(help.output).contains("sluice-ctl traffic capture start --output DIR")
+                .contains("sluice-ctl traffic replay --input DIR --target HOST:PORT");
+
+        Result noAdmin = script("sluice-ctl", "traffic", "capture", "status", "--admin", "127.0.0.1:" + freePort());
+
+        assertThat(noAdmin.status).as(noAdmin.output).isEqualTo(1);
+        assertThat(noAdmin.output).contains("cannot reach the admin API");
     }
 
     @Test

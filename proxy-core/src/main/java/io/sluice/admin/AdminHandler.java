@@ -21,6 +21,7 @@ import io.sluice.ReloadResult;
 import io.sluice.Sluice;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.CheckResult;
+import io.sluice.capture.CaptureEndpoints;
 import io.sluice.config.ConfigException;
 import io.sluice.frontend.SessionSnapshot;
 import io.sluice.metrics.SluiceMetrics;
@@ -147,9 +148,20 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             return reload();
         }
+        if (CaptureEndpoints.handles(path)) {
+            if (method.equals(HttpMethod.POST)) {
+                Reply denied = authorize(request);
+                if (denied != null) {
+                    return denied;
+                }
+            }
+            CaptureEndpoints.Response response = new CaptureEndpoints(sluice.trafficCapture())
+                    .handle(method.name(), path, request.content().toString(StandardCharsets.UTF_8));
+            return Reply.json(HttpResponseStatus.valueOf(response.status()), response.json());
+        }
         return Reply.json(HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics,"
                 + " /health, /api/backends, /api/backends/{name}/drain, /api/backends/{name}/undrain, /api/sessions,"
-                + " /api/config/reload)"));
+                + " /api/config/reload, /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
     }
 
     private Reply reload() {
@@ -269,7 +281,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         if (status == HttpResponseStatus.METHOD_NOT_ALLOWED) {
             response.headers().set(HttpHeaderNames.ALLOW, request.uri().startsWith("/api/config")
-                    || request.uri().matches("/api/backends/.+") ? "POST" : "GET");
+                    || request.uri().matches("/api/backends/.+")
+                    || request.uri().startsWith(CaptureEndpoints.STATUS_PATH + "/") ? "POST" : "GET");
         }
         if (keepAlive) {
             HttpUtil.setKeepAlive(response, true);

@@ -264,6 +264,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (timing != null) {
             timing.clear();
         }
+        tracker.summarize(null); // a traffic capture follows the session, not the connection
         if (mode == Mode.RELAY) {
             mode = Mode.IDLE;
         }

@@ -4,6 +4,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.sluice.backend.BackendPool;
 import io.sluice.backend.BackendServerInfo;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.capture.TrafficCapture;
 import io.sluice.config.ProxyConfig;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.TrafficCounters;
@@ -33,6 +34,7 @@ public final class FrontendContext {
     private final int mariaDbCapabilities;
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicInteger clientConnections = new AtomicInteger();
+    private final TrafficCapture capture = new TrafficCapture();
 
     // ---- operations (issue #5) ----
     /** Per-loop command and byte counters; {@code null} when metrics are off. */
@@ -225,6 +227,11 @@ public final class FrontendContext {
 
     void clientClosed() {
         clientConnections.decrementAndGet();
+    }
+
+    /** Traffic capture: sessions read its {@link TrafficCapture#run()} once per command. */
+    public TrafficCapture capture() {
+        return capture;
     }
 
     /** Client connections currently open. */

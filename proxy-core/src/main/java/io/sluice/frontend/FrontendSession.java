@@ -21,6 +21,8 @@ import io.sluice.backend.SessionKey;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.metrics.LoopCounters;
+import io.sluice.capture.CaptureRun;
+import io.sluice.capture.SessionCapture;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Command;
@@ -117,6 +119,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private int lastSequenceId;
     private String lostBackend;
     private int suspendReasons;
+    /** This session's traffic capture, while one runs and has seen the session; see {@link #capture}. */
+    private SessionCapture captured;
 
     // ---- operations (issue #5) ----
     /** This loop's command and byte counters; {@code null} with metrics off. */
@@ -342,6 +346,11 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     /** The client is who it says: pick its backend, and answer OK (at {@code okSequenceId}) once it can work. */
     private void authenticate(int okSequenceId) {
+        if (context.isClosing()) {
+            failAndClose(okSequenceId, ErrorCode.ER_SERVER_SHUTDOWN,
+                    "Server shutdown in progress: Sluice is draining, connect to another instance");
+            return;
+        }
         key = new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId(),
                 handshake.mariaDbCapabilities() & context.mariaDbCapabilities());
         Backend picked = context.group().pick();
@@ -391,6 +400,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     private void enterCommandPhase(int okSequenceId) {
         phase = Phase.COMMAND;
+        CaptureRun capture = context.capture().run();
+        if (capture != null && (queued == null || queued.isEmpty())) { // pipelined commands: join at the next idle one
+            captured = beginCapture(capture, false);
+        }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
         log.debug("client {} logged in as '{}' (schema {})", channel.remoteAddress(), user, schema);
@@ -436,6 +449,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                 } finally {
                     frame.release();
                 }
+                if (captured != null && phase == Phase.COMMAND) {
+                    captured.onChangeUser(user, requestedSchema);
+                }
                 return;
             default:
                 int expect = expectedResponse(command);
@@ -444,6 +460,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                     replyError(ErrorCode.ER_UNKNOWN_COM_ERROR,
                             "Unknown command: " + Command.name(command) + " is not relayed by Sluice");
                     return;
+                }
+                CaptureRun capture = context.capture().run(); // the one volatile read capture costs when off
+                if (capture != null || captured != null) {
+                    capture(capture, command, frame, expect != 0);
                 }
                 forward(frame, expect, true);
                 if (command == Command.COM_SET_OPTION && backend != null) {
@@ -489,6 +509,36 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private int expectedResponse(ByteBuf frame) {
         int length = Packets.payloadLength(frame, frame.readerIndex());
         return length == 0 ? -1 : expectedResponse(frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE));
+    }
+
+    // ---- traffic capture ------------------------------------------------------------------------------------
+
+    /**
+     * Records a command for the running capture ({@code run}, may be null), and begins or ends this session's capture
+     * when a capture has started or stopped since its last command. A session with a command still unanswered (or
+     * queued) when a capture starts joins it at its next command that finds nothing outstanding, so every recorded
+     * command gets its own response.
+     */
+    private void capture(CaptureRun run, int command, ByteBuf frame, boolean expectsResponse) {
+        if (captured != null && captured.run() != run) {
+            captured.end(backend == null ? null : backend.tracker());
+            captured = null;
+        }
+        if (run != null && captured == null && (backend == null ? !acquiring : backend.tracker().isIdle())) {
+            captured = beginCapture(run, true);
+        }
+        if (captured != null) {
+            captured.onCommand(command, frame, expectsResponse);
+        }
+    }
+
+    private SessionCapture beginCapture(CaptureRun run, boolean openBefore) {
+        SessionCapture session = run.beginSession(connectionId, user, schema, key.capabilities(),
+                key.collationId(), String.valueOf(channel.remoteAddress()), openBefore);
+        if (backend != null) {
+            session.attach(backend.tracker());
+        }
+        return session;
     }
 
     private void forward(ByteBuf frame, int expect, boolean command) {
@@ -562,6 +612,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             backend = (BackendConnection) f.getNow();
             everBound = true;
             backend.bind(this);
+            if (captured != null) {
+                captured.attach(backend.tracker());
+            }
             if (onReady != null) {
                 onReady.run();
             }
@@ -762,6 +815,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             account.sessionClosed();
             account = null;
         }
+        if (captured != null) {
+            captured.end(backend == null ? null : backend.tracker());
+            captured = null;
+        }
         if (queued != null) {
             while (!queued.isEmpty()) {
                 queued.poll().frame().release();
@@ -896,7 +953,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     /** No command outstanding, nothing half sent, and the server reports no open transaction. */
     private boolean isIdleOutsideTransaction() {
         if (phase == Phase.GREETING_SENT || phase == Phase.THROTTLED || phase == Phase.AUTHENTICATING) {
-            return true; // not logged in: nothing to lose
+            // Mid-login: cutting it would look like a network fault. The login ends in ERR 1053 instead (see
+            // authenticate), or the handshake timeout closes a client that went silent.
+            return false;
         }
         if (phase != Phase.COMMAND || acquiring || continuation || infileUpload
                 || (queued != null && !queued.isEmpty())) {

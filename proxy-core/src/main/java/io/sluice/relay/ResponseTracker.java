@@ -47,6 +47,20 @@ public final class ResponseTracker {
         void onResponseComplete();
     }
 
+    /**
+     * Told what each response amounted to, while a session's traffic is captured ({@link #summarize}). Called on the
+     * event loop, in stream order, when the response's last packet is classified.
+     */
+    public interface OutcomeListener {
+        /**
+         * @param errorCode the ERR packet's error code, 0 when the response has none
+         * @param affectedRows summed over the response's OK packets
+         * @param rows row packets in the response (all its result sets)
+         * @param statementId the id in COM_STMT_PREPARE_OK, 0 for other responses
+         */
+        void onOutcome(int errorCode, long affectedRows, long rows, long statementId);
+    }
+
     private enum State {
         /** Nothing expected: any packet is a protocol violation. */
         IDLE,
@@ -92,6 +106,13 @@ public final class ResponseTracker {
     /** The response being read has had an ERR packet; {@link #lastResponseFailed} keeps it once it ends. */
     private boolean currentFailed;
     private boolean lastFailed;
+
+    // Traffic capture: null unless the session is captured, so the relay pays one null check per packet classified.
+    private OutcomeListener outcomes;
+    private int outcomeError;
+    private long outcomeAffectedRows;
+    private long outcomeRows;
+    private long outcomeStatementId;
 
     /**
      * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
@@ -142,6 +163,23 @@ public final class ResponseTracker {
      */
     public boolean lastResponseFailed() {
         return lastFailed;
+    }
+
+    /**
+     * Starts (or, with {@code null}, stops) summing up each response for {@code listener}: affected rows, rows and
+     * error codes. Only set between responses (when {@link #isIdle()}), so that every response is reported whole.
+     */
+    public void summarize(OutcomeListener listener) {
+        outcomes = listener;
+        outcomeError = 0;
+        outcomeAffectedRows = 0;
+        outcomeRows = 0;
+        outcomeStatementId = 0;
+    }
+
+    /** The listener set by {@link #summarize}, or {@code null}. */
+    public OutcomeListener outcomeListener() {
+        return outcomes;
     }
 
     /** Whether the server last reported an open transaction. */
@@ -212,6 +250,7 @@ public final class ResponseTracker {
      * @return the index of the first byte not passed over
      */
     private int skipRows(ByteBuf buf, int i, int end) {
+        int rows = 0; // a register increment per row; added to the capture's count only when one is running
         while (end - i > Packets.HEADER_SIZE) {
             int length = buf.getUnsignedMediumLE(i);
             if (length == 0 || length >= Packets.MAX_PAYLOAD || end - i - Packets.HEADER_SIZE < length) {
@@ -223,6 +262,10 @@ public final class ResponseTracker {
             }
             responseStarted = true;
             i += Packets.HEADER_SIZE + length;
+            rows++;
+        }
+        if (outcomes != null) {
+            outcomeRows += rows;
         }
         return i;
     }
@@ -267,8 +310,12 @@ public final class ResponseTracker {
         switch (state) {
             case RESULT_FIRST:
                 if (first == Packets.OK_HEADER) {
+                    if (outcomes != null) {
+                        outcomeAffectedRows += okAffectedRows();
+                    }
                     endOfResult(okStatus());
                 } else if (first == Packets.ERR_HEADER) {
+                    errorOutcome();
                     complete();
                 } else if (first == Packets.LOCAL_INFILE_HEADER) {
                     // the server answers the upload with OK or ERR: still the first packet of this result
@@ -285,6 +332,7 @@ public final class ResponseTracker {
                 break;
             case COLUMNS_EOF:
                 if (first == Packets.ERR_HEADER) {
+                    errorOutcome();
                     complete();
                     break;
                 }
@@ -300,13 +348,20 @@ public final class ResponseTracker {
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
                     endOfResult(deprecateEof ? okStatus() : eofStatus());
                 } else if (first == Packets.ERR_HEADER) {
+                    errorOutcome();
                     complete();
+                } else if (outcomes != null) {
+                    outcomeRows++;
                 }
                 break;
             case PREPARE_OK:
                 if (first != Packets.OK_HEADER || headFill < 9) {
+                    errorOutcome();
                     complete(); // ERR
                     break;
+                }
+                if (outcomes != null) {
+                    outcomeStatementId = u16(1) | (long) u16(3) << 16;
                 }
                 prepareColumns = u16(5);
                 countdown = u16(7);
@@ -337,14 +392,20 @@ public final class ResponseTracker {
                 break;
             case FIELD_LIST:
                 if ((first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) || first == Packets.ERR_HEADER) {
+                    errorOutcome();
                     complete();
                 }
                 break;
             case SINGLE:
                 if (first == Packets.OK_HEADER) {
                     serverStatus = okStatus();
+                    if (outcomes != null) {
+                        outcomeAffectedRows += okAffectedRows();
+                    }
                 } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
                     serverStatus = eofStatus();
+                } else {
+                    errorOutcome();
                 }
                 complete();
                 break;
@@ -404,9 +465,28 @@ public final class ResponseTracker {
         }
     }
 
+    /** Notes the error code of the ERR packet in the head, if this packet is one and a capture is listening. */
+    private void errorOutcome() {
+        if (outcomes != null && headFill >= 3 && (head[0] & 0xFF) == Packets.ERR_HEADER) {
+            outcomeError = u16(1);
+        }
+    }
+
     private void complete() {
         lastFailed = currentFailed;
         currentFailed = false;
+        if (outcomes != null) {
+            OutcomeListener listener = outcomes;
+            int error = outcomeError;
+            long affected = outcomeAffectedRows;
+            long rows = outcomeRows;
+            long statementId = outcomeStatementId;
+            outcomeError = 0;
+            outcomeAffectedRows = 0;
+            outcomeRows = 0;
+            outcomeStatementId = 0;
+            listener.onOutcome(error, affected, rows, statementId);
+        }
         if (pendingCount > 0) {
             int next = pending[pendingHead];
             pendingHead = (pendingHead + 1) % pending.length;
@@ -418,6 +498,11 @@ public final class ResponseTracker {
             responseStarted = false;
         }
         completedInPacket = true;
+    }
+
+    /** Affected rows of an OK packet in the head, 0 when the packet is too short to hold them. */
+    private long okAffectedRows() {
+        return headFill > lenencSize(1) ? lenenc(1) : 0;
     }
 
     /** Status flags of an OK packet in the head: header, affected rows, last insert id, then status. */

@@ -13,6 +13,8 @@ import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The admin API over real HTTP: reads, drain and undrain, the bearer token, and bad requests. */
 @ExtendWith(LeakDetection.class)
@@ -106,6 +109,31 @@ class AdminApiTest {
             assertThat(undrained.body()).contains("\"status\":\"UP\"");
         }
         assertThat(sluice.backends().get(0).state().status()).isEqualTo(BackendStatus.UP);
+    }
+
+    @Test
+    void trafficCaptureIsDrivenThroughTheAdminApi(@TempDir Path dir) throws Exception {
+        String start = "{\"output\": \"" + dir.resolve("capture") + "\", \"duration\": \"1m\"}";
+        assertThat(admin.post("/api/traffic/capture/start", null, start).status()).isEqualTo(401);
+        assertThat(admin.get("/api/traffic/capture").body()).doesNotContainPattern("\"state\"\\s*:\\s*\"running\"");
+
+        Response started = admin.post("/api/traffic/capture/start", TOKEN, start);
+        assertThat(started.status()).as(started.body()).isEqualTo(200);
+        assertThat(started.body()).containsPattern("\"state\"\\s*:\\s*\"running\"");
+        try (Connection connection = connect()) {
+            connection.createStatement().executeQuery("SELECT 42").close();
+        }
+        Response status = admin.get("/api/traffic/capture");
+        assertThat(status.status()).isEqualTo(200);
+        assertThat(status.body()).containsPattern("\"state\"\\s*:\\s*\"running\"");
+        assertThat(admin.post("/api/traffic/capture/start", TOKEN, start).status()).isEqualTo(409);
+        assertThat(admin.get("/api/traffic/capture/stop").status()).isEqualTo(405);
+
+        Response stopped = admin.post("/api/traffic/capture/stop", TOKEN, null);
+        assertThat(stopped.status()).as(stopped.body()).isEqualTo(200);
+        try (var files = Files.list(dir.resolve("capture"))) {
+            assertThat(files.toList()).isNotEmpty();
+        }
     }
 
     @Test

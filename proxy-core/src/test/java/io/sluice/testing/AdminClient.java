@@ -30,8 +30,14 @@ public final class AdminClient {
 
     /** A POST with {@code Authorization: Bearer token}, or none when {@code token} is null. */
     public Response post(String path, String token) {
+        return post(path, token, null);
+    }
+
+    /** A POST of a JSON {@code body} (none when null) with {@code Authorization: Bearer token}. */
+    public Response post(String path, String token, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-                .POST(HttpRequest.BodyPublishers.noBody());
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json");
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }

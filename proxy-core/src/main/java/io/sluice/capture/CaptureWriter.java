@@ -1,0 +1,304 @@
+package io.sluice.capture;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The capture's background thread: takes records off the queue, encodes them into blocks, compresses, encrypts and
+ * writes them, rotates files by size, and stops the capture when a limit is reached or the disk fails it. Nothing
+ * here ever runs on an event loop, so a slow disk or a slow gzip costs dropped records, never a delayed session.
+ *
+ * <p>Why stops are clean: blocks are written whole with one positional write each; when a write fails (disk full)
+ * the file is truncated back to the end of the last whole block, so readers find either whole blocks or, if even the
+ * truncation fails, a damaged last block they report by file and offset. The manifest says why the capture ended.
+ */
+final class CaptureWriter implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(CaptureWriter.class);
+
+    /** Records are sealed into a block once this many bytes are encoded: gzip works well at this size. */
+    static final int BLOCK_TARGET = 256 * 1024;
+    /** A block is written at least this often while records arrive, so a stopped proxy loses little. */
+    static final long FLUSH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    /** Opens a capture file; a test seam to simulate a disk that fills up. */
+    interface FileOpener {
+        FileChannel open(Path file) throws IOException;
+    }
+
+    static final FileOpener DEFAULT_OPENER = file -> FileChannel.open(file, StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE);
+
+    private final CaptureRun run;
+    private final Runnable onStopped;
+    private final FileOpener opener;
+    private final Path dir;
+    private final long captureId = new SecureRandom().nextLong();
+    private final CaptureFile.BlockBuilder block = new CaptureFile.BlockBuilder();
+
+    private FileChannel channel;
+    private Path file;
+    private CaptureFile.Header header;
+    private byte[] headerBytes;
+    private int sequence;
+    private int blockIndex;
+    private long fileSize;
+    private long recordsInFile;
+    private long blockStartedNanos;
+    private long totalBytes;
+    private long totalRecords;
+
+    /** Stops the capture from the writer's side: a limit was reached or the disk failed. */
+    private static final class Stop extends Exception {
+        final boolean failure;
+
+        Stop(String reason, boolean failure) {
+            super(reason, null, false, false);
+            this.failure = failure;
+        }
+    }
+
+    CaptureWriter(CaptureRun run, Runnable onStopped, FileOpener opener) {
+        this.run = run;
+        this.onStopped = onStopped;
+        this.opener = opener;
+        this.dir = run.options().output();
+    }
+
+    /** Opens the first file and writes the manifest; called on the starting thread so failures reach the caller. */
+    void open() throws IOException {
+        openNextFile();
+        writeManifest("running");
+    }
+
+    @Override
+    public void run() {
+        boolean failure = false;
+        try {
+            loop();
+            finishFile();
+        } catch (Stop stop) {
+            // A limit or a failure: nothing more is written, so what waits is lost and counted as dropped.
+            failure = stop.failure;
+            run.stopAccepting(stop.getMessage());
+            run.countDropped(block.records());
+            run.discardQueued();
+            abandonFile();
+        } catch (IOException | RuntimeException e) {
+            failure = true;
+            run.stopAccepting("capture failed: " + e);
+            run.countDropped(block.records());
+            run.discardQueued();
+            abandonFile();
+        }
+        run.markStopped();
+        try {
+            writeManifest("stopped");
+        } catch (IOException e) {
+            log.warn("Traffic capture to {}: cannot write {}: {}", dir, CaptureFile.MANIFEST, e.toString());
+        }
+        String summary = "Traffic capture to {} stopped: {} ({} records in {} files, {} bytes, {} dropped)";
+        CaptureStatus status = run.status();
+        Object[] args = {dir, run.stopReason(), status.records(), status.files(), status.bytes(), status.dropped()};
+        if (failure) {
+            log.warn(summary, args);
+        } else {
+            log.info(summary, args);
+        }
+        onStopped.run();
+    }
+
+    private void loop() throws IOException, Stop {
+        long durationNanos = run.options().duration().toNanos();
+        int sinceCheck = 0;
+        while (true) {
+            CaptureRecord record = run.poll();
+            if (record == null) {
+                if (!run.isAccepting()) {
+                    return; // stopped and drained
+                }
+                if (run.now() >= durationNanos) {
+                    run.stopAccepting("duration " + CaptureStatus.format(run.options().duration()) + " reached");
+                    continue; // drain what the sessions queued before the deadline
+                }
+                if (block.size() > 0 && System.nanoTime() - blockStartedNanos >= FLUSH_INTERVAL_NANOS) {
+                    writeBlock(false);
+                }
+                LockSupport.parkNanos(IDLE_PARK_NANOS);
+                continue;
+            }
+            if (block.size() == 0) {
+                blockStartedNanos = System.nanoTime();
+            }
+            block.add(record);
+            recordsInFile++;
+            if (block.size() >= blockTarget()) {
+                writeBlock(false);
+            }
+            if (++sinceCheck >= 1024) {
+                sinceCheck = 0;
+                if (run.now() >= durationNanos && run.isAccepting()) {
+                    run.stopAccepting("duration " + CaptureStatus.format(run.options().duration()) + " reached");
+                }
+            }
+        }
+    }
+
+    /**
+     * The size at which a block is sealed: {@link #BLOCK_TARGET}, or less near {@code maxSize}, so that the capture
+     * fills its budget with whole blocks instead of stopping on one block too many.
+     */
+    private long blockTarget() {
+        return Math.max(4096, Math.min(BLOCK_TARGET, (run.options().maxSize() - totalBytes) / 2));
+    }
+
+    /** Seals and writes the pending block; rotates to the next file when this one is full. */
+    private void writeBlock(boolean last) throws IOException, Stop {
+        if (last) {
+            block.fileEnd(recordsInFile);
+        }
+        if (block.size() == 0) {
+            return;
+        }
+        checkStorage();
+        byte[] framed = CaptureFile.seal(header, headerBytes, blockIndex, block.bytes(), block.size(), run.key());
+        if (totalBytes + framed.length > run.options().maxSize()) {
+            throw new Stop("maxSize " + run.options().maxSize() + " bytes reached", false);
+        }
+        try {
+            ByteBuffer buffer = ByteBuffer.wrap(framed);
+            long position = fileSize;
+            while (buffer.hasRemaining()) {
+                position += channel.write(buffer, position);
+            }
+        } catch (IOException e) {
+            throw new Stop("cannot write " + file + ": " + describe(e), true);
+        }
+        fileSize += framed.length;
+        totalBytes += framed.length;
+        totalRecords += block.records();
+        run.bytesWritten = totalBytes;
+        run.recordsWritten = totalRecords;
+        blockIndex++;
+        block.clear();
+        if (!last && fileSize >= run.options().fileSize()) {
+            finishFile();
+            openNextFile();
+        }
+    }
+
+    /**
+     * Checks, once per block, that the output is still there and has room. A deleted directory does not make writes
+     * to an open file fail on Linux (they go to an unlinked inode), so its absence must be looked for.
+     */
+    private void checkStorage() throws Stop {
+        if (!Files.isDirectory(dir)) {
+            throw new Stop("output directory " + dir + " disappeared", true);
+        }
+        if (!Files.exists(file)) {
+            throw new Stop("capture file " + file + " disappeared", true);
+        }
+        long usable = dir.toFile().getUsableSpace();
+        if (usable < run.options().minFreeSpace()) {
+            throw new Stop("free disk space " + usable + " bytes is below minFreeSpace " + run.options().minFreeSpace()
+                    + " bytes", false);
+        }
+    }
+
+    private void openNextFile() throws IOException {
+        sequence++;
+        file = dir.resolve(CaptureFile.fileName(sequence));
+        int flags = (run.options().compress() ? CaptureFile.FLAG_GZIP : 0)
+                | (run.key() != null ? CaptureFile.FLAG_AES_GCM : 0);
+        header = new CaptureFile.Header(CaptureFile.VERSION, flags, sequence, captureId, run.baseEpochMillis(),
+                run.key() != null ? run.key().check() : new byte[CaptureKey.CHECK_LENGTH]);
+        headerBytes = header.toBytes();
+        channel = opener.open(file);
+        ByteBuffer buffer = ByteBuffer.wrap(headerBytes);
+        long position = 0;
+        while (buffer.hasRemaining()) {
+            position += channel.write(buffer, position);
+        }
+        fileSize = headerBytes.length;
+        totalBytes += headerBytes.length;
+        blockIndex = 0;
+        recordsInFile = 0;
+        run.files = sequence;
+        run.bytesWritten = totalBytes;
+    }
+
+    /** Writes the pending records and the end-of-file record, and closes the file. */
+    private void finishFile() throws IOException, Stop {
+        if (channel == null) {
+            return;
+        }
+        try {
+            writeBlock(true);
+            channel.force(false);
+        } finally {
+            channel.close();
+            channel = null;
+        }
+    }
+
+    /**
+     * After a failed write: cuts the file back to its last whole block so no reader meets a half-written one, and
+     * closes it. Failures here are only logged: the capture is ending anyway.
+     */
+    private void abandonFile() {
+        block.clear();
+        if (channel == null) {
+            return;
+        }
+        try {
+            if (channel.size() > fileSize) {
+                channel.truncate(fileSize);
+            }
+        } catch (IOException e) {
+            log.debug("cannot truncate {} to {} bytes: {}", file, fileSize, e.toString());
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            log.debug("cannot close {}: {}", file, e.toString());
+        }
+        channel = null;
+    }
+
+    /** The manifest: what the capture is, its limits and, once stopped, why and how much it holds. */
+    private void writeManifest(String state) throws IOException {
+        CaptureStatus status = run.status();
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("format", "sluice-traffic-capture");
+        json.put("version", CaptureFile.VERSION);
+        json.put("captureId", HexFormat.of().toHexDigits(captureId));
+        json.put("baseEpochMillis", run.baseEpochMillis());
+        json.put("state", state);
+        Map<String, Object> fields = status.toJson();
+        fields.remove("state");
+        fields.remove("pending");
+        json.putAll(fields);
+        json.put("fileSize", run.options().fileSize());
+        Path tmp = dir.resolve(CaptureFile.MANIFEST + ".tmp");
+        Files.writeString(tmp, Json.writePretty(json));
+        Files.move(tmp, dir.resolve(CaptureFile.MANIFEST), StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static String describe(IOException e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}

@@ -1,0 +1,400 @@
+package io.sluice.capture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.capture.CaptureRecord.ChangeUser;
+import io.sluice.capture.CaptureRecord.CommandRecord;
+import io.sluice.capture.CaptureRecord.Outcome;
+import io.sluice.capture.CaptureRecord.SessionBegin;
+import io.sluice.capture.CaptureRecord.SessionEnd;
+import io.sluice.protocol.Command;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The capture files as the writer thread writes them and the reader reads them back: every record kind, gzip and
+ * AES-GCM, rotation, the limits, dropped records, and damaged files reported by name and offset.
+ */
+class CaptureFileTest {
+
+    private static final String KEY_HEX = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+    @TempDir
+    Path tmp;
+
+    private static List<CaptureRecord> sample(int commands) {
+        List<CaptureRecord> records = new ArrayList<>();
+        records.add(new SessionBegin(7, 10, false, 0x1234, 45, "app", "shop", "/127.0.0.1:5555"));
+        records.add(new SessionBegin(8, 11, true, 0x1234, 224, "app2", null, "/127.0.0.1:5556"));
+        for (int i = 0; i < commands; i++) {
+            byte[] sql = ("SELECT c FROM sbtest1 WHERE id = " + i).getBytes(StandardCharsets.UTF_8);
+            records.add(new CommandRecord(7 + i % 2, 100L * i, 40L + i, Command.COM_QUERY, sql, false,
+                    i % 10 == 0 ? Outcome.ERROR : Outcome.OK, i % 10 == 0 ? 1146 : 0, i % 3, i % 5, 0));
+        }
+        records.add(new CommandRecord(7, 5_000_000L, 0, Command.COM_STMT_CLOSE, new byte[] {1, 0, 0, 0}, false,
+                Outcome.NO_RESPONSE, 0, 0, 0, 0));
+        records.add(new CommandRecord(7, 5_000_001L, 9, Command.COM_STMT_PREPARE, "SELECT ?".getBytes(), true,
+                Outcome.UNKNOWN, 0, 0, 0, 4_000_000_000L));
+        records.add(new ChangeUser(8, 6_000_000L, "app", "other"));
+        records.add(new SessionEnd(7, 7_000_000L));
+        return records;
+    }
+
+    /** Records compare by content; {@link CommandRecord}'s payload is an array. */
+    private static List<String> render(List<CaptureRecord> records) {
+        return records.stream().map(r -> r instanceof CommandRecord c
+                ? c.sessionId() + " " + c.timeNanos() + " " + c.durationNanos() + " " + c.command() + " "
+                        + Arrays.toString(c.payload()) + " " + c.truncated() + " " + c.outcome() + " " + c.errorCode()
+                        + " " + c.affectedRows() + " " + c.rows() + " " + c.statementId()
+                : r.toString()).toList();
+    }
+
+    private CaptureRun startAndOffer(TrafficCapture capture, CaptureOptions options, List<CaptureRecord> records) {
+        capture.start(options);
+        CaptureRun run = capture.run();
+        for (CaptureRecord r : records) {
+            assertThat(run.offer(r)).isTrue();
+        }
+        return run;
+    }
+
+    private CaptureOptions options(String name) {
+        return CaptureOptions.of(tmp.resolve(name)).withMinFreeSpace(0);
+    }
+
+    private Path keyFile() throws IOException {
+        Path key = tmp.resolve("capture.key");
+        Files.writeString(key, KEY_HEX + "\n");
+        return key;
+    }
+
+    @ParameterizedTest(name = "compress={0} encrypt={1}")
+    @CsvSource({"true,true", "true,false", "false,true", "false,false"})
+    void writesAndReadsBackEveryRecordAcrossRotatedFiles(boolean compress, boolean encrypt) throws Exception {
+        CaptureOptions options = options("out").withCompress(compress).withFileSize(4096);
+        CaptureKey key = null;
+        if (encrypt) {
+            options = options.withKeyFile(keyFile());
+            key = CaptureKey.load(options.keyFile());
+        }
+        List<CaptureRecord> records = sample(8_000);
+        TrafficCapture capture = new TrafficCapture();
+        startAndOffer(capture, options, records.subList(0, 4_000));
+        CaptureRun run = capture.run();
+        for (CaptureRecord r : records.subList(4_000, records.size())) {
+            while (!run.offer(r)) {
+                Thread.onSpinWait(); // the test's own backpressure: it wants every record written
+            }
+        }
+
+        CaptureStatus status = capture.stop();
+
+        assertThat(status.state()).isEqualTo("stopped");
+        assertThat(status.stopReason()).isEqualTo("stopped on request");
+        assertThat(status.records()).isEqualTo(records.size());
+        assertThat(status.files()).isGreaterThan(1);
+        assertThat(CaptureFile.files(options.output())).hasSize(status.files());
+        assertThat(render(CaptureFile.readAll(options.output(), key))).containsExactlyElementsOf(render(records));
+        Map<String, Object> manifest = Json.parseObject(Files.readString(options.output().resolve("capture.json")));
+        assertThat(manifest).containsEntry("state", "stopped").containsEntry("version", 1L)
+                .containsEntry("records", (long) records.size()).containsEntry("encrypted", encrypt);
+    }
+
+    @Test
+    void encryptedFilesHoldNoPlainText() throws Exception {
+        CaptureOptions options = options("enc").withCompress(false).withKeyFile(keyFile());
+        TrafficCapture capture = new TrafficCapture();
+        startAndOffer(capture, options, sample(100));
+        capture.stop();
+
+        byte[] file = Files.readAllBytes(CaptureFile.files(options.output()).get(0));
+        assertThat(new String(file, StandardCharsets.ISO_8859_1)).doesNotContain("sbtest1").doesNotContain("shop");
+    }
+
+    @Test
+    void wrongOrMissingKeyIsToldApartFromDamage() throws Exception {
+        CaptureOptions options = options("keyed").withKeyFile(keyFile());
+        TrafficCapture capture = new TrafficCapture();
+        startAndOffer(capture, options, sample(10));
+        capture.stop();
+        Path first = options.output().resolve("capture-000001.cap");
+
+        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), null))
+                .isInstanceOf(CaptureFormatException.class).hasMessageContaining(first.toString())
+                .hasMessageContaining("encrypted (expected: the capture's key file)");
+        CaptureKey other = CaptureKey.of(HexFormat.of().parseHex(KEY_HEX.replace('0', '1')));
+        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), other))
+                .isInstanceOf(CaptureFormatException.class).hasMessageContaining("encrypted with another key");
+    }
+
+    @Test
+    void truncatedFileNamesTheFileAndTheOffsetOfTheCutBlock() throws Exception {
+        CaptureOptions options = options("cut");
+        TrafficCapture capture = new TrafficCapture();
+        startAndOffer(capture, options, sample(50));
+        capture.stop();
+        Path file = options.output().resolve("capture-000001.cap");
+        long size = Files.size(file);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(size - 5);
+        }
+
+        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), null))
+                .isInstanceOfSatisfying(CaptureFormatException.class, e -> {
+                    assertThat(e.file()).isEqualTo(file);
+                    assertThat(e.offset()).isBetween((long) CaptureFile.HEADER_SIZE, size - 5);
+                    assertThat(e.getMessage()).startsWith(file + ": at offset " + e.offset() + ": truncated");
+                });
+    }
+
+    @Test
+    void corruptedByteNamesTheFileAndTheOffsetOfItsBlock() throws Exception {
+        CaptureOptions options = options("flip").withCompress(false);
+        TrafficCapture capture = new TrafficCapture();
+        startAndOffer(capture, options, sample(50));
+        capture.stop();
+        Path file = options.output().resolve("capture-000001.cap");
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[CaptureFile.HEADER_SIZE + CaptureFile.BLOCK_HEADER_SIZE + 100] ^= 0x5A;
+        Files.write(file, bytes);
+
+        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), null))
+                .isInstanceOfSatisfying(CaptureFormatException.class, e -> {
+                    assertThat(e.file()).isEqualTo(file);
+                    assertThat(e.offset()).isEqualTo(CaptureFile.HEADER_SIZE);
+                    assertThat(e.getMessage()).contains("corrupted: block checksum mismatch");
+                });
+    }
+
+    @Test
+    void notACaptureFileAndAnotherVersionAreRefused() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("junk"));
+        Files.write(dir.resolve("capture-000001.cap"), new byte[64]);
+        assertThatThrownBy(() -> CaptureFile.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
+                .hasMessageContaining("not a Sluice capture file");
+
+        byte[] header = new CaptureFile.Header(2, 0, 1, 1, 0, new byte[8]).toBytes();
+        Files.write(dir.resolve("capture-000001.cap"), header);
+        assertThatThrownBy(() -> CaptureFile.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
+                .hasMessageContaining("format version 2 (expected: 1");
+    }
+
+    @Test
+    void stopsByItselfWhenTheDurationIsOver() throws Exception {
+        TrafficCapture capture = new TrafficCapture();
+        startAndOffer(capture, options("timed").withDuration(Duration.ofMillis(300)), sample(5));
+
+        assertThat(capture.awaitStopped(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(capture.run()).isNull();
+        assertThat(capture.status().stopReason()).isEqualTo("duration 300ms reached");
+        assertThat(capture.status().records()).isEqualTo(sample(5).size());
+        assertThat(CaptureFile.readAll(tmp.resolve("timed"), null)).hasSize(sample(5).size());
+    }
+
+    @Test
+    void stopsAtMaxSizeLeavingOnlyWholeBlocks() throws Exception {
+        CaptureOptions options = options("small").withCompress(false).withMaxSize(200_000);
+        TrafficCapture capture = new TrafficCapture();
+        capture.start(options);
+        CaptureRun run = capture.run();
+        List<CaptureRecord> records = sample(200_000);
+        for (CaptureRecord r : records) {
+            if (!run.offer(r) && !run.isAccepting()) {
+                break;
+            }
+        }
+
+        assertThat(capture.awaitStopped(10, TimeUnit.SECONDS)).isTrue();
+
+        CaptureStatus status = capture.status();
+        assertThat(status.stopReason()).isEqualTo("maxSize 200000 bytes reached");
+        assertThat(status.bytes()).isLessThanOrEqualTo(200_000);
+        assertThat(CaptureFile.readAll(options.output(), null)).hasSize((int) status.records());
+    }
+
+    @Test
+    void aFullQueueDropsAndCountsRecordsWithoutBlocking() {
+        TrafficCapture capture = new TrafficCapture();
+        capture.start(options("tiny").withQueue(16, 1 << 20));
+        CaptureRun run = capture.run();
+        List<CaptureRecord> records = sample(100_000);
+        int refused = 0;
+        long started = System.nanoTime();
+        for (CaptureRecord r : records) {
+            if (!run.offer(r)) {
+                refused++;
+            }
+        }
+        long offeringMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+        CaptureStatus status = capture.stop();
+
+        assertThat(refused).isPositive();
+        assertThat(status.dropped()).isEqualTo(refused);
+        assertThat(status.records() + status.dropped()).isEqualTo(records.size());
+        assertThat(offeringMillis).as("offering never waits for the writer").isLessThan(5_000);
+    }
+
+    @Test
+    void aDiskThatFillsUpStopsTheCaptureAndLeavesAReadableFile() throws Exception {
+        long capacity = 50_000;
+        TrafficCapture capture = new TrafficCapture(file -> new FillingChannel(file, capacity));
+        CaptureOptions options = options("full").withCompress(false);
+        capture.start(options);
+        CaptureRun run = capture.run();
+        for (CaptureRecord r : sample(50_000)) {
+            if (!run.offer(r) && !run.isAccepting()) {
+                break;
+            }
+        }
+
+        assertThat(capture.awaitStopped(10, TimeUnit.SECONDS)).isTrue();
+
+        CaptureStatus status = capture.status();
+        assertThat(status.stopReason()).contains("cannot write").contains("No space left on device");
+        assertThat(Files.size(options.output().resolve("capture-000001.cap"))).isLessThanOrEqualTo(capacity);
+        assertThat(CaptureFile.readAll(options.output(), null)).hasSize((int) status.records());
+        assertThat(Files.readString(options.output().resolve("capture.json")))
+                .contains("No space left on device").contains("\"state\": \"stopped\"");
+    }
+
+    @Test
+    void refusesADirectoryThatHoldsACaptureAndASecondStart() throws Exception {
+        TrafficCapture capture = new TrafficCapture();
+        startAndOffer(capture, options("busy"), sample(1));
+
+        assertThatThrownBy(() -> capture.start(options("other"))).isInstanceOfSatisfying(CaptureException.class,
+                e -> assertThat(e.kind()).isEqualTo(CaptureException.Kind.CONFLICT));
+        capture.stop();
+        assertThatThrownBy(capture::stop).isInstanceOf(CaptureException.class).hasMessage("no capture is running");
+        assertThatThrownBy(() -> capture.start(options("busy"))).isInstanceOfSatisfying(CaptureException.class,
+                e -> assertThat(e.getMessage()).contains("already holds a capture"));
+        assertThatThrownBy(() -> capture.start(options("space").withMinFreeSpace(Long.MAX_VALUE)))
+                .isInstanceOfSatisfying(CaptureException.class,
+                        e -> assertThat(e.kind()).isEqualTo(CaptureException.Kind.STORAGE));
+    }
+
+    /** A file channel on a disk with {@code capacity} bytes: a write past it writes what fits, then fails. */
+    private static final class FillingChannel extends java.nio.channels.FileChannel {
+        private final java.nio.channels.FileChannel delegate;
+        private final long capacity;
+
+        FillingChannel(Path file, long capacity) throws IOException {
+            this.delegate = CaptureWriter.DEFAULT_OPENER.open(file);
+            this.capacity = capacity;
+        }
+
+        @Override
+        public int write(ByteBuffer src, long position) throws IOException {
+            if (position + src.remaining() > capacity) {
+                int fits = (int) Math.max(0, capacity - position);
+                ByteBuffer part = src.duplicate();
+                part.limit(part.position() + fits);
+                delegate.write(part, position); // a partial block reaches the disk, as with a real ENOSPC
+                throw new IOException("No space left on device");
+            }
+            return delegate.write(src, position);
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            return delegate.read(dst);
+        }
+
+        @Override
+        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+            return delegate.read(dsts, offset, length);
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            return write(src, delegate.position());
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long position() throws IOException {
+            return delegate.position();
+        }
+
+        @Override
+        public java.nio.channels.FileChannel position(long newPosition) throws IOException {
+            delegate.position(newPosition);
+            return this;
+        }
+
+        @Override
+        public long size() throws IOException {
+            return delegate.size();
+        }
+
+        @Override
+        public java.nio.channels.FileChannel truncate(long size) throws IOException {
+            delegate.truncate(size);
+            return this;
+        }
+
+        @Override
+        public void force(boolean metaData) throws IOException {
+            delegate.force(metaData);
+        }
+
+        @Override
+        public long transferTo(long position, long count, java.nio.channels.WritableByteChannel target)
+                throws IOException {
+            return delegate.transferTo(position, count, target);
+        }
+
+        @Override
+        public long transferFrom(java.nio.channels.ReadableByteChannel src, long position, long count)
+                throws IOException {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long position) throws IOException {
+            return delegate.read(dst, position);
+        }
+
+        @Override
+        public java.nio.MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+            return delegate.map(mode, position, size);
+        }
+
+        @Override
+        public java.nio.channels.FileLock lock(long position, long size, boolean shared) throws IOException {
+            return delegate.lock(position, size, shared);
+        }
+
+        @Override
+        public java.nio.channels.FileLock tryLock(long position, long size, boolean shared) throws IOException {
+            return delegate.tryLock(position, size, shared);
+        }
+
+        @Override
+        protected void implCloseChannel() throws IOException {
+            delegate.close();
+        }
+    }
+}
