@@ -1,0 +1,111 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.TlsConfig;
+import io.sluice.testing.LeakDetection;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.tls.GeneratedCertificates;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code server.tls.verifyClient: REQUIRE} with the real mariadb client: a certificate signed by the CA Sluice trusts
+ * gets in, no certificate or one from another CA does not. The client certificates are made with the openssl
+ * command, as an operator would make them.
+ */
+@ExtendWith(LeakDetection.class)
+class ClientCertificateTest {
+    private static final File CLI = new File("/usr/bin/mariadb");
+
+    @TempDir
+    static Path dir;
+
+    private static ProxyUnderTest proxy;
+    private static Path ca;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeFalse(ProxyUnderTest.isDirect(), "checks Sluice's own TLS");
+        Assumptions.assumeTrue(CLI.canExecute() && new File("/usr/bin/openssl").canExecute(),
+                "needs the mariadb client and openssl");
+        TlsConfig generated = TlsConfig.defaults().withGeneratedDirectory(dir);
+        TlsConfig requireCertificates = new TlsConfig(true, null, null, null, TlsConfig.VerifyClient.REQUIRE, false,
+                generated.provider(), generated.protocols(), dir);
+        proxy = ProxyUnderTest.builder().server(s -> s.withTls(requireCertificates)).start();
+        ca = dir.resolve(GeneratedCertificates.CA_FILE);
+        // A client certificate signed by the generated CA (whose key sits next to it in the conf dir) ...
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=app",
+                "-keyout", "client-key.pem", "-out", "client.csr");
+        openssl("x509", "-req", "-in", "client.csr", "-CA", GeneratedCertificates.CA_FILE, "-CAkey",
+                GeneratedCertificates.CA_KEY_FILE, "-CAcreateserial", "-days", "1", "-out", "client-cert.pem");
+        // ... and one from a CA of its own, which Sluice must refuse.
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
+                "/CN=stranger", "-days", "1", "-keyout", "stranger-key.pem", "-out", "stranger-cert.pem");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    private static void openssl(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("openssl"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + "\n" + output).isZero();
+    }
+
+    private record Result(int exit, String output) {
+    }
+
+    private static Result mariadb(String... tlsOptions) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(CLI.getPath(), "--ssl", "--ssl-ca=" + ca));
+        command.addAll(List.of(tlsOptions));
+        command.addAll(List.of("-h127.0.0.1", "-P" + proxy.port(), "-u" + proxy.user(), "-p" + proxy.password(),
+                "-N", "-B", "-e", "SELECT 6 * 7"));
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("mariadb finished").isTrue();
+        return new Result(process.exitValue(), output.trim());
+    }
+
+    @Test
+    void aClientWithACertificateFromTheTrustedCaGetsIn() throws Exception {
+        Result result = mariadb("--ssl-cert=client-cert.pem", "--ssl-key=client-key.pem");
+
+        assertThat(result.exit()).as(result.output()).isZero();
+        assertThat(result.output()).isEqualTo("42");
+    }
+
+    @Test
+    void aClientWithoutACertificateIsRefused() throws Exception {
+        Result result = mariadb();
+
+        assertThat(result.exit()).as(result.output()).isNotZero();
+        assertThat(result.output()).doesNotContain("42").containsIgnoringCase("ssl");
+    }
+
+    @Test
+    void aClientWithACertificateFromAnotherCaIsRefused() throws Exception {
+        Result result = mariadb("--ssl-cert=stranger-cert.pem", "--ssl-key=stranger-key.pem");
+
+        assertThat(result.exit()).as(result.output()).isNotZero();
+        assertThat(result.output()).doesNotContain("42");
+    }
+}
