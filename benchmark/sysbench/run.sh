@@ -46,6 +46,7 @@ SLUICE_JAVA_OPTS_C="-Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50 -Dio.netty.lea
 CAPTURE=0                              # --capture: add target sluice_capture (issue #7)
 CAPTURE_ADMIN=127.0.0.1:3080           # Sluice's admin API, which starts and stops captures
 CAPTURE_COMPRESS=true
+export SLUICE_ADMIN_TOKEN=${SLUICE_ADMIN_TOKEN:-bench-$RANDOM$RANDOM}   # read by bin/sluice-ctl too
 REPORT_INTERVAL=0                      # sysbench --report-interval; 10 with --capture (minimum 10 s QPS)
 RESULTS_ROOT="$REPO_ROOT/benchmark/results"
 WORK_ROOT="$SCRIPT_DIR/work"
@@ -538,6 +539,17 @@ sluice_tls_config() {  # the server.tls section: required TLS with --ssl, none o
   fi
 }
 
+# The admin API: on a free port, unless --capture needs it at --capture-admin, with a token of this run's own
+# (captures are started with POST calls, which need one).
+sluice_admin_config() {
+  if (( CAPTURE )); then
+    printf 'admin:\n  address: %s\n  port: %s\n  token: %s\n' "${CAPTURE_ADMIN%:*}" "${CAPTURE_ADMIN##*:}" \
+      "$SLUICE_ADMIN_TOKEN"
+  else
+    printf 'admin:\n  address: %s\n  port: 0\n' "$HOST"
+  fi
+}
+
 write_sluice_config() {  # write_sluice_config FILE
   local pool=$(( MAX_THREADS > 300 ? MAX_THREADS : 300 ))
   cat >"$1" <<EOF
@@ -559,9 +571,7 @@ authority:
   users:
     - user: $MYSQL_USER
       password: "$MYSQL_PASSWORD"
-admin:
-  address: $HOST
-  port: 0
+$(sluice_admin_config)
 EOF
   if [[ -n $SLUICE_CONFIG_EXTRA ]]; then
     [[ -f $SLUICE_CONFIG_EXTRA ]] || die "--sluice-config-extra $SLUICE_CONFIG_EXTRA: no such file"
@@ -833,16 +843,36 @@ capture_stop() {  # capture_stop NAME: the final status (records, dropped, bytes
   rm -rf "$WORK/capture/$1"   # the files are not kept: only their size and the drop count matter here
 }
 
+# sysbench 1.0's --mysql-ssl=on always loads client-key.pem, client-cert.pem and cacert.pem from its working
+# directory: a directory with a throw-away client pair and Sluice's generated CA (Sluice asks for no client
+# certificate; the files only have to exist and match).
+sysbench_ssl_dir() {
+  local dir="$WORK/sysbench-ssl"
+  if [[ ! -f $dir/client-cert.pem ]]; then
+    mkdir -p "$dir"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/client-key.pem" -out "$dir/client-cert.pem" \
+      -subj /CN=sysbench -days 2 >/dev/null 2>&1 || die "openssl could not make sysbench's client certificate"
+    if [[ -f $SLUICE_HOME/conf/ca.pem ]]; then
+      cp "$SLUICE_HOME/conf/ca.pem" "$dir/cacert.pem"
+    else
+      cp "$dir/client-cert.pem" "$dir/cacert.pem"
+    fi
+  fi
+  echo "$dir"
+}
+
 run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit code
   local w=$1 th=$2 target=$3 secs=$4 logf=$5 rc=0
   local -a extra
   read -r -a extra <<<"$(wl_args "$w")"
   sb_conn "$(port_of "$target")"
+  local sbdir=$PWD
   if (( SSL )) && [[ $target == sluice ]]; then
     extra+=(--mysql-ssl=on)
+    sbdir=$(sysbench_ssl_dir)
   fi
-  sysbench "$(wl_test "$w")" "${SB_CONN[@]}" --threads="$th" --time="$secs" \
-    --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval="$REPORT_INTERVAL" "${extra[@]}" run >"$logf" 2>&1 &
+  (cd "$sbdir" && exec sysbench "$(wl_test "$w")" "${SB_CONN[@]}" --threads="$th" --time="$secs" \
+    --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval="$REPORT_INTERVAL" "${extra[@]}" run) >"$logf" 2>&1 &
   SYSBENCH_PID=$!
   wait "$SYSBENCH_PID" || rc=$?
   SYSBENCH_PID=""
