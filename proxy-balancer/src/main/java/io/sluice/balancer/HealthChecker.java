@@ -87,13 +87,27 @@ public final class HealthChecker implements AutoCloseable {
         return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
     }
 
-    /** Stops scheduling checks; a check already running completes on its own. */
+    /**
+     * Stops scheduling checks and waits, up to the check timeout, for those already running to finish, so that the
+     * proxy can then shut their thread down without cutting a check in the middle of its login.
+     */
     @Override
-    public synchronized void close() {
-        if (schedule != null) {
-            schedule.cancel(false);
-            schedule = null;
+    public void close() {
+        synchronized (this) {
+            if (schedule != null) {
+                schedule.cancel(false);
+                schedule = null;
+            }
+            group.onConfirmCheck(null);
         }
-        group.onConfirmCheck(null);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMilliseconds());
+        while (group.backends().stream().anyMatch(b -> b.checkInFlight.get()) && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }
