@@ -109,7 +109,11 @@ public final class Json {
         }
     }
 
-    private static void quote(StringBuilder out, String s) {
+    /**
+     * Appends {@code s} as a JSON string. U+2028 and U+2029 are escaped too, so the text is also safe inside
+     * JavaScript. Shared with the admin API's writer.
+     */
+    public static void quote(StringBuilder out, String s) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -120,7 +124,7 @@ public final class Json {
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
                 default -> {
-                    if (c < 0x20) {
+                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
                         out.append(String.format("\\u%04x", (int) c));
                     } else {
                         out.append(c);
