@@ -30,32 +30,43 @@ public final class ExtraMariaDb implements AutoCloseable {
     private final String name;
     private final int port;
     private final Path base;
+    private final List<String> serverArgs;
     private final DB embedded;
     private Process process;
 
-    private ExtraMariaDb(String name, int port, Path base, DB embedded) {
+    private ExtraMariaDb(String name, int port, Path base, List<String> serverArgs, DB embedded) {
         this.name = name;
         this.port = port;
         this.base = base;
+        this.serverArgs = serverArgs;
         this.embedded = embedded;
     }
 
     /** Installs and starts a new server; {@code name} appears in its directory and in messages. */
     public static ExtraMariaDb start(String name) {
+        return start(name, List.of());
+    }
+
+    /**
+     * Installs and starts a new server with extra {@code mariadbd} arguments, such as {@code --ssl-cert=...}.
+     */
+    public static ExtraMariaDb start(String name, List<String> serverArgs) {
         int port = TestMariaDb.freePort();
         try {
             Path base = Files.createTempDirectory("sluice-" + name + "-");
             boolean embeddedRequested = "embedded".equalsIgnoreCase(System.getProperty("sluice.test.mariadb"));
             if (!embeddedRequested && new File(MARIADBD).canExecute() && new File(INSTALL_DB).canExecute()) {
-                ExtraMariaDb server = new ExtraMariaDb(name, port, base, null);
+                ExtraMariaDb server = new ExtraMariaDb(name, port, base, serverArgs, null);
                 server.install();
                 server.startAgain();
                 return server;
             }
-            DB db = DB.newEmbeddedDB(TestMariaDb.embeddedConfig(port, base).build());
+            var config = TestMariaDb.embeddedConfig(port, base);
+            serverArgs.forEach(config::addArg);
+            DB db = DB.newEmbeddedDB(config.build());
             TestMariaDb.startPatiently(db);
             TestMariaDb.allowRootOverTcp(db);
-            return new ExtraMariaDb(name, port, base, db);
+            return new ExtraMariaDb(name, port, base, serverArgs, db);
         } catch (Exception e) {
             throw new IllegalStateException("could not start MariaDB " + name, e);
         }
@@ -109,6 +120,7 @@ public final class ExtraMariaDb implements AutoCloseable {
                 if (isRoot()) {
                     command.add("--user=root");
                 }
+                command.addAll(serverArgs);
                 process = new ProcessBuilder(command).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(base.resolve("error.log").toFile())).start();
             }
@@ -194,7 +206,7 @@ public final class ExtraMariaDb implements AutoCloseable {
                 // closing anyway: the directory goes below
             }
         }
-        if (embedded == null) {
+        if (embedded == null && Files.exists(base)) { // closed twice: by its test and by a shutdown hook
             try (Stream<Path> files = Files.walk(base)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             } catch (IOException e) {
