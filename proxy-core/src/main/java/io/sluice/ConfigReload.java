@@ -76,7 +76,7 @@ final class ConfigReload {
         effective = new ProxyConfig(next.databaseName(), dataSources, running.server(), next.users(),
                 next.loadBalancer(), running.healthCheck(), new OperationsConfig(runningOps.admin(),
                         runningOps.metrics(), nextOps.shutdown(), nextOps.slowQueryLog(),
-                        runningOps.watchConfigFile()));
+                        runningOps.watchConfigFile()), running.pooling());
         if (changes.isEmpty() && restartRequired.isEmpty()) {
             log.info("Config reload: no change");
         } else {
@@ -107,6 +107,7 @@ final class ConfigReload {
             restartRequired.add("server"); // a key added to ServerConfig after this list was written
         }
         differs("healthCheck", running.healthCheck(), next.healthCheck());
+        differs("pooling", running.pooling(), next.pooling());
         differs("admin", running.operations().admin(), next.operations().admin());
         differs("metrics.enabled", running.operations().metrics().enabled(), next.operations().metrics().enabled());
         differs("reload.watchFile", running.operations().watchConfigFile(), next.operations().watchConfigFile());

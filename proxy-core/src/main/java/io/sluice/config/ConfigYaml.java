@@ -38,7 +38,9 @@ import org.yaml.snakeyaml.nodes.Tag;
 public final class ConfigYaml {
 
     private static final List<String> TOP_LEVEL_KEYS = List.of("databaseName", "dataSources", "rules", "server",
-            "authority", "loadBalancer", "healthCheck", "admin", "metrics", "shutdown", "slowQueryLog", "reload");
+            "authority", "loadBalancer", "healthCheck", "admin", "metrics", "shutdown", "slowQueryLog", "reload",
+            "pooling");
+    private static final List<String> POOLING_KEYS = List.of("mode", "preparedStatementCacheSize");
     private static final List<String> DATA_SOURCE_KEYS = List.of("url", "username", "password",
             "connectionTimeoutMilliseconds", "idleTimeoutMilliseconds", "maxLifetimeMilliseconds",
             "maxPoolSize", "minPoolSize", "weight", "drain", "sslMode", "sslCa");
@@ -172,8 +174,12 @@ public final class ConfigYaml {
 
         OperationsConfig operations = operations(keys);
 
+        NodeTuple poolingTuple = keys.get("pooling");
+        PoolingConfig pooling = poolingTuple == null || isNull(poolingTuple.getValueNode())
+                ? PoolingConfig.defaults() : pooling(poolingTuple);
+
         try {
-            return new ProxyConfig(database, dataSources, serverConfig, users, policy, checks, operations);
+            return new ProxyConfig(database, dataSources, serverConfig, users, policy, checks, operations, pooling);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source + ": " + e.getMessage(), e);
         }
@@ -322,6 +328,21 @@ public final class ConfigYaml {
         MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping such as {type: LEAST_CONNECTIONS}");
         Map<String, NodeTuple> keys = keys(mapping, path, LOAD_BALANCER_KEYS);
         return optionalEnum(keys, "type", path, Policy.class, ProxyConfig.DEFAULT_LOAD_BALANCER);
+    }
+
+    /** {@code pooling: {mode: transaction, preparedStatementCacheSize: 256}}. */
+    private PoolingConfig pooling(NodeTuple tuple) {
+        String path = "pooling";
+        MappingNode mapping = mapping(tuple.getValueNode(), path, "a mapping such as {mode: TRANSACTION}");
+        Map<String, NodeTuple> keys = keys(mapping, path, POOLING_KEYS);
+        PoolingMode mode = optionalEnum(keys, "mode", path, PoolingMode.class, PoolingMode.SESSION);
+        int cacheSize = (int) optionalInteger(keys, "preparedStatementCacheSize", path,
+                PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE, Integer.MAX_VALUE);
+        try {
+            return new PoolingConfig(mode, cacheSize);
+        } catch (IllegalArgumentException e) {
+            throw recordRefused(e, keys, tuple.getKeyNode(), path);
+        }
     }
 
     private HealthCheckConfig healthCheck(NodeTuple tuple) {

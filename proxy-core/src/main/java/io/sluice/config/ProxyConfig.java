@@ -23,6 +23,7 @@ import java.util.Objects;
  * @param loadBalancer how new sessions are spread over the data sources
  * @param healthCheck how the data sources are checked
  * @param operations the admin port, metrics, graceful shutdown, slow-query log and reload (issue #5)
+ * @param pooling whether sessions hold a backend connection for their lifetime or per transaction (issue #8)
  */
 public record ProxyConfig(
         String databaseName,
@@ -31,7 +32,8 @@ public record ProxyConfig(
         List<UserConfig> users,
         Policy loadBalancer,
         HealthCheckConfig healthCheck,
-        OperationsConfig operations) {
+        OperationsConfig operations,
+        PoolingConfig pooling) {
 
     public static final Policy DEFAULT_LOAD_BALANCER = Policy.LEAST_CONNECTIONS;
 
@@ -42,6 +44,7 @@ public record ProxyConfig(
         Objects.requireNonNull(loadBalancer, "loadBalancer");
         Objects.requireNonNull(healthCheck, "healthCheck");
         Objects.requireNonNull(operations, "operations");
+        Objects.requireNonNull(pooling, "pooling");
         if (dataSources.isEmpty()) {
             throw new IllegalArgumentException("dataSources: empty (expected: at least one data source)");
         }
@@ -53,6 +56,13 @@ public record ProxyConfig(
     public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
             List<UserConfig> users) {
         this(databaseName, dataSources, server, users, DEFAULT_LOAD_BALANCER, HealthCheckConfig.defaults());
+    }
+
+    /** A configuration with session pooling (one backend connection per client session). */
+    public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
+            List<UserConfig> users, Policy loadBalancer, HealthCheckConfig healthCheck, OperationsConfig operations) {
+        this(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
+                PoolingConfig.defaults());
     }
 
     /** A configuration without the operations settings of config.yaml: no admin port ({@link OperationsConfig#embedded()}). */
@@ -71,19 +81,28 @@ public record ProxyConfig(
     }
 
     public ProxyConfig withServer(ServerConfig newServer) {
-        return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck, operations);
+        return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck,
+                operations, pooling);
     }
 
     public ProxyConfig withUsers(List<UserConfig> newUsers) {
-        return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck, operations);
+        return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck,
+                operations, pooling);
     }
 
     public ProxyConfig withOperations(OperationsConfig newOperations) {
-        return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, newOperations);
+        return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck,
+                newOperations, pooling);
     }
 
     public ProxyConfig withDataSources(Map<String, DataSourceConfig> newDataSources) {
-        return new ProxyConfig(databaseName, newDataSources, server, users, loadBalancer, healthCheck, operations);
+        return new ProxyConfig(databaseName, newDataSources, server, users, loadBalancer, healthCheck,
+                operations, pooling);
+    }
+
+    public ProxyConfig withPooling(PoolingConfig newPooling) {
+        return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
+                newPooling);
     }
 
     /** Builds a {@link ProxyConfig} in code, for embedding. */
@@ -95,6 +114,7 @@ public record ProxyConfig(
         private Policy loadBalancer = DEFAULT_LOAD_BALANCER;
         private HealthCheckConfig healthCheck = HealthCheckConfig.defaults();
         private OperationsConfig operations = OperationsConfig.embedded();
+        private PoolingConfig pooling = PoolingConfig.defaults();
 
         private Builder() {
         }
@@ -166,8 +186,15 @@ public record ProxyConfig(
             return this;
         }
 
+        /** Session pooling (the default) or transaction-level multiplexing. */
+        public Builder pooling(PoolingConfig value) {
+            this.pooling = Objects.requireNonNull(value);
+            return this;
+        }
+
         public ProxyConfig build() {
-            return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations);
+            return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
+                    pooling);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.testing;
 
 import io.sluice.Sluice;
 import io.sluice.config.DataSourceConfig;
+import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
@@ -136,6 +137,7 @@ public final class ProxyUnderTest implements AutoCloseable {
         private UnaryOperator<ServerConfig> server = UnaryOperator.identity();
         private UnaryOperator<DataSourceConfig> dataSource = UnaryOperator.identity();
         private final List<UserConfig> extraUsers = new ArrayList<>();
+        private PoolingConfig pooling = PoolingConfig.defaults();
 
         private Builder() {
         }
@@ -180,6 +182,17 @@ public final class ProxyUnderTest implements AutoCloseable {
             return this;
         }
 
+        /** Session pooling (the default) or transaction-level multiplexing. */
+        public Builder pooling(PoolingConfig value) {
+            this.pooling = value;
+            return this;
+        }
+
+        /** TRANSACTION pooling with the default prepared-statement cache. */
+        public Builder transactionPooling() {
+            return pooling(PoolingConfig.transaction());
+        }
+
         /** Adds a proxy user besides {@link #USER} and {@link #USER2}. */
         public Builder user(UserConfig user) {
             extraUsers.add(user);
@@ -198,6 +211,7 @@ public final class ProxyUnderTest implements AutoCloseable {
                             DataSourceConfig.DEFAULT_IDLE_TIMEOUT_MILLISECONDS,
                             DataSourceConfig.DEFAULT_MAX_LIFETIME_MILLISECONDS, maxPoolSize, minPoolSize)))
                     .server(server.apply(defaults))
+                    .pooling(pooling)
                     .user(USER, PASSWORD)
                     .user(USER2, PASSWORD2);
             extraUsers.forEach(builder::user);

@@ -1,0 +1,37 @@
+package io.sluice.config;
+
+import java.util.Objects;
+
+/**
+ * The {@code pooling} section of config.yaml: whether sessions share backend connections (issue #8).
+ *
+ * @param mode {@link PoolingMode#SESSION} (the default) or {@link PoolingMode#TRANSACTION}
+ * @param preparedStatementCacheSize in TRANSACTION mode, how many prepared statements each backend connection keeps;
+ *     the least recently used one beyond it is closed on the server
+ */
+public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize) {
+
+    public static final int DEFAULT_PREPARED_STATEMENT_CACHE_SIZE = 256;
+
+    public PoolingConfig {
+        Objects.requireNonNull(mode, "mode");
+        if (preparedStatementCacheSize < 1) {
+            throw new IllegalArgumentException("pooling.preparedStatementCacheSize: " + preparedStatementCacheSize
+                    + " (expected: at least 1)");
+        }
+    }
+
+    /** One backend connection per session. */
+    public static PoolingConfig defaults() {
+        return new PoolingConfig(PoolingMode.SESSION, DEFAULT_PREPARED_STATEMENT_CACHE_SIZE);
+    }
+
+    /** Transaction-level multiplexing with the default statement cache. */
+    public static PoolingConfig transaction() {
+        return new PoolingConfig(PoolingMode.TRANSACTION, DEFAULT_PREPARED_STATEMENT_CACHE_SIZE);
+    }
+
+    public boolean multiplexing() {
+        return mode == PoolingMode.TRANSACTION;
+    }
+}
