@@ -156,6 +156,7 @@ public final class Sluice implements AutoCloseable {
             for (DataSourceConfig dataSource : config.dataSources().values()) {
                 BackendPool pool = new BackendPool(dataSource, workerGroup, transport, server.connBufferSize(),
                         defaultKey, checkGroup.next());
+                pool.usePooling(config.pooling());
                 pools.put(dataSource.name(), pool);
                 // A backend that did not answer the start-up probe starts down and needs `rise` checks to come up.
                 Backend backend = group.add(dataSource.name(), pool.address(), dataSource.weight(),
@@ -531,8 +532,10 @@ public final class Sluice implements AutoCloseable {
 
     /** A pool for a data source added by reload, on the same loops and transport as the others. */
     BackendPool newPool(DataSourceConfig dataSource) {
-        return new BackendPool(dataSource, workerGroup, transport, config.server().connBufferSize(), defaultKey,
-                checkGroup.next());
+        BackendPool pool = new BackendPool(dataSource, workerGroup, transport, config.server().connBufferSize(),
+                defaultKey, checkGroup.next());
+        pool.usePooling(config.pooling());
+        return pool;
     }
 
     /** A removed backend's pool: closed once its last session has gone, checked every second. */

@@ -12,13 +12,19 @@ import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.metrics.CommandTiming;
 import io.sluice.metrics.LoopCounters;
+import io.sluice.multiplexing.SessionVariables;
+import io.sluice.multiplexing.StatementCache;
+import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
+import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.relay.ResponseTracker;
 import io.sluice.slowlog.SlowQueryLog;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -46,6 +52,14 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      */
     static final String SESSION_CHECK_QUERY = "SELECT DATABASE(), @@character_set_client, "
             + "@@character_set_connection, @@character_set_results, @@collation_connection";
+
+    /**
+     * Transaction pooling: the trackers that report, in OK packets, every session variable set, every schema change
+     * and any other state change, so that a session's state can follow it to its next connection. Set after login
+     * and after every COM_RESET_CONNECTION, which puts them back to the server's defaults.
+     */
+    static final String SESSION_TRACKERS = "SET SESSION session_track_system_variables = '*', "
+            + "session_track_schema = ON, session_track_state_change = ON";
 
     /** The frontend session a connection is lent to. */
     public interface Session {
@@ -81,6 +95,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
         /** A whole response has been relayed (graceful shutdown closes sessions at such moments). */
         default void onResponseComplete() {
+        }
+
+        /** Transaction pooling: who hears the session state the server reports; {@code null} in SESSION pooling. */
+        default ResponseTracker.StateListener stateListener() {
+            return null;
         }
     }
 
@@ -119,6 +138,18 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     /** The session changed something the reset check cannot see (COM_SET_OPTION): never pool again. */
     private boolean tainted;
 
+    // ---- transaction pooling (issue #8) ----
+    /** The session trackers are on: the server reports state changes in OK packets. */
+    private final boolean trackingState;
+    /** What sessions have set on this connection since login (or the last reset), as the trackers reported it. */
+    private final SessionVariables variables = new SessionVariables();
+    /** The handshake variables' values at login, to return to them. */
+    private final Map<String, String> loginValues = new HashMap<>(8);
+    /** Prepared statements, by SQL text; {@code null} in SESSION pooling. */
+    private final StatementCache statements;
+    /** The session gave the connection back at the end of the response being relayed: pool it once written. */
+    private boolean detachAfterRelay;
+
     private List<List<ByteBuf>> privateResponses;
     private List<ByteBuf> privateCurrent;
     private int privateExpected;
@@ -144,6 +175,10 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         this.schema = schema;
         this.ready = ready;
         this.tracker = new ResponseTracker(key.deprecateEof(), this);
+        boolean multiplexing = pooled && pool.parent().pooling().multiplexing();
+        this.trackingState = multiplexing && Capabilities.has(key.capabilities(), Capabilities.CLIENT_SESSION_TRACK);
+        this.statements = multiplexing ? new StatementCache(pool.parent().pooling().preparedStatementCacheSize())
+                : null;
         this.authentication = new BackendAuthentication(pool.dataSource().username(), pool.dataSource().password(),
                 key, schema, pool.dataSource().sslMode());
     }
@@ -202,6 +237,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
         this.session = target;
         this.mode = Mode.RELAY;
+        if (trackingState) {
+            tracker.followState(target.stateListener());
+        }
         this.counters = target.loopCounters();
         this.slowLog = target.slowQueryLog();
         // Timing costs two clock reads per command: only when metrics or the slow-query log need it.
@@ -240,7 +278,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         tainted = true;
     }
 
-    boolean isTainted() {
+    public boolean isTainted() {
         return tainted;
     }
 
@@ -265,6 +303,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             timing.clear();
         }
         tracker.summarize(null); // a traffic capture follows the session, not the connection
+        tracker.followState(null);
         if (mode == Mode.RELAY) {
             mode = Mode.IDLE;
         }
@@ -291,6 +330,105 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    // ---- transaction pooling (issue #8) ----------------------------------------------------------------------
+
+    /** Whether the server reports session state changes on this connection (its key has CLIENT_SESSION_TRACK). */
+    public boolean tracksState() {
+        return trackingState;
+    }
+
+    /** What sessions have set here since login; updated by the session bound to it as trackers report changes. */
+    public SessionVariables variables() {
+        return variables;
+    }
+
+    /** This connection's prepared statements; {@code null} in SESSION pooling. */
+    public StatementCache statements() {
+        return statements;
+    }
+
+    /** The bound session changed schema (the schema tracker said so). */
+    public void schemaChanged(String newSchema) {
+        schema = newSchema;
+    }
+
+    /**
+     * The bound session is done with this connection once the response now being relayed has reached its client:
+     * the connection then goes back to the pool as it is, without a reset, its state known by {@link #variables()}.
+     * Call while that response's last packet is being scanned ({@link Session#onResponseComplete()}).
+     */
+    public void detachWhenRelayed() {
+        detachAfterRelay = true;
+    }
+
+    /**
+     * Makes this connection's session variables those of {@code wanted}, with one {@code SET SESSION} statement, or
+     * none when they match. Called on an idle connection about to be lent.
+     *
+     * @param done receives {@code null} on success, or the failure; the connection is closed after a failure
+     */
+    public void syncVariables(SessionVariables wanted, Consumer<BackendException> done) {
+        String statement = SessionVariables.syncStatement(variables, wanted, loginValues);
+        if (statement == null) {
+            done.accept(null);
+            return;
+        }
+        runPrivate(List.of(Packets.command(channel.alloc(), Command.COM_QUERY, statement)),
+                new int[] {ResponseTracker.EXPECT_RESULT}, (responses, failure) -> {
+                    try {
+                        if (failure != null) {
+                            done.accept(new BackendException("restoring session variables on " + address()
+                                    + " failed", failure));
+                            return;
+                        }
+                        ByteBuf answer = Packets.payload(responses.get(0).get(0));
+                        if (Packets.isErr(answer)) {
+                            BackendError error = Packets.parseErr(answer);
+                            log.debug("backend {} refused {}: {}", address(), statement, error.message());
+                            channel.close(); // its variables are now half set: unknown state
+                            done.accept(new BackendException("restoring session variables refused", error));
+                        } else {
+                            variables.copyFrom(wanted);
+                            mode = Mode.IDLE;
+                            done.accept(null);
+                        }
+                    } finally {
+                        releaseAll(responses);
+                    }
+                });
+    }
+
+    /**
+     * Sends one command of Sluice's own while lent to a session (a prepare on the session's behalf), collects its
+     * whole response, then relays again. The callback owns the response packets.
+     */
+    public void exchangeWhileBound(ByteBuf command, int kind, PrivateExchange callback) {
+        if (mode != Mode.RELAY) {
+            command.release();
+            callback.onComplete(null, new BackendException("connection to " + address() + " is " + mode));
+            return;
+        }
+        runPrivate(List.of(command), new int[] {kind}, (responses, failure) -> {
+            if (mode == Mode.PRIVATE) {
+                mode = Mode.RELAY;
+            }
+            callback.onComplete(responses == null ? null : responses.get(0), failure);
+        });
+    }
+
+    /** A private exchange's outcome: the response's whole packets (owned by the callee), or a failure. */
+    public interface PrivateExchange {
+        void onComplete(List<ByteBuf> packets, Throwable failure);
+    }
+
+    /** Closes a server-side statement (COM_STMT_CLOSE has no response); written, flushed with what follows. */
+    public void closeStatement(int serverId) {
+        ByteBuf close = Packets.startFrame(channel.alloc(), 5);
+        close.writeByte(Command.COM_STMT_CLOSE);
+        close.writeIntLE(serverId);
+        channel.write(Packets.finishFrame(close, 0), channel.voidPromise());
+    }
+
     // ---- private exchanges ----------------------------------------------------------------------------------
 
     /** Sends commands Sluice itself needs answered (not relayed) and collects their whole responses. */
@@ -310,14 +448,24 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
     /** COM_RESET_CONNECTION plus the session check; on success the connection is clean and matches its key. */
     void reset(Runnable onClean, Runnable onDirty) {
-        List<ByteBuf> commands = List.of(
-                Packets.command(channel.alloc(), Command.COM_RESET_CONNECTION, null),
-                Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY));
-        runPrivate(commands, new int[] {ResponseTracker.EXPECT_SINGLE, ResponseTracker.EXPECT_RESULT},
+        List<ByteBuf> commands = new ArrayList<>(3);
+        commands.add(Packets.command(channel.alloc(), Command.COM_RESET_CONNECTION, null));
+        if (trackingState) {
+            commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_TRACKERS));
+        }
+        commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY));
+        int[] kinds = trackingState
+                ? new int[] {ResponseTracker.EXPECT_SINGLE, ResponseTracker.EXPECT_RESULT, ResponseTracker.EXPECT_RESULT}
+                : new int[] {ResponseTracker.EXPECT_SINGLE, ResponseTracker.EXPECT_RESULT};
+        runPrivate(commands, kinds,
                 (responses, failure) -> {
                     try {
-                        if (failure == null && !Packets.isErr(Packets.payload(responses.get(0).get(0)))
-                                && readSessionCheck(responses.get(1), false)) {
+                        if (failure == null && allOk(responses, responses.size() - 1)
+                                && readSessionCheck(responses.get(responses.size() - 1), false)) {
+                            variables.clear();
+                            if (statements != null) {
+                                statements.clear();
+                            }
                             onClean.run();
                         } else {
                             onDirty.run();
@@ -326,6 +474,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
                         releaseAll(responses);
                     }
                 });
+    }
+
+    /** Whether the first {@code count} responses are not ERR packets. */
+    private static boolean allOk(List<List<ByteBuf>> responses, int count) {
+        for (int i = 0; i < count; i++) {
+            if (Packets.isErr(Packets.payload(responses.get(i).get(0)))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** COM_INIT_DB; the callback receives {@code null} on success or the server's refusal. */
@@ -365,6 +523,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         String charsets = row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4];
         if (atLogin) {
             characterSets = charsets;
+            for (int i = 0; i < SessionVariables.HANDSHAKE_VARIABLES.size(); i++) {
+                loginValues.put(SessionVariables.HANDSHAKE_VARIABLES.get(i), row[i + 1]);
+            }
         } else if (!charsets.equals(characterSets)) {
             log.debug("backend {} changed character sets {} -> {}: closing it", address(), characterSets, charsets);
             return false;
@@ -456,6 +617,15 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             counters.bytesOut(buf.readableBytes());
         }
         client.write(buf, client.voidPromise());
+        if (detachAfterRelay) {
+            // Transaction pooling: the response that ended in this buffer was the transaction's last. The session
+            // has already let go; flush its bytes now, then the connection is free for the next session.
+            detachAfterRelay = false;
+            flushPending = false;
+            client.flush();
+            pool.giveBack(this);
+            return;
+        }
         if (client.isWritable()) {
             flushPending = true; // flushed once at the end of the read batch
             return;
@@ -545,10 +715,17 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             serverConnectionId = authentication.serverConnectionId();
             authentication = null;
             loginTimeout.cancel(false);
-            runPrivate(List.of(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY)),
-                    new int[] {ResponseTracker.EXPECT_RESULT}, (responses, failure) -> {
+            List<ByteBuf> commands = new ArrayList<>(2);
+            if (trackingState) {
+                commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_TRACKERS));
+            }
+            commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY));
+            int[] kinds = trackingState ? new int[] {ResponseTracker.EXPECT_RESULT, ResponseTracker.EXPECT_RESULT}
+                    : new int[] {ResponseTracker.EXPECT_RESULT};
+            runPrivate(commands, kinds, (responses, failure) -> {
                         try {
-                            if (failure == null && readSessionCheck(responses.get(0), true)) {
+                            if (failure == null && allOk(responses, responses.size() - 1)
+                                    && readSessionCheck(responses.get(responses.size() - 1), true)) {
                                 mode = Mode.IDLE;
                                 idleSinceNanos = System.nanoTime();
                                 ready.trySuccess(this);

@@ -6,6 +6,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Promise;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
+import io.sluice.config.PoolingConfig;
 import io.sluice.tls.BackendTls;
 import io.sluice.metrics.LatencyBuckets;
 import io.sluice.transport.TransportKind;
@@ -40,6 +41,8 @@ public final class BackendPool {
     private final EventLoopPool checks;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
+    /** Session or transaction pooling; set before the first connection opens and not changed after. */
+    private volatile PoolingConfig pooling = PoolingConfig.defaults();
 
     // ---- metrics: per connection and per acquire, never per command, so atomics are cheap enough ----
     private final AtomicLong created = new AtomicLong();
@@ -78,6 +81,18 @@ public final class BackendPool {
         for (EventLoopPool pool : loops) {
             pool.loop().execute(() -> pool.startHousekeeping(period));
         }
+    }
+
+    /**
+     * Sets session or transaction pooling for connections opened from now on; call right after construction.
+     * In TRANSACTION pooling connections turn the session trackers on and keep a prepared-statement cache.
+     */
+    public void usePooling(PoolingConfig value) {
+        pooling = java.util.Objects.requireNonNull(value);
+    }
+
+    PoolingConfig pooling() {
+        return pooling;
     }
 
     /** Loop {@code i}'s part of {@code minPoolSize}, spread as evenly as the loops allow. */

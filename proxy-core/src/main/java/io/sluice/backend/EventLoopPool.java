@@ -124,6 +124,22 @@ public final class EventLoopPool {
         });
     }
 
+    /**
+     * Transaction pooling: takes back a connection between two transactions of a session that goes on. It keeps its
+     * session state (the next session to take it makes the variables its own), so no reset is needed; one in the
+     * middle of a response, or in any doubt, is closed. Must be called on {@link #loop()}.
+     */
+    public void giveBack(BackendConnection connection) {
+        boolean clean = connection.isBetweenCommands() && connection.isOpen() && !connection.isTainted();
+        connection.unbind();
+        if (!clean) {
+            log.debug("closing {}: given back mid-response or in doubt", connection);
+            connection.close();
+            return;
+        }
+        offer(connection);
+    }
+
     private boolean serveFromIdle(SessionKey key, String schema, Promise<BackendConnection> promise) {
         BackendConnection sameKey = null;
         for (Iterator<BackendConnection> it = idle.iterator(); it.hasNext(); ) {

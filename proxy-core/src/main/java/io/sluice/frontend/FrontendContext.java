@@ -48,6 +48,11 @@ public final class FrontendContext {
     private final AtomicLong rejectedTooMany = new AtomicLong();
     private final AtomicLong rejectedClosing = new AtomicLong();
     private final AtomicLong authFailures = new AtomicLong();
+    /** Transaction pooling: sessions pinned, by {@link PinReason} ordinal. Counted per pin, never per command. */
+    private final java.util.concurrent.atomic.AtomicLongArray pins =
+            new java.util.concurrent.atomic.AtomicLongArray(PinReason.values().length);
+    /** Session or transaction pooling: fixed at start (a reload that changes it needs a restart). */
+    private final io.sluice.config.PoolingConfig pooling;
 
     public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
             Map<String, BackendPool> pools) {
@@ -63,6 +68,7 @@ public final class FrontendContext {
         this.traffic = traffic;
         this.slowQueryLog = slowQueryLog;
         this.config = config;
+        this.pooling = config.pooling();
         this.users = new ProxyUsers(config.users());
         this.serverInfo = serverInfo;
         this.group = group;
@@ -182,6 +188,20 @@ public final class FrontendContext {
 
     void refusedClosing() {
         rejectedClosing.incrementAndGet();
+    }
+
+    /** Session or transaction pooling, as Sluice started with. */
+    public io.sluice.config.PoolingConfig pooling() {
+        return pooling;
+    }
+
+    void pinned(PinReason reason) {
+        pins.incrementAndGet(reason.ordinal());
+    }
+
+    /** Sessions pinned to their backend connection for {@code reason}, since start (transaction pooling). */
+    public long pins(PinReason reason) {
+        return pins.get(reason.ordinal());
     }
 
     void authenticationFailed() {

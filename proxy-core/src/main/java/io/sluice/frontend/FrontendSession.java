@@ -21,6 +21,16 @@ import io.sluice.backend.SessionKey;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.metrics.LoopCounters;
+import io.sluice.multiplexing.PreparedStatement;
+import io.sluice.multiplexing.QuerySniffer;
+import io.sluice.multiplexing.SessionTrackers;
+import io.sluice.multiplexing.SessionVariables;
+import io.sluice.multiplexing.StatementCache;
+import io.netty.util.collection.IntObjectHashMap;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import io.sluice.capture.CaptureRun;
 import io.sluice.capture.SessionCapture;
 import io.sluice.protocol.Capabilities;
@@ -56,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * here.
  */
 public final class FrontendSession extends ChannelInboundHandlerAdapter
-        implements BackendConnection.Session, BackendConnection.WritabilityListener {
+        implements BackendConnection.Session, BackendConnection.WritabilityListener, ResponseTracker.StateListener,
+        SessionTrackers.Visitor {
 
     private static final Logger log = LoggerFactory.getLogger(FrontendSession.class);
 
@@ -128,6 +139,31 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     /** Graceful shutdown asked for this session to close at its first idle moment outside a transaction. */
     private boolean closeWhenIdle;
     private final long connectedAtMillis = System.currentTimeMillis();
+
+    // ---- transaction pooling (issue #8); see docs/design/2026-11-22-transaction-pooling.md ----
+    /**
+     * The session gives its backend connection back between transactions: {@code pooling: TRANSACTION}, and the
+     * client negotiated CLIENT_SESSION_TRACK, without which its state could not be followed.
+     */
+    private boolean multiplexing;
+    /** The session variables this session has set, to be re-applied on each connection it takes. */
+    private final SessionVariables variables = new SessionVariables();
+    /** Reasons, as bits of {@link PinReason} ordinals, why the session keeps its connection between transactions. */
+    private int pins;
+    private int namedLocks;
+    private Set<Integer> cursors;
+    /** The flags {@link QuerySniffer} found in the COM_QUERY last forwarded. */
+    private int sniffed;
+    /** The last-insert-id of the session's last statement that generated one: answers SELECT LAST_INSERT_ID(). */
+    private long lastInsertId;
+    /** The session's prepared statements, by the ids Sluice gave them; {@code null} until the first prepare. */
+    private IntObjectHashMap<PreparedStatement> statements;
+    private int nextStatementId;
+    private PreparedStatement lastPrepared;
+    /** Sluice runs an exchange of its own on the session's connection (a prepare): frames wait in the queue. */
+    private boolean stalled;
+    /** The connection frames were forwarded to since the last flush. */
+    private BackendConnection flushTarget;
 
     /** A frame held while the backend connection is being prepared. */
     private record Queued(ByteBuf frame, int expect, boolean command) {
@@ -353,6 +389,12 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         key = new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId(),
                 handshake.mariaDbCapabilities() & context.mariaDbCapabilities());
+        if (context.pooling().multiplexing()) {
+            multiplexing = Capabilities.has(key.capabilities(), Capabilities.CLIENT_SESSION_TRACK);
+            if (!multiplexing) {
+                pin(PinReason.NO_SESSION_TRACK);
+            }
+        }
         Backend picked = context.group().pick();
         if (picked == null) {
             failAndClose(okSequenceId, ErrorCode.CR_CONN_HOST_ERROR,
@@ -465,9 +507,20 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                 if (capture != null || captured != null) {
                     capture(capture, command, frame, expect != 0);
                 }
+                if (multiplexing) {
+                    frame = beforeForward(command, frame);
+                    if (frame == null) {
+                        return; // answered by Sluice itself
+                    }
+                }
                 forward(frame, expect, true);
-                if (command == Command.COM_SET_OPTION && backend != null) {
-                    backend.taint(); // the server-side multi-statement option outlives COM_RESET_CONNECTION
+                if (command == Command.COM_SET_OPTION) {
+                    if (backend != null) {
+                        backend.taint(); // the server-side multi-statement option outlives COM_RESET_CONNECTION
+                    }
+                    if (multiplexing) {
+                        pin(PinReason.SET_OPTION);
+                    }
                 }
         }
     }
@@ -542,21 +595,43 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     }
 
     private void forward(ByteBuf frame, int expect, boolean command) {
-        if (backend == null) {
+        if (backend == null || stalled || (queued != null && !queued.isEmpty())) {
             queue(frame, expect, command);
-            if (!acquiring) {
-                if (!everBound && !assigned.acceptsSessions()) {
-                    reassign(null); // assigned at login, but the backend left rotation before the first command
+            if (backend == null && !acquiring) {
+                if ((!everBound || multiplexing) && !assigned.acceptsSessions()) {
+                    // assigned at login (or, multiplexing, between transactions), and the backend left rotation
+                    reassign(null);
                 }
                 acquireBackend(-1, null, false);
             }
             return;
         }
-        backend.forward(frame, expect);
-        forwardedSinceFlush = true;
-        if (!backend.channel().isWritable()) {
+        if (!send(frame, expect, command)) {
+            queue(frame, expect, command); // waits for Sluice's own exchange (a prepare) to finish
+            return;
+        }
+        if (backend != null && !backend.channel().isWritable()) {
             suspendReading(SUSPEND_BACKEND_FULL);
         }
+    }
+
+    /**
+     * Writes one frame to the bound connection (not flushed). In transaction pooling, prepared-statement commands get
+     * the statement id of the connection in use.
+     *
+     * @return false when the frame must wait (not consumed): the statement is being prepared on this connection
+     */
+    private boolean send(ByteBuf frame, int expect, boolean command) {
+        if (multiplexing && command) {
+            int code = frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE);
+            if (code >= Command.COM_STMT_PREPARE && code <= Command.COM_STMT_FETCH && code != Command.COM_STMT_CLOSE) {
+                return sendStatementCommand(code, frame, expect);
+            }
+        }
+        backend.forward(frame, expect);
+        flushTarget = backend;
+        forwardedSinceFlush = true;
+        return true;
     }
 
     private void queue(ByteBuf frame, int expect, boolean command) {
@@ -570,7 +645,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (forwardedSinceFlush) {
             forwardedSinceFlush = false;
-            backend.flush(); // one flush per read batch, not per frame
+            BackendConnection target = flushTarget;
+            flushTarget = null;
+            target.flush(); // one flush per read batch, not per frame
         }
     }
 
@@ -609,37 +686,69 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                 }
                 return;
             }
-            backend = (BackendConnection) f.getNow();
-            everBound = true;
-            backend.bind(this);
-            if (captured != null) {
-                captured.attach(backend.tracker());
+            BackendConnection connection = (BackendConnection) f.getNow();
+            if (multiplexing) {
+                acquiring = true;
+                connection.syncVariables(variables, error -> {
+                    acquiring = false;
+                    if (phase == Phase.CLOSED) {
+                        from.release(connection);
+                    } else if (error != null) {
+                        onAcquireFailed(error, replySequenceId, closeOnFailure);
+                    } else {
+                        bound(connection, onReady);
+                    }
+                });
+                return;
             }
-            if (onReady != null) {
-                onReady.run();
-            }
-            drainQueue();
-            resumeReading(SUSPEND_ACQUIRING);
+            bound(connection, onReady);
         });
     }
 
-    private void drainQueue() {
-        if (queued == null || queued.isEmpty()) {
+    /** The connection is this session's: send what waited for it. */
+    private void bound(BackendConnection connection, Runnable onReady) {
+        backend = connection;
+        everBound = true;
+        backend.bind(this);
+        if (captured != null) {
+            captured.attach(backend.tracker());
+        }
+        if (onReady != null) {
+            onReady.run();
+        }
+        pump();
+        resumeReading(SUSPEND_ACQUIRING);
+    }
+
+    /**
+     * Sends the frames that waited for the connection, in order, unless Sluice's own exchange stalls them again;
+     * then, in transaction pooling, gives the connection back if nothing holds it (a login that only checked the
+     * schema, a prepare in autocommit).
+     */
+    private void pump() {
+        if (phase != Phase.COMMAND || backend == null) {
             return;
         }
-        if (phase != Phase.COMMAND) {
-            return;
-        }
-        while (!queued.isEmpty()) {
-            Queued next = queued.poll();
+        boolean wrote = false;
+        while (queued != null && !queued.isEmpty() && !stalled && backend != null) {
+            Queued next = queued.peek();
             if (next.expect() < 0) {
-                next.frame().release();
+                queued.poll().frame().release();
                 replyError(ErrorCode.ER_UNKNOWN_COM_ERROR, "Unknown command: not relayed by Sluice");
                 continue;
             }
-            backend.forward(next.frame(), next.expect());
+            if (!send(next.frame(), next.expect(), next.command())) {
+                break;
+            }
+            queued.poll();
+            wrote = true;
         }
-        backend.flush();
+        if (wrote && backend != null) {
+            forwardedSinceFlush = false;
+            flushTarget = null;
+            backend.flush();
+        }
+        giveBackIfFree();
     }
 
     /**
@@ -746,6 +855,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         requestedSchema = request.database();
         schema = context.resolveSchema(requestedSchema, dataSource);
         // The new user starts with a fresh session: the old backend connection goes back to be reset.
+        forgetSessionState();
         if (backend != null) {
             BackendConnection old = backend;
             backend = null;
@@ -758,6 +868,484 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         acquireBackend(replySequenceId, () -> channel.writeAndFlush(Packets.ok(channel.alloc(), replySequenceId,
                 ServerStatus.SERVER_STATUS_AUTOCOMMIT), channel.voidPromise()), false);
+    }
+
+    // ---- transaction pooling (issue #8) ----------------------------------------------------------------------
+
+    /**
+     * Looks at a command before it is forwarded, in transaction pooling: pins for state the trackers cannot move,
+     * answers what Sluice can answer itself.
+     *
+     * @return the frame to forward (possibly another one), or {@code null} when the command was answered or dropped
+     */
+    private ByteBuf beforeForward(int command, ByteBuf frame) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        int replySequenceId = lastSequenceId + 1;
+        switch (command) {
+            case Command.COM_QUERY:
+                return beforeQuery(frame, base);
+            case Command.COM_PING:
+                if (backend == null && !acquiring && (queued == null || queued.isEmpty())) {
+                    frame.release(); // Sluice is up and the session holds nothing: no backend is needed to say so
+                    channel.writeAndFlush(Packets.ok(channel.alloc(), replySequenceId, localStatus()),
+                            channel.voidPromise());
+                    return null;
+                }
+                return frame;
+            case Command.COM_RESET_CONNECTION:
+                if (acquiring || stalled || (queued != null && !queued.isEmpty())
+                        || (backend != null && !backend.isBetweenCommands())) {
+                    return frame; // pipelined behind other commands: let the server do it, on a connection kept
+                }
+                frame.release();
+                forgetSessionState();
+                if (backend != null) {
+                    BackendConnection reset = backend;
+                    backend = null;
+                    pool.release(reset); // COM_RESET_CONNECTION there, before any other session gets it
+                }
+                channel.writeAndFlush(Packets.ok(channel.alloc(), replySequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
+                        channel.voidPromise());
+                return null;
+            case Command.COM_STMT_CLOSE:
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 5 && statements != null) {
+                    int id = frame.getIntLE(base + 1);
+                    if (statements.remove(id) != null) {
+                        endCursor(id);
+                    }
+                }
+                frame.release(); // the server statement stays in its connection's cache, for other sessions too
+                return null;
+            case Command.COM_STMT_SEND_LONG_DATA:
+                pin(PinReason.LONG_DATA);
+                return frame;
+            case Command.COM_STMT_RESET:
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+                    endCursor(frame.getIntLE(base + 1));
+                }
+                unpin(PinReason.LONG_DATA);
+                return frame;
+            case Command.COM_STMT_EXECUTE:
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 6) {
+                    PreparedStatement statement = statement(frame.getIntLE(base + 1));
+                    if (frame.getByte(base + 5) != 0 && statement != null) { // CURSOR_TYPE_*: rows come by fetch
+                        if (cursors == null) {
+                            cursors = new HashSet<>(4);
+                        }
+                        cursors.add(statement.clientId());
+                        pin(PinReason.CURSOR);
+                    }
+                }
+                return frame;
+            default:
+                return frame;
+        }
+    }
+
+    /** The status flags of an OK Sluice sends itself: autocommit as the session last set it. */
+    private int localStatus() {
+        return "OFF".equalsIgnoreCase(variables.asMap().get("autocommit")) ? 0 : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+    }
+
+    /** Sniffs a COM_QUERY for pinning state; answers SELECT LAST_INSERT_ID() from the session's last OK packet. */
+    private ByteBuf beforeQuery(ByteBuf frame, int base) {
+        int end = frame.writerIndex();
+        int flags = QuerySniffer.sniff(frame, base + 1, end);
+        sniffed = flags;
+        // Pins that last until the next statement: that statement runs on the same connection, then they end.
+        if ((flags & QuerySniffer.CALC_FOUND_ROWS) == 0) {
+            unpin(PinReason.FOUND_ROWS);
+        }
+        if ((flags & QuerySniffer.SET_TRANSACTION) == 0) {
+            unpin(PinReason.SET_TRANSACTION);
+        }
+        if (flags == 0) {
+            return frame;
+        }
+        pinFor(flags);
+        if ((flags & QuerySniffer.SELECT_LAST_INSERT_ID) != 0) {
+            // The server's LAST_INSERT_ID() belongs to whichever connection the session now has: answer with the
+            // session's own, under the column name the client wrote.
+            String text = frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8).strip();
+            if (text.endsWith(";")) {
+                text = text.substring(0, text.length() - 1).strip();
+            }
+            String item = text.substring(6).strip().replace("`", "``");
+            int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+            frame.release();
+            ByteBuf rewritten = Packets.command(channel.alloc(), Command.COM_QUERY,
+                    "SELECT CAST(" + Long.toUnsignedString(lastInsertId) + " AS UNSIGNED) AS `" + item + "`");
+            rewritten.setByte(rewritten.readerIndex() + 3, sequenceId);
+            return rewritten;
+        }
+        return frame;
+    }
+
+    /** Pins (or unpins) the session for what {@link QuerySniffer} found in a statement. */
+    private void pinFor(int flags) {
+        if ((flags & QuerySniffer.USER_VARIABLE) != 0) {
+            pin(PinReason.USER_VARIABLE);
+        }
+        if ((flags & QuerySniffer.TEMPORARY) != 0) {
+            pin(PinReason.TEMPORARY_TABLE);
+        }
+        if ((flags & QuerySniffer.LOCK_TABLES) != 0) {
+            pin(PinReason.TABLE_LOCK);
+        }
+        if ((flags & QuerySniffer.UNLOCK_TABLES) != 0) {
+            unpin(PinReason.TABLE_LOCK);
+        }
+        if ((flags & QuerySniffer.GET_LOCK) != 0) {
+            namedLocks++;
+            pin(PinReason.NAMED_LOCK);
+        }
+        if ((flags & QuerySniffer.RELEASE_ALL_LOCKS) != 0) {
+            namedLocks = 0;
+        } else if ((flags & QuerySniffer.RELEASE_LOCK) != 0 && namedLocks > 0) {
+            namedLocks--;
+        }
+        if (namedLocks == 0 && (flags & (QuerySniffer.RELEASE_LOCK | QuerySniffer.RELEASE_ALL_LOCKS)) != 0) {
+            unpin(PinReason.NAMED_LOCK);
+        }
+        if ((flags & QuerySniffer.XA_START) != 0) {
+            pin(PinReason.XA);
+        }
+        if ((flags & QuerySniffer.XA_END) != 0) {
+            unpin(PinReason.XA);
+        }
+        if ((flags & QuerySniffer.CALC_FOUND_ROWS) != 0) {
+            pin(PinReason.FOUND_ROWS);
+        }
+        if ((flags & QuerySniffer.SQL_PREPARE) != 0) {
+            pin(PinReason.SQL_PREPARE);
+        }
+        if ((flags & QuerySniffer.SET_TRANSACTION) != 0) {
+            pin(PinReason.SET_TRANSACTION);
+        }
+    }
+
+    private void pin(PinReason reason) {
+        int bit = 1 << reason.ordinal();
+        if ((pins & bit) == 0) {
+            pins |= bit;
+            context.pinned(reason);
+            log.debug("client {} #{}: pinned to its backend connection: {}", channel.remoteAddress(), connectionId,
+                    reason.label());
+        }
+    }
+
+    private void unpin(PinReason reason) {
+        pins &= ~(1 << reason.ordinal());
+    }
+
+    /** The first reason the session is pinned for, or {@code null}. */
+    PinReason pinnedBy() {
+        return pins == 0 ? null : PinReason.values()[Integer.numberOfTrailingZeros(pins)];
+    }
+
+    private void endCursor(int clientId) {
+        if (cursors != null && cursors.remove(clientId) && cursors.isEmpty()) {
+            unpin(PinReason.CURSOR);
+        }
+    }
+
+    /** COM_RESET_CONNECTION or COM_CHANGE_USER: the session starts afresh. */
+    private void forgetSessionState() {
+        variables.clear();
+        pins &= 1 << PinReason.NO_SESSION_TRACK.ordinal();
+        namedLocks = 0;
+        cursors = null;
+        lastInsertId = 0;
+        statements = null;
+        lastPrepared = null;
+    }
+
+    /**
+     * Whether the session can give its connection back now: nothing outstanding or queued, no transaction open, and
+     * nothing pins it.
+     */
+    private boolean canGiveBack() {
+        return pins == 0 && backend != null && phase == Phase.COMMAND && !acquiring && !stalled && !continuation
+                && !infileUpload && (queued == null || queued.isEmpty()) && backend.tracker().isIdle()
+                && !backend.tracker().inTransaction() && !backend.isTainted();
+    }
+
+    /** Gives the connection back at once if it is free and nothing is on its way to the client. */
+    private void giveBackIfFree() {
+        if (multiplexing && canGiveBack() && backend.isBetweenCommands()) {
+            BackendConnection done = backend;
+            backend = null;
+            pool.giveBack(done);
+        }
+    }
+
+    private PreparedStatement statement(int clientId) {
+        if (clientId == -1) {
+            return lastPrepared; // MariaDB: "the statement just prepared", for a prepare and execute sent together
+        }
+        return statements == null ? null : statements.get(clientId);
+    }
+
+    /**
+     * A prepared-statement command on the bound connection: prepares it there first if this connection has never
+     * seen it, and writes the connection's statement id into the frame.
+     *
+     * @return false when the frame must wait for that prepare
+     */
+    private boolean sendStatementCommand(int command, ByteBuf frame, int expect) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        int replySequenceId = Packets.sequenceId(frame, frame.readerIndex()) + 1;
+        if (command == Command.COM_STMT_PREPARE) {
+            prepare(frame);
+            return true;
+        }
+        if (frame.readableBytes() < Packets.HEADER_SIZE + 5) {
+            frame.release();
+            failAndClose(replySequenceId, ErrorCode.ER_UNKNOWN_COM_ERROR, "Malformed " + Command.name(command));
+            return true;
+        }
+        int clientId = frame.getIntLE(base + 1);
+        PreparedStatement statement = statement(clientId);
+        if (statement == null) {
+            frame.release();
+            if (command != Command.COM_STMT_SEND_LONG_DATA) { // which has no response, not even an error
+                channel.writeAndFlush(Packets.err(channel.alloc(), replySequenceId, ErrorCode.ER_UNKNOWN_STMT_HANDLER,
+                        "Unknown prepared statement handler (" + Integer.toUnsignedString(clientId) + ") given to "
+                                + Command.name(command)), channel.voidPromise());
+            }
+            return true;
+        }
+        StatementCache.Entry entry = backend.statements().get(statement.sql());
+        if (entry == null) {
+            if (command == Command.COM_STMT_RESET) {
+                frame.release(); // never used on this connection: nothing to reset here
+                channel.writeAndFlush(Packets.ok(channel.alloc(), replySequenceId, localStatus()),
+                        channel.voidPromise());
+                return true;
+            }
+            prepareAgain(statement);
+            return false;
+        }
+        frame.setIntLE(base + 1, entry.serverId());
+        if (command == Command.COM_STMT_EXECUTE && statement.parameters() > 0) {
+            frame = withParameterTypes(frame, base, statement, entry);
+        }
+        backend.forward(frame, expect);
+        flushTarget = backend;
+        forwardedSinceFlush = true;
+        return true;
+    }
+
+    /**
+     * An execute may leave out the parameter types ("new params bound" 0), meaning "as last time". The server
+     * statement on this connection may have last received other types, from another session, or none: then the
+     * session's types are put back into the frame.
+     */
+    private ByteBuf withParameterTypes(ByteBuf frame, int base, PreparedStatement statement,
+            StatementCache.Entry entry) {
+        int count = statement.parameters();
+        int flagAt = base + 10 + (count + 7) / 8;
+        if (flagAt >= frame.writerIndex()) {
+            return frame;
+        }
+        if (frame.getByte(flagAt) == 1) {
+            int typesAt = flagAt + 1;
+            byte[] known = statement.parameterTypes();
+            if (known == null || !sameBytes(frame, typesAt, known)) {
+                if (typesAt + 2 * count > frame.writerIndex()) {
+                    return frame;
+                }
+                known = new byte[2 * count];
+                frame.getBytes(typesAt, known);
+                statement.parameterTypes(known);
+            }
+            entry.boundTypes(known);
+            return frame;
+        }
+        byte[] types = statement.parameterTypes();
+        if (types == null || types == entry.boundTypes() || Arrays.equals(types, entry.boundTypes())
+                || Packets.payloadLength(frame, frame.readerIndex()) + types.length >= Packets.MAX_PAYLOAD) {
+            return frame;
+        }
+        ByteBuf rebuilt = channel.alloc().ioBuffer(frame.readableBytes() + types.length);
+        rebuilt.writeBytes(frame, frame.readerIndex(), flagAt - frame.readerIndex());
+        rebuilt.writeByte(1);
+        rebuilt.writeBytes(types);
+        rebuilt.writeBytes(frame, flagAt + 1, frame.writerIndex() - flagAt - 1);
+        rebuilt.setMediumLE(rebuilt.readerIndex(), rebuilt.readableBytes() - Packets.HEADER_SIZE);
+        frame.release();
+        entry.boundTypes(types);
+        return rebuilt;
+    }
+
+    private static boolean sameBytes(ByteBuf frame, int at, byte[] expected) {
+        if (at + expected.length > frame.writerIndex()) {
+            return false;
+        }
+        for (int i = 0; i < expected.length; i++) {
+            if (frame.getByte(at + i) != expected[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The client's COM_STMT_PREPARE: Sluice sends it on the bound connection as its own exchange, records the
+     * statement under an id of the session's, and relays the response with that id in place of the server's.
+     */
+    private void prepare(ByteBuf frame) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        String sql = frame.toString(base + 1, frame.writerIndex() - base - 1, StandardCharsets.ISO_8859_1);
+        int statementFlags = QuerySniffer.sniff(frame, base + 1, frame.writerIndex());
+        BackendConnection on = backend;
+        stalled = true;
+        on.exchangeWhileBound(frame, ResponseTracker.EXPECT_PREPARE, (packets, failure) -> {
+            stalled = false;
+            if (failure != null || phase == Phase.CLOSED) {
+                releasePackets(packets);
+                exchangeFailed(on, failure);
+                return;
+            }
+            ByteBuf first = packets.get(0);
+            int at = first.readerIndex() + Packets.HEADER_SIZE;
+            if (first.getUnsignedByte(at) == Packets.OK_HEADER && first.readableBytes() >= Packets.HEADER_SIZE + 9) {
+                int serverId = first.getIntLE(at + 1);
+                int parameters = first.getUnsignedShortLE(at + 7);
+                on.statements().put(sql, serverId, parameters, on::closeStatement);
+                PreparedStatement statement = new PreparedStatement(++nextStatementId, sql, parameters);
+                if (statements == null) {
+                    statements = new IntObjectHashMap<>();
+                }
+                statements.put(statement.clientId(), statement);
+                lastPrepared = statement;
+                first.setIntLE(at + 1, statement.clientId());
+                if (statementFlags != 0) {
+                    pinFor(statementFlags); // a prepared SET @v = ? or GET_LOCK(?) pins like its text would
+                }
+            }
+            for (ByteBuf packet : packets) {
+                channel.write(packet, channel.voidPromise());
+            }
+            channel.flush();
+            pump();
+        });
+    }
+
+    /** Prepares, on the bound connection, a statement the session prepared on another one. */
+    private void prepareAgain(PreparedStatement statement) {
+        byte[] sql = statement.sql().getBytes(StandardCharsets.ISO_8859_1);
+        ByteBuf command = Packets.startFrame(channel.alloc(), 1 + sql.length);
+        command.writeByte(Command.COM_STMT_PREPARE);
+        command.writeBytes(sql);
+        Packets.finishFrame(command, 0);
+        BackendConnection on = backend;
+        stalled = true;
+        on.exchangeWhileBound(command, ResponseTracker.EXPECT_PREPARE, (packets, failure) -> {
+            stalled = false;
+            if (failure != null || phase == Phase.CLOSED) {
+                releasePackets(packets);
+                exchangeFailed(on, failure);
+                return;
+            }
+            try {
+                ByteBuf first = packets.get(0);
+                int at = first.readerIndex() + Packets.HEADER_SIZE;
+                if (first.getUnsignedByte(at) == Packets.OK_HEADER
+                        && first.readableBytes() >= Packets.HEADER_SIZE + 9) {
+                    on.statements().put(statement.sql(), first.getIntLE(at + 1), first.getUnsignedShortLE(at + 7),
+                            on::closeStatement);
+                } else {
+                    // It no longer prepares (a table was dropped since): the waiting command gets the server's error.
+                    BackendError error = Packets.parseErr(Packets.payload(first));
+                    Queued waiting = queued.poll();
+                    int sequenceId = Packets.sequenceId(waiting.frame(), waiting.frame().readerIndex()) + 1;
+                    waiting.frame().release();
+                    if (waiting.expect() != 0) {
+                        channel.writeAndFlush(Packets.err(channel.alloc(), sequenceId, error.code(), error.sqlState(),
+                                error.message()), channel.voidPromise());
+                    }
+                }
+            } finally {
+                releasePackets(packets);
+            }
+            pump();
+        });
+    }
+
+    private static void releasePackets(List<ByteBuf> packets) {
+        if (packets != null) {
+            packets.forEach(ByteBuf::release);
+        }
+    }
+
+    /** Sluice's own exchange on the session's connection failed: the connection is gone. */
+    private void exchangeFailed(BackendConnection on, Throwable failure) {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        if (backend == on) {
+            backend = null;
+        }
+        String message = "Lost connection to backend '" + on.dataSourceName() + "' (" + on.address() + ")";
+        log.warn("client {}: {}: {}", channel.remoteAddress(), message, failure == null ? "" : failure.toString());
+        failAndClose(lastSequenceId + 1, ErrorCode.CR_SERVER_LOST, message + " during query");
+    }
+
+    @Override
+    public ResponseTracker.StateListener stateListener() {
+        return multiplexing ? this : null;
+    }
+
+    @Override
+    public void onOk(long insertId) {
+        if (insertId != 0 && !stalled) {
+            lastInsertId = insertId;
+        }
+    }
+
+    @Override
+    public void onSessionState(byte[] okPayload) {
+        if (!stalled) { // Sluice's own exchanges change nothing the session set
+            SessionTrackers.read(okPayload, this);
+        }
+    }
+
+    @Override
+    public void onUntrackedStateChange() {
+        if (!stalled && (sniffed & (QuerySniffer.USER_VARIABLE | QuerySniffer.TEMPORARY | QuerySniffer.SQL_PREPARE
+                | QuerySniffer.GET_LOCK | QuerySniffer.LOCK_TABLES)) == 0) {
+            pin(PinReason.SESSION_STATE);
+        }
+    }
+
+    @Override
+    public void onSystemVariable(String name, String value) {
+        if (name.regionMatches(true, 0, "session_track", 0, 13)) {
+            pin(PinReason.SESSION_TRACKERS); // the trackers Sluice relies on changed: follow no further
+            return;
+        }
+        variables.put(name, value);
+        if (backend != null) {
+            backend.variables().put(name, value);
+        }
+    }
+
+    @Override
+    public void onSchema(String newSchema) {
+        schema = newSchema;
+        requestedSchema = newSchema;
+        if (backend != null) {
+            backend.schemaChanged(newSchema);
+        }
+    }
+
+    @Override
+    public void onEnd(boolean stateChanged, boolean described) {
+        if (stateChanged && !described && (sniffed & (QuerySniffer.USER_VARIABLE | QuerySniffer.TEMPORARY
+                | QuerySniffer.SQL_PREPARE | QuerySniffer.GET_LOCK | QuerySniffer.LOCK_TABLES)) == 0) {
+            pin(PinReason.SESSION_STATE);
+        }
     }
 
     // ---- events from the backend ----------------------------------------------------------------------------
@@ -827,7 +1415,11 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         if (backend != null) {
             BackendConnection lent = backend;
             backend = null;
-            pool.release(lent);
+            if (multiplexing && canGiveBack()) {
+                pool.giveBack(lent); // its state is tracked: the next session makes it its own, no reset needed
+            } else {
+                pool.release(lent);
+            }
         }
         if (assigned != null) {
             context.group().sessionEnded(assigned);
@@ -919,6 +1511,13 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     @Override
     public void onResponseComplete() {
+        if (multiplexing && canGiveBack()) {
+            // The transaction (or autocommit statement) is over: the connection goes back once this response has
+            // been written to the client, as it is; the next one this session takes gets its variables.
+            BackendConnection done = backend;
+            backend = null;
+            done.detachWhenRelayed();
+        }
         if (closeWhenIdle) {
             // After the relay has written this response's last bytes: this runs inside the tracker's scan.
             channel.eventLoop().execute(this::closeIfIdle);
@@ -978,8 +1577,9 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         } else {
             state = "idle";
         }
+        PinReason pin = pinnedBy();
         return new SessionSnapshot(connectionId, user, channel == null ? null : String.valueOf(channel.remoteAddress()),
-                dataSource, schema, state, connectedAtMillis);
+                dataSource, schema, state, connectedAtMillis, pin == null ? null : pin.label());
     }
 
     /** The event loop this session runs on, where {@link #snapshot()} must be called. */

@@ -28,6 +28,7 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPoin
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.BackendSnapshot;
+import io.sluice.frontend.PinReason;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.frontend.FrontendContext;
@@ -91,6 +92,15 @@ public final class SluiceMetrics implements AutoCloseable {
                 .tag("reason", "shutdown").description("Client connections refused").register(registry);
         FunctionCounter.builder("sluice.client.auth.failures", context, FrontendContext::authenticationFailures)
                 .description("Logins refused for a wrong password or an unknown user").register(registry);
+        if (context.pooling().multiplexing()) {
+            for (PinReason reason : PinReason.values()) {
+                FunctionCounter.builder("sluice.session.pins", context, c -> c.pins(reason))
+                        .tag("reason", reason.label())
+                        .description("Sessions pinned to their backend connection between transactions "
+                                + "(pooling: TRANSACTION), by what pinned them")
+                        .register(registry);
+            }
+        }
         Gauge.builder("sluice.draining", () -> draining.getAsBoolean() ? 1 : 0)
                 .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);
 

@@ -12,6 +12,8 @@ public final class ServerStatus {
     public static final int SERVER_STATUS_AUTOCOMMIT = MySQLStatusFlag.SERVER_STATUS_AUTOCOMMIT.getValue();
     public static final int SERVER_MORE_RESULTS_EXISTS = MySQLStatusFlag.SERVER_MORE_RESULTS_EXISTS.getValue();
     public static final int SERVER_STATUS_CURSOR_EXISTS = MySQLStatusFlag.SERVER_STATUS_CURSOR_EXISTS.getValue();
+    /** The OK packet carries session state information (CLIENT_SESSION_TRACK): trackers reported a change. */
+    public static final int SERVER_SESSION_STATE_CHANGED = 0x4000;
     public static final int SERVER_STATUS_LAST_ROW_SENT = MySQLStatusFlag.SERVER_STATUS_LAST_ROW_SENT.getValue();
 
     private ServerStatus() {

@@ -61,6 +61,28 @@ public final class ResponseTracker {
         void onOutcome(int errorCode, long affectedRows, long rows, long statementId);
     }
 
+    /**
+     * Told about the session state a backend connection reports, for transaction pooling ({@link #followState}).
+     * Called on the event loop, in stream order, before {@link Listener#onResponseComplete()} of the same response.
+     */
+    public interface StateListener {
+        /**
+         * An OK packet went past.
+         *
+         * @param lastInsertId its last-insert-id field (0 when the statement generated none)
+         */
+        void onOk(long lastInsertId);
+
+        /**
+         * An OK packet with {@code SERVER_SESSION_STATE_CHANGED}: its whole payload, copied (a new array the callee
+         * may keep). Such packets answer SET, USE and the like, not the statements of a busy workload.
+         */
+        void onSessionState(byte[] okPayload);
+
+        /** An EOF packet said the session state changed, but EOF packets cannot say how. */
+        void onUntrackedStateChange();
+    }
+
     private enum State {
         /** Nothing expected: any packet is a protocol violation. */
         IDLE,
@@ -109,6 +131,12 @@ public final class ResponseTracker {
 
     // Traffic capture: null unless the session is captured, so the relay pays one null check per packet classified.
     private OutcomeListener outcomes;
+
+    // Transaction pooling: null in SESSION pooling, so the relay pays one null check per OK packet.
+    private StateListener stateListener;
+    /** The OK packet being read carries session state: its payload, filled as it streams past. */
+    private byte[] statePayload;
+    private int stateFill;
     private int outcomeError;
     private long outcomeAffectedRows;
     private long outcomeRows;
@@ -177,6 +205,11 @@ public final class ResponseTracker {
         outcomeStatementId = 0;
     }
 
+    /** Starts (or, with {@code null}, stops) reporting session state changes and last-insert ids. */
+    public void followState(StateListener listener) {
+        stateListener = listener;
+    }
+
     /** The listener set by {@link #summarize}, or {@code null}. */
     public OutcomeListener outcomeListener() {
         return outcomes;
@@ -233,6 +266,10 @@ public final class ResponseTracker {
                 }
             } else {
                 n = Math.min(payloadRemaining, end - i);
+                if (statePayload != null) {
+                    buf.getBytes(i, statePayload, stateFill, n);
+                    stateFill += n;
+                }
             }
             i += n;
             payloadRemaining -= n;
@@ -289,6 +326,11 @@ public final class ResponseTracker {
     private void endPacket() {
         headerFill = 0;
         headerValue = 0;
+        if (statePayload != null) {
+            byte[] payload = statePayload;
+            statePayload = null;
+            stateListener.onSessionState(payload);
+        }
         if (completedInPacket) {
             completedInPacket = false;
             listener.onResponseComplete();
@@ -312,6 +354,9 @@ public final class ResponseTracker {
                 if (first == Packets.OK_HEADER) {
                     if (outcomes != null) {
                         outcomeAffectedRows += okAffectedRows();
+                    }
+                    if (stateListener != null) {
+                        okForState();
                     }
                     endOfResult(okStatus());
                 } else if (first == Packets.ERR_HEADER) {
@@ -346,6 +391,13 @@ public final class ResponseTracker {
                 break;
             case ROWS:
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
+                    if (stateListener != null) {
+                        if (deprecateEof) {
+                            okForState();
+                        } else if ((eofStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
+                            stateListener.onUntrackedStateChange();
+                        }
+                    }
                     endOfResult(deprecateEof ? okStatus() : eofStatus());
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
@@ -398,6 +450,9 @@ public final class ResponseTracker {
                 break;
             case SINGLE:
                 if (first == Packets.OK_HEADER) {
+                    if (stateListener != null) {
+                        okForState();
+                    }
                     serverStatus = okStatus();
                     if (outcomes != null) {
                         outcomeAffectedRows += okAffectedRows();
@@ -498,6 +553,36 @@ public final class ResponseTracker {
             responseStarted = false;
         }
         completedInPacket = true;
+    }
+
+    /**
+     * Reports an OK packet to the state listener, and starts copying its payload when it carries session state. The
+     * head holds the bytes read so far; the rest are copied as {@link #scan} passes them.
+     */
+    private void okForState() {
+        int insertIdAt = 1 + lenencSize(1);
+        stateListener.onOk(insertIdAt < headFill ? lenencAt(insertIdAt) : 0);
+        if ((okStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
+            statePayload = new byte[payloadLength];
+            System.arraycopy(head, 0, statePayload, 0, headFill);
+            stateFill = headFill;
+        }
+    }
+
+    /** A length-encoded integer in the head, 0 when it is cut off. */
+    private long lenencAt(int pos) {
+        int size = lenencSize(pos);
+        if (size == 1) {
+            return head[pos] & 0xFF;
+        }
+        if (pos + size > headFill) {
+            return 0;
+        }
+        long value = 0;
+        for (int k = size - 1; k >= 1; k--) {
+            value = value << 8 | (head[pos + k] & 0xFF);
+        }
+        return value;
     }
 
     /** Affected rows of an OK packet in the head, 0 when the packet is too short to hold them. */

@@ -1,0 +1,133 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.frontend.SessionSnapshot;
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.LeakDetection;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.TestMariaDb;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Transaction pooling end to end, through real drivers: sessions share two server connections, each keeps the
+ * variables it set and none sees another's, and user variables pin a session to its connection.
+ */
+@ExtendWith(LeakDetection.class)
+class TransactionPoolingTest {
+
+    private static ProxyUnderTest proxy;
+    private static String db;
+
+    @BeforeAll
+    static void start() {
+        TestMariaDb mariaDb = TestMariaDb.get();
+        proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(2).start();
+        db = mariaDb.createDatabase("sluice_it_txpool");
+        mariaDb.execute("CREATE TABLE " + db + ".t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20) NOT NULL)");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+        TestMariaDb.get().dropDatabase(db);
+    }
+
+    /** MySQL Connector/J asks for CLIENT_SESSION_TRACK only with trackSessionState=true; without it, it is pinned. */
+    private static String params(JdbcDriver driver, String more) {
+        String track = driver == JdbcDriver.MYSQL ? "trackSessionState=true" : "";
+        return more.isEmpty() ? track : track.isEmpty() ? more : track + "&" + more;
+    }
+
+    private static String one(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            assertThat(rs.next()).isTrue();
+            return rs.getString(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void sessionsShareConnectionsAndKeepTheirOwnVariables(JdbcDriver driver) throws Exception {
+        List<Connection> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 6; i++) {
+                clients.add(proxy.connect(driver, db, params(driver, "")));
+            }
+            for (int i = 0; i < clients.size(); i++) {
+                try (Statement s = clients.get(i).createStatement()) {
+                    s.execute("SET time_zone = '+0" + i + ":00'");
+                }
+            }
+            Set<String> serverConnections = new HashSet<>();
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < clients.size(); i++) {
+                    Connection c = clients.get(i);
+                    assertThat(one(c, "SELECT @@time_zone")).isEqualTo("+0" + i + ":00");
+                    serverConnections.add(one(c, "SELECT CONNECTION_ID()"));
+                }
+            }
+            assertThat(serverConnections).hasSizeLessThanOrEqualTo(2);
+            assertThat(proxy.sluice().backends().get(0).openConnections()).isLessThanOrEqualTo(2);
+            for (SessionSnapshot s : proxy.sluice().sessions()) {
+                assertThat(s.pinnedBy()).isNull();
+            }
+        } finally {
+            for (Connection c : clients) {
+                c.close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void userVariablePins(JdbcDriver driver) throws Exception {
+        try (Connection a = proxy.connect(driver, db, params(driver, ""));
+                Connection b = proxy.connect(driver, db, params(driver, ""))) {
+            try (Statement s = a.createStatement()) {
+                s.execute("SET @mine = 42");
+            }
+            assertThat(one(b, "SELECT @mine")).isNull();
+            assertThat(one(a, "SELECT @mine")).isEqualTo("42");
+            assertThat(proxy.sluice().sessions()).extracting(SessionSnapshot::pinnedBy).contains("user_variable");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void preparedStatementsFollowTheSession(JdbcDriver driver) throws Exception {
+        String params = params(driver, driver == JdbcDriver.MYSQL ? "useServerPrepStmts=true&cachePrepStmts=true"
+                : "useServerPrepStmts=true");
+        try (Connection a = proxy.connect(driver, db, params); Connection b = proxy.connect(driver, db, params)) {
+            try (PreparedStatement insert = a.prepareStatement("INSERT INTO t (v) VALUES (?)");
+                    PreparedStatement select = b.prepareStatement("SELECT v FROM t WHERE id = ?")) {
+                for (int i = 0; i < 20; i++) {
+                    insert.setString(1, "row" + i);
+                    assertThat(insert.executeUpdate()).isEqualTo(1);
+                    long id = Long.parseLong(one(a, "SELECT LAST_INSERT_ID()"));
+                    select.setLong(1, id);
+                    try (ResultSet rs = select.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getString(1)).isEqualTo("row" + i);
+                    }
+                    one(b, "SELECT CONNECTION_ID()");
+                }
+            }
+        }
+    }
+}
