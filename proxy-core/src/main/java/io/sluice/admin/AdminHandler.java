@@ -200,16 +200,25 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (verbose) {
             List<SessionSnapshot> sessions = sluice.sessions();
             Map<String, Integer> byState = new TreeMap<>();
+            Map<String, Integer> byPin = new TreeMap<>();
             json.name("sessions").beginArray();
             for (SessionSnapshot session : sessions) {
                 byState.merge(session.state(), 1, Integer::sum);
+                if (session.pinnedBy() != null) {
+                    byPin.merge(session.pinnedBy(), 1, Integer::sum);
+                }
                 json.beginObject().member("id", session.id()).member("user", session.user())
                         .member("client", session.client()).member("backend", session.backend())
                         .member("schema", session.schema()).member("state", session.state())
-                        .member("connectedAt", session.connectedAtMillis()).endObject();
+                        .member("connectedAt", session.connectedAtMillis())
+                        .member("pinnedBy", session.pinnedBy()).endObject();
             }
             json.endArray().name("byState").beginObject();
             byState.forEach(json::member);
+            json.endObject();
+            // Transaction pooling: why sessions keep their backend connection between transactions.
+            json.name("byPinReason").beginObject();
+            byPin.forEach(json::member);
             json.endObject();
         }
         return json.endObject().toString();

@@ -207,7 +207,30 @@ class ConfigYamlTest {
                   sql-show: true
                 """, "config.yaml line 3: props: unknown key "
                 + "(expected: one of databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck, "
-                + "admin, metrics, shutdown, slowQueryLog, reload)");
+                + "admin, metrics, shutdown, slowQueryLog, reload, pooling)");
+    }
+
+    @Test
+    void readsTransactionPooling() {
+        ProxyConfig config = parse("""
+                dataSources:
+                  ds_0: {url: "jdbc:mysql://h/d", username: u}
+                pooling:
+                  mode: transaction
+                  preparedStatementCacheSize: 32
+                """);
+        assertThat(config.pooling()).isEqualTo(new PoolingConfig(PoolingMode.TRANSACTION, 32));
+        assertThat(parse("""
+                dataSources:
+                  ds_0: {url: "jdbc:mysql://h/d", username: u}
+                """).pooling()).isEqualTo(PoolingConfig.defaults());
+        assertThatThrownBy(() -> parse("""
+                dataSources:
+                  ds_0: {url: "jdbc:mysql://h/d", username: u}
+                pooling: {mode: statement}
+                """)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("config.yaml line 3: pooling.mode: ")
+                .hasMessageContaining("SESSION").hasMessageContaining("TRANSACTION");
     }
 
     @Test
@@ -304,7 +327,8 @@ class ConfigYamlTest {
                 - just
                 - a list
                 """, "config.yaml line 1: (top level): a list (expected: a mapping of databaseName, dataSources, "
-                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, reload)");
+                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, reload, "
+                + "pooling)");
     }
 
     @Test
