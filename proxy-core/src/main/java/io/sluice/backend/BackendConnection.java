@@ -871,6 +871,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private void releaseSlot() {
         if (!slotReleased) {
             slotReleased = true;
+            pool.slotReleasedHere();
             try {
                 pool.parent().slotFreed();
             } catch (RejectedExecutionException e) {

@@ -319,9 +319,18 @@ public final class BackendPool {
     void reclaimIdleElsewhere(EventLoopPool requester) {
         for (EventLoopPool pool : loops) {
             if (pool != requester) {
-                pool.loop().execute(pool::retireOneIdle);
+                pool.loop().execute(pool::yieldIdleSlot);
             }
         }
+    }
+
+    /**
+     * A loop's fair part of {@code maxPoolSize}. In transaction pooling a connection is idle for moments between
+     * transactions; a loop at or under its share keeps such connections rather than closing them for another loop's
+     * waiters, which would turn every give-back into a new backend login.
+     */
+    int fairShare() {
+        return (dataSource.maxPoolSize() + loops.length - 1) / loops.length;
     }
 
     /** Closes every idle connection; waits up to {@code timeoutMillis} for the loops to do it. */

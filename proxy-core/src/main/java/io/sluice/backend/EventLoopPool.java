@@ -36,6 +36,10 @@ public final class EventLoopPool {
     private volatile int idleSize;
     private SessionKey lastKey;
     private ScheduledFuture<?> housekeeping;
+    /** Pooled connections of this loop that hold a slot: logging in, idle or lent. Read and written on the loop. */
+    private int openHere;
+    /** {@link #serveWaiters()} is running (it may be re-entered through a served session's listener). */
+    private boolean serving;
 
     private record Waiter(SessionKey key, String schema, Promise<BackendConnection> promise,
             ScheduledFuture<?> timeout) {
@@ -175,6 +179,7 @@ public final class EventLoopPool {
     }
 
     private void open(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        openHere++;
         log.debug("opening a connection to {} for schema {} ({} open)", address(), schema, parent.openConnections());
         connect(key, schema, promise, dataSource().connectionTimeoutMilliseconds(), true);
     }
@@ -267,35 +272,48 @@ public final class EventLoopPool {
         idleChanged();
         log.debug("{} is idle in the pool", connection);
         serveWaiters();
-        if (waiters.isEmpty() && parent.hasWaiters() && idle.remove(connection)) {
+        if (waiters.isEmpty() && parent.hasWaiters() && overShareOrNotMultiplexing() && idle.remove(connection)) {
             // A session waits on another loop, which this connection cannot serve: free its slot for that loop.
             idleChanged();
             connection.close();
         }
     }
 
-    /** Serves waiting sessions from idle connections or new ones while slots allow. Runs on the loop. */
+    /**
+     * Serves waiting sessions from idle connections or new ones while slots allow. Runs on the loop. A served
+     * session's listener runs at once and may give a connection back (transaction pooling), which calls this again:
+     * that inner call returns at once, and this loop serves the next waiter with the connection it gave back.
+     */
     void serveWaiters() {
-        while (!waiters.isEmpty()) {
-            Waiter waiter = waiters.peek();
-            if (waiter.promise().isDone()) {
-                dequeue();
-                continue;
+        if (serving) {
+            return;
+        }
+        serving = true;
+        try {
+            while (!waiters.isEmpty()) {
+                Waiter waiter = dequeue(); // before its promise completes: its listener may come back here
+                if (waiter.promise().isDone()) {
+                    continue;
+                }
+                if (serveFromIdle(waiter.key(), waiter.schema(), waiter.promise())) {
+                    waiter.timeout().cancel(false);
+                    continue;
+                }
+                if (!idle.isEmpty()) {
+                    // Only connections of another key or schema are idle here: retire one to make room.
+                    idle.pollLast().close();
+                    idleChanged();
+                }
+                if (!parent.tryReserve()) {
+                    waiters.addFirst(waiter); // still first in line
+                    parent.waiterAdded();
+                    return;
+                }
+                waiter.timeout().cancel(false);
+                open(waiter.key(), waiter.schema(), waiter.promise());
             }
-            if (serveFromIdle(waiter.key(), waiter.schema(), waiter.promise())) {
-                dequeue().timeout().cancel(false);
-                continue;
-            }
-            if (!idle.isEmpty()) {
-                // Only connections of another key or schema are idle here: retire one to make room.
-                idle.pollLast().close();
-                idleChanged();
-            }
-            if (!parent.tryReserve()) {
-                return;
-            }
-            dequeue().timeout().cancel(false);
-            open(waiter.key(), waiter.schema(), waiter.promise());
+        } finally {
+            serving = false;
         }
     }
 
@@ -315,6 +333,32 @@ public final class EventLoopPool {
             idle.poll().close();
         }
         idleChanged();
+    }
+
+    /** A pooled connection of this loop gave its slot back (it closed, or never connected). */
+    void slotReleasedHere() {
+        openHere--;
+    }
+
+    private boolean overShareOrNotMultiplexing() {
+        return !parent.pooling().multiplexing() || openHere > parent.fairShare();
+    }
+
+    /**
+     * Another loop has sessions waiting: closes one idle connection to give its slot there. In transaction pooling,
+     * only when this loop holds more than its fair share or the connection has been idle for a second (a loop that
+     * really does not need it), not one that is idle only between two transactions.
+     */
+    void yieldIdleSlot() {
+        BackendConnection oldest = idle.peekLast();
+        if (oldest == null) {
+            return;
+        }
+        if (!overShareOrNotMultiplexing()
+                && System.nanoTime() - oldest.idleSinceNanos() < TimeUnit.SECONDS.toNanos(1)) {
+            return;
+        }
+        retireOneIdle();
     }
 
     /** Closes one idle connection, if any, to give its slot to another loop. */

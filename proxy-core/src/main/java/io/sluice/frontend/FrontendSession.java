@@ -667,9 +667,13 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     private void tryAcquire(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
         acquiring = true;
-        suspendReading(SUSPEND_ACQUIRING);
         EventLoopPool from = pool;
         Future<BackendConnection> acquired = from.acquire(key, schema);
+        if (!acquired.isDone()) {
+            // Reading stops only while a connection is really awaited: an idle one (the usual case in transaction
+            // pooling, once per transaction) is bound at once, without two epoll_ctl calls to stop and resume.
+            suspendReading(SUSPEND_ACQUIRING);
+        }
         acquired.addListener(f -> {
             acquiring = false;
             if (phase == Phase.CLOSED) {

@@ -1,12 +1,16 @@
 package io.sluice.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.frontend.SessionSnapshot;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.TestMariaDb;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,8 +20,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -91,6 +100,41 @@ class TransactionPoolingTest {
             for (Connection c : clients) {
                 c.close();
             }
+        }
+    }
+
+    /**
+     * The mariadb client (libmariadb, as sysbench uses) negotiates CLIENT_SESSION_TRACK, so it multiplexes: while it
+     * sleeps in a query, its session is not pinned, and its time zone survives connection switches.
+     */
+    @Test
+    void mariadbClientMultiplexes() throws Exception {
+        Path cli = Path.of("/usr/bin/mariadb");
+        assumeTrue(Files.isExecutable(cli), "no /usr/bin/mariadb");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Connection other = proxy.connect(JdbcDriver.MARIADB, db, "")) {
+            Future<String> output = pool.submit(() -> {
+                Process p = new ProcessBuilder(cli.toString(), "--no-defaults", "-h" + proxy.host(),
+                        "-P" + proxy.port(), "-u" + proxy.user(), "-p" + proxy.password(), "-D" + db, "-N", "-e",
+                        "SET time_zone = '+03:00'; SELECT SLEEP(1.5); SELECT @@time_zone;")
+                        .redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                p.waitFor(30, TimeUnit.SECONDS);
+                return out;
+            });
+            Set<String> pins = new HashSet<>();
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1200);
+            while (System.nanoTime() < until) {
+                one(other, "SELECT @@time_zone"); // takes the other connection in between
+                for (SessionSnapshot s : proxy.sluice().sessions()) {
+                    pins.add(String.valueOf(s.pinnedBy()));
+                }
+                Thread.sleep(50);
+            }
+            assertThat(output.get(30, TimeUnit.SECONDS)).isEqualTo("0\n+03:00\n");
+            assertThat(pins).containsOnly("null");
+        } finally {
+            pool.shutdownNow();
         }
     }
 
