@@ -9,6 +9,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.config.DataSourceConfig;
+import io.sluice.multiplexing.SessionVariables;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Objects;
@@ -108,6 +109,23 @@ public final class EventLoopPool {
             });
         }
         return promise;
+    }
+
+    /**
+     * Transaction pooling's fast path, taken once per transaction: the most recently used idle connection, if it has
+     * this key, schema and session variables, without a promise or a listener. {@code null} otherwise: then
+     * {@link #acquire} does the rest. Must be called on {@link #loop()}.
+     */
+    public BackendConnection pollIdle(SessionKey key, String schema, SessionVariables variables) {
+        BackendConnection first = idle.peekFirst();
+        if (first == null || !first.key().equals(key) || !Objects.equals(first.schema(), schema)
+                || !first.variables().matches(variables) || !waiters.isEmpty()) {
+            return null;
+        }
+        idle.pollFirst();
+        idleChanged();
+        parent.acquired(0);
+        return first;
     }
 
     /**

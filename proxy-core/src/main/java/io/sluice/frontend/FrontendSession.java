@@ -666,6 +666,13 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     }
 
     private void tryAcquire(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
+        if (multiplexing) {
+            BackendConnection idle = pool.pollIdle(key, schema, variables);
+            if (idle != null) {
+                bound(idle, onReady); // the usual case, once per transaction: nothing to wait for, nothing to sync
+                return;
+            }
+        }
         acquiring = true;
         EventLoopPool from = pool;
         Future<BackendConnection> acquired = from.acquire(key, schema);
