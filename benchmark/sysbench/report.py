@@ -19,6 +19,13 @@ load against QPS of the same target without it (idle_0 / churn_0 of the same rou
 proxy RSS, and the server connections the side load made the target open, checked
 against the issue's targets for Sluice. skipped.csv (points a target could not reach on
 this machine) is listed too.
+
+Transaction pooling (issue #8): target sluice_tx is a second Sluice with pooling TRANSACTION (and
+the sluice leg may run with --pooling transaction, column `pooling`). Every run also carries
+MariaDB's server connections: server_conns_start / server_conns_max (Threads_connected at the start
+and its maximum, sampled about once a second, the sampler's own connection subtracted) and
+backend_handshakes (the Connections delta over the run, the harness's own queries subtracted). For a
+TRANSACTION leg the report checks that the server connections it added stayed within its maxPoolSize.
 """
 import csv
 import json
@@ -26,13 +33,15 @@ import os
 import statistics
 import sys
 
-TARGETS = ["direct", "haproxy", "sluice", "sluice_capture"]
-RATIOS = [("haproxy", "direct"), ("sluice", "direct"), ("sluice", "haproxy"), ("sluice_capture", "sluice")]
+TARGETS = ["direct", "haproxy", "sluice", "sluice_tx", "sluice_capture"]
+RATIOS = [("haproxy", "direct"), ("sluice", "direct"), ("sluice", "haproxy"), ("sluice_tx", "haproxy"),
+          ("sluice_tx", "sluice"), ("sluice_capture", "sluice")]
 NUMERIC = ["threads", "repeat", "time_s", "exit_code", "queries", "qps", "tps", "avg_ms", "p95_ms",
            "errors", "reconnects", "proxy_cpu_s", "proxy_cpu_s_per_kq", "proxy_rss_kb",
            "proxy_rss_max_kb", "db_cpu_s_per_kq", "loadavg1",
            "side_n", "side_ok", "side_failed", "side_dropped", "side_p50_ms", "side_p95_ms", "side_rate",
-           "db_new_conns", "db_rss_kb"]
+           "db_new_conns", "db_rss_kb", "max_pool_size", "server_conns_start", "server_conns_max",
+           "backend_handshakes", "proxy_backend_conns_max", "proxy_backend_opened"]
 # The issue's targets (workloads c and d), checked for Sluice.
 C_RSS_MAX_MIB = 300        # Sluice RSS with 15,000 idle connections, -Xmx512m
 C_QPS_RATIO_MIN = 0.98     # point_select QPS with the idle connections / without
@@ -54,6 +63,55 @@ def num(v):
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
+
+
+def label(target, pooling):
+    """Target name with its pooling mode for Sluice legs: 'sluice (session)', 'sluice_tx (transaction)'."""
+    return f"{target} ({pooling})" if pooling else target
+
+
+def conns(runs):
+    """Server-connection figures of a set of runs (rows): medians, the largest maximum, and for a TRANSACTION
+    leg whether the connections it added (max - start) stayed within maxPoolSize in every run."""
+    runs = list(runs)
+    pooling = next((r.get("pooling") for r in runs if r.get("pooling")), "")
+    pool = next((r.get("max_pool_size") for r in runs if r.get("max_pool_size") is not None), None)
+    added = [r["server_conns_max"] - r["server_conns_start"] for r in runs
+             if r.get("server_conns_max") is not None and r.get("server_conns_start") is not None]
+    own = [r["proxy_backend_conns_max"] for r in runs if r.get("proxy_backend_conns_max") is not None]
+    # the check: Sluice's own count when /metrics answered (exact), else the server-wide increase
+    peak = max(own) if own else max(added, default=None)
+    within = None
+    if pooling == "transaction" and pool is not None and peak is not None:
+        within = peak <= pool
+    return {
+        "pooling": pooling,
+        "max_pool_size": pool,
+        "server_conns_start_median": median([r.get("server_conns_start") for r in runs]),
+        "server_conns_max_median": median([r.get("server_conns_max") for r in runs]),
+        "server_conns_max_max": max([r["server_conns_max"] for r in runs if r.get("server_conns_max") is not None],
+                                    default=None),
+        "server_conns_added_max": max(added, default=None),
+        "backend_handshakes_median": median([r.get("backend_handshakes") for r in runs]),
+        "proxy_backend_conns_max_max": max(own, default=None),
+        "proxy_backend_opened_median": median([r.get("proxy_backend_opened") for r in runs]),
+        "pool_peak": peak,
+        "within_pool": within,
+    }
+
+
+def conns_cells(c):
+    """'max (start)', handshakes, Sluice's own 'max / opened', and the pool check for a TRANSACTION leg."""
+    srv = fmt(c["server_conns_max_max"])
+    if c["server_conns_start_median"] is not None:
+        srv += f" ({fmt(c['server_conns_start_median'])})"
+    own = "-"
+    if c["proxy_backend_conns_max_max"] is not None or c["proxy_backend_opened_median"] is not None:
+        own = f"{fmt(c['proxy_backend_conns_max_max'])} / {fmt(c['proxy_backend_opened_median'])}"
+    check = "-"
+    if c["within_pool"] is not None:
+        check = f"{mark(c['within_pool'])} {fmt(c['pool_peak'])} ≤ {fmt(c['max_pool_size'])}"
+    return [srv, fmt(c["backend_handshakes_median"]), own, check]
 
 
 def load(folder):
@@ -118,6 +176,7 @@ def sideload(rows, kind):
             "db_new_conns_median": median([r.get("db_new_conns") for r in runs.values()]),
             "db_new_conns_sum": sum((r.get("db_new_conns") or 0) for r in runs.values()),
             "loadavg1_median": median([r.get("loadavg1") for r in runs.values()]),
+            **conns(runs.values()),
         })
     return out
 
@@ -139,13 +198,15 @@ def side_tables(c_rows, d_rows, skipped, meta):
         lines.append("")
         lines.append("| idle conns | target | connected (min) | QPS | QPS with / without idle (min–max) | p95 ms "
                      "| proxy RSS MiB (max) | proxy RSS MiB, 0 idle | new server conns | MariaDB RSS MiB "
-                     f"| Sluice: RSS ≤ {C_RSS_MAX_MIB} MiB, ratio ≥ {C_QPS_RATIO_MIN} |")
-        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+                     f"| Sluice: RSS ≤ {C_RSS_MAX_MIB} MiB, ratio ≥ {C_QPS_RATIO_MIN} "
+                     "| server conns max (start) | backend handshakes | Sluice's backend conns max / opened "
+                     "| TRANSACTION: peak ≤ maxPoolSize |")
+        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|")
         for g in c_rows:
             if g["n"] == 0:
                 continue
             check = "-"
-            if g["target"] == "sluice":
+            if g["target"] in ("sluice", "sluice_tx"):
                 rss_ok = None if g["proxy_rss_mib_median"] is None else g["proxy_rss_mib_median"] <= C_RSS_MAX_MIB
                 q_ok = None if not g["qps_ratio"] else g["qps_ratio"]["median"] >= C_QPS_RATIO_MIN
                 check = f"{mark(rss_ok)} {mark(q_ok)}"
@@ -159,9 +220,9 @@ def side_tables(c_rows, d_rows, skipped, meta):
             if g["proxy_rss_mib_max"] is not None:
                 rss += f" ({fmt(g['proxy_rss_mib_max'], 1)})"
             lines.append("| " + " | ".join([
-                f"{g['n']:,}", g["target"], conn, qps, ratio_cell(g["qps_ratio"]), fmt(g["p95_ms_median"], 2),
-                rss, fmt(g["proxy_rss_mib_base"], 1), fmt(g["db_new_conns_median"]),
-                fmt(g["db_rss_mib_median"], 1), check]) + " |")
+                f"{g['n']:,}", label(g["target"], g["pooling"]), conn, qps, ratio_cell(g["qps_ratio"]),
+                fmt(g["p95_ms_median"], 2), rss, fmt(g["proxy_rss_mib_base"], 1), fmt(g["db_new_conns_median"]),
+                fmt(g["db_rss_mib_median"], 1), check] + conns_cells(g)) + " |")
         lines.append("")
         lines.append("The ratio pairs each run with the same target's `idle_0` run of the same round. "
                      "Proxy RSS is VmRSS of the proxy pid, last sample while sysbench ran with the idle "
@@ -169,21 +230,28 @@ def side_tables(c_rows, d_rows, skipped, meta):
                      "`Connections` delta while the idle clients logged in: one per client for direct and "
                      "HAProxy; Sluice binds none for a client that names no schema and sends no command. "
                      f"Sluice's JVM options: `{meta.get('sluice_java_opts', '?')}`; the issue's targets apply "
-                     "at 15,000 idle connections with -Xmx512m.")
+                     "at 15,000 idle connections with -Xmx512m. "
+                     f"Idle clients named schema: `{meta.get('idle_db', 'none')}` (with a schema, a SESSION-mode "
+                     "Sluice holds one backend connection per idle client; TRANSACTION mode holds none while idle). "
+                     "Server conns max = MariaDB Threads_connected, maximum over the run including the idle "
+                     "logins (at its start in brackets); backend handshakes = MariaDB `Connections` delta over "
+                     "the same window.")
         lines.append("")
     if d_rows:
         lines.append("### d: connection churn during oltp_point_select")
         lines.append("")
         lines.append("| churn conn/s | target | churn ok / failed | achieved /s | churn p50 / p95 ms | QPS "
                      "| QPS with / without churn (min–max) | p95 ms | new server conns | per churn conn "
-                     f"| Sluice: ratio ≥ {D_QPS_RATIO_MIN}, new ≤ {D_NEW_CONNS_MAX_SHARE:.0%} |")
-        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+                     f"| Sluice: ratio ≥ {D_QPS_RATIO_MIN}, new ≤ {D_NEW_CONNS_MAX_SHARE:.0%} "
+                     "| server conns max (start) | backend handshakes (whole run) | Sluice's backend conns max / opened "
+                     "| TRANSACTION: peak ≤ maxPoolSize |")
+        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|")
         for g in d_rows:
             if g["n"] == 0:
                 continue
             share = (g["db_new_conns_sum"] / g["side_ok_sum"]) if g["side_ok_sum"] else None
             check = "-"
-            if g["target"] == "sluice":
+            if g["target"] in ("sluice", "sluice_tx"):
                 q_ok = None if not g["qps_ratio"] else g["qps_ratio"]["median"] >= D_QPS_RATIO_MIN
                 n_ok = None if share is None else share <= D_NEW_CONNS_MAX_SHARE
                 check = f"{mark(q_ok)} {mark(n_ok)}"
@@ -191,17 +259,18 @@ def side_tables(c_rows, d_rows, skipped, meta):
             if g["failed_runs"] or g["errors"]:
                 qps += f" ⚠ {g['failed_runs']} failed, {g['errors']} err"
             lines.append("| " + " | ".join([
-                f"{g['n']:,}", g["target"], f"{g['side_ok_sum']:,} / {g['side_failed_sum']:,}"
+                f"{g['n']:,}", label(g["target"], g["pooling"]), f"{g['side_ok_sum']:,} / {g['side_failed_sum']:,}"
                 + (" ⚠" if g["side_failed_sum"] else ""),
                 fmt(g["side_rate_median"], 1),
                 f"{fmt(g['side_p50_ms_median'], 2)} / {fmt(g['side_p95_ms_median'], 2)}", qps,
                 ratio_cell(g["qps_ratio"]), fmt(g["p95_ms_median"], 2), fmt(g["db_new_conns_median"]),
-                fmt(share, 3) if share is not None else "-", check]) + " |")
+                fmt(share, 3) if share is not None else "-", check] + conns_cells(g)) + " |")
         base = [g for g in d_rows if g["n"] == 0]
         if base:
             lines.append("")
             lines.append("Baseline (`churn_0`) new server connections in the same window, per target: "
-                         + ", ".join(f"{g['target']} {fmt(g['db_new_conns_median'])}" for g in base)
+                         + ", ".join(f"{label(g['target'], g['pooling'])} {fmt(g['db_new_conns_median'])}"
+                                     for g in base)
                          + " (other clients of the MariaDB server also count here).")
         lines.append("")
         lines.append("Churn runs from 1 s after sysbench starts to 1 s before it ends, so sysbench's own 16 "
@@ -209,7 +278,9 @@ def side_tables(c_rows, d_rows, skipped, meta):
                      "delta over that window (the harness's own status query subtracted), median over the "
                      "repeats; per churn conn = their sum / successful churn connections. Direct and HAProxy "
                      "open one server connection per churn connection; Sluice should take pooled ones. Churn "
-                     "latency = connect + login (with schema sbtest) + `SELECT 1` result.")
+                     "latency = connect + login (with schema sbtest) + `SELECT 1` result. Backend handshakes "
+                     "(whole run) also count what sysbench's connections cost at the start: one server connection "
+                     "per thread for direct and HAProxy, the pool's growth for Sluice.")
         lines.append("")
     if skipped:
         lines.append("### Points skipped (limits of this machine, not failures)")
@@ -246,6 +317,7 @@ def summarise(rows):
                     median([r["proxy_rss_kb"] for r in ok])),
                 "db_cpu_s_per_kq_median": median([r["db_cpu_s_per_kq"] for r in ok]),
                 "loadavg1_median": median([r.get("loadavg1") for r in runs.values()]),
+                **conns(runs.values()),
             }
         for num_t, den_t in RATIOS:
             a, b = by_target.get(num_t), by_target.get(den_t)
@@ -290,22 +362,33 @@ def tables(summary):
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("| workload | threads | target | QPS | avg ms | p95 ms | proxy CPU s / 1k queries "
-                 "| proxy RSS MiB | MariaDB CPU s / 1k queries | errors | load1 |")
-    lines.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+                 "| proxy RSS MiB | MariaDB CPU s / 1k queries | errors | load1 "
+                 "| server conns max (start) | backend handshakes | Sluice's backend conns max / opened "
+                     "| TRANSACTION: peak ≤ maxPoolSize |")
+    lines.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for g in summary:
         for t in present:
             s = g["targets"].get(t)
             if not s:
                 continue
             lines.append("| " + " | ".join([
-                g["workload"], str(g["threads"]), t, fmt(s["qps_median"]),
+                g["workload"], str(g["threads"]), label(t, s["pooling"]), fmt(s["qps_median"]),
                 fmt(s["avg_ms_median"], 2), fmt(s["p95_ms_median"], 2),
                 fmt(s["proxy_cpu_s_per_kq_median"], 4), fmt(s["proxy_rss_mib_median"], 1),
-                fmt(s["db_cpu_s_per_kq_median"], 4), str(s["errors"]), fmt(s["loadavg1_median"], 1)]) + " |")
+                fmt(s["db_cpu_s_per_kq_median"], 4), str(s["errors"]), fmt(s["loadavg1_median"], 1)]
+                + conns_cells(s)) + " |")
     lines.append("")
     lines.append("QPS and latencies are medians over the repeats; ratios are QPS ratios of repeats paired "
                  "by index, shown as median (min–max); load1 is the median 1-minute load average at the "
-                 "start of the runs (above the 2 cores means other work shared the machine).")
+                 "start of the runs (above the 2 cores means other work shared the machine). "
+                 "Server conns max = the largest MariaDB Threads_connected over the runs (sampled about once a "
+                 "second, the sampler's own connection subtracted; the median at the start of a run in brackets); "
+                 "backend handshakes = median delta of MariaDB's `Connections` over a run (connection attempts; "
+                 "the harness's own status queries subtracted). Both are server-wide: other clients of MariaDB "
+                 "count too. Sluice's backend conns max / opened = the leg's own /metrics "
+                 "(`sluice_backend_connections`, maximum over the run; `sluice_backend_connections_opened`, delta): "
+                 "exact, whatever else uses the server. For a TRANSACTION leg the peak (Sluice's own maximum, or "
+                 "without /metrics the increase of server conns over the start) is checked against maxPoolSize.")
     return "\n".join(lines)
 
 
@@ -323,7 +406,7 @@ def chart(summary, path, title):
         return False
     labels = [f"{g['workload']}\n{g['threads']} thr" for g in summary]
     colors = {"haproxy/direct": "#7f7f7f", "sluice/direct": "#1f77b4", "sluice/haproxy": "#ff7f0e",
-              "sluice_capture/sluice": "#2ca02c"}
+              "sluice_capture/sluice": "#2ca02c", "sluice_tx/haproxy": "#9467bd", "sluice_tx/sluice": "#8c564b"}
     width = min(0.8 / len(keys), 0.3)
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(summary) + 2), 4.5))
     for i, k in enumerate(keys):

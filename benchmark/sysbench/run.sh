@@ -28,8 +28,13 @@ MYSQL_USER=root
 MYSQL_PASSWORD=""
 HAPROXY_PORT=13306
 SLUICE_PORT=13307
+SLUICE_TX_PORT=13308  # target sluice_tx: a second Sluice with pooling TRANSACTION (issue #8)
 WORKER_THREADS=2
 SLUICE_DIST=""
+POOLING=session       # pooling.mode of the sluice leg (sluice_tx is always transaction)
+MAX_POOL_SIZE=""      # dataSources.ds_0.maxPoolSize; empty = 300, or the largest thread count if higher
+POOL_IDLE_MS=2000     # dataSources.ds_0.idleTimeoutMilliseconds: idle pooled connections close between runs
+IDLE_DB=auto          # workload c: schema the idle clients name at login; auto = sbtest with a TRANSACTION leg
 PS_MODE=auto          # sysbench --db-ps-mode: auto = server-side prepared statements
 SSL=0                 # --ssl: sysbench --mysql-ssl=on against Sluice, whose TLS is then required
 SSL_PROVIDER=AUTO     # Sluice server.tls.provider with --ssl: AUTO, OPENSSL or JDK
@@ -61,7 +66,19 @@ Compares sysbench QPS/latency directly against MariaDB, through HAProxy (tcp mod
 and through Sluice (from its distribution), interleaving the targets run by run.
 
 Targets and proxies
-  --targets LIST         comma list of direct,haproxy,sluice,sluice_capture [$TARGETS]
+  --targets LIST         comma list of direct,haproxy,sluice,sluice_tx,sluice_capture [$TARGETS]
+                         sluice_tx (also spelled sluice-tx): a second Sluice, started from
+                         the same distribution on --sluice-tx-port with pooling TRANSACTION,
+                         measured in the same rounds as sluice (SESSION vs TRANSACTION)
+  --pooling MODE         pooling.mode of the sluice leg: session|transaction [$POOLING]
+  --max-pool-size N      maxPoolSize of each Sluice leg's data source [300, or the largest
+                         thread count if higher]: the bound a TRANSACTION leg is checked
+                         against. A SESSION leg (one backend connection per client) is
+                         raised to threads + idle clients naming a schema + churn rate + 50
+  --pool-idle-timeout-ms N
+                         idleTimeoutMilliseconds of the data source [$POOL_IDLE_MS]: a leg's
+                         idle pooled connections close before the next leg runs, so they do
+                         not count in its server_conns_max (0 = keep them, Sluice's default)
   --capture              add target sluice_capture: the same Sluice with a traffic capture
                          running during each measured run (started and stopped through
                          bin/sluice-ctl and the admin API); sysbench reports every 10 s and
@@ -79,6 +96,7 @@ Targets and proxies
                          Metrics on vs off: run once without and once with a file holding
                          "metrics: {enabled: false}" (docs/benchmarks.md)
   --haproxy-port P       [$HAPROXY_PORT]      --sluice-port P   [$SLUICE_PORT]
+  --sluice-tx-port P     port of the sluice_tx leg                   [$SLUICE_TX_PORT]
   --mysql-port P         MariaDB port on 127.0.0.1                   [$MYSQL_PORT]
 
 Workloads
@@ -105,6 +123,11 @@ Workloads
   --ssl-provider P       Sluice server.tls.provider with --ssl: AUTO, OPENSSL or JDK [$SSL_PROVIDER]
   --idle-counts LIST     workload c: idle connections per point       [$IDLE_COUNTS]
   --idle-concurrency N   workload c: logins in flight while opening    [$IDLE_CONCURRENCY]
+  --idle-db DB|none|auto workload c: schema the idle clients name at login [$IDLE_DB]
+                         auto = sbtest when a leg pools by TRANSACTION (sluice_tx or
+                         --pooling transaction), so that a SESSION leg holds one backend
+                         connection per idle client as it would for an application;
+                         none otherwise (Sluice binds no backend for a schema-less login)
   --churn-rates LIST     workload d: connections opened+closed per s   [$CHURN_RATES]
 
 Data
@@ -126,6 +149,10 @@ Long connections (c) and short connections (d), full runs:
   benchmark/sysbench/run.sh --workloads d
 Points a target cannot reach within this machine's open-files limits (e.g. HAProxy needs 2 fds
 per connection) are skipped, logged, and listed in skipped.csv and the report.
+
+Transaction pooling (issue #8), SESSION vs TRANSACTION in one run:
+  benchmark/sysbench/run.sh --workloads c --idle-counts 15000 --threads 64 --targets sluice,sluice_tx --max-pool-size 64 --idle-db sbtest
+  benchmark/sysbench/run.sh --workloads d --churn-rates 300 --targets direct,sluice,sluice_tx --max-pool-size 64
 EOF
 }
 
@@ -142,6 +169,11 @@ while [[ $# -gt 0 ]]; do
     --worker-threads) WORKER_THREADS=$2; shift 2 ;;
     --haproxy-port) HAPROXY_PORT=$2; shift 2 ;;
     --sluice-port) SLUICE_PORT=$2; shift 2 ;;
+    --sluice-tx-port) SLUICE_TX_PORT=$2; shift 2 ;;
+    --pooling) POOLING=$2; shift 2 ;;
+    --max-pool-size) MAX_POOL_SIZE=$2; shift 2 ;;
+    --pool-idle-timeout-ms) POOL_IDLE_MS=$2; shift 2 ;;
+    --idle-db) IDLE_DB=$2; shift 2 ;;
     --mysql-port) MYSQL_PORT=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
@@ -167,7 +199,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
-for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE IDLE_CONCURRENCY; do
+for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT SLUICE_TX_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE IDLE_CONCURRENCY POOL_IDLE_MS; do
   is_uint "${!v}" || die "--$(tr 'A-Z_' 'a-z-' <<<"$v") must be a non-negative integer (got '${!v}')"
 done
 (( TIME > 0 && REPEATS > 0 && TABLES > 0 && WORKER_THREADS > 0 )) || die "--time, --repeats, --tables, --worker-threads must be > 0"
@@ -175,6 +207,13 @@ done
 [[ $SSL_PROVIDER == AUTO || $SSL_PROVIDER == OPENSSL || $SSL_PROVIDER == JDK ]] \
   || die "--ssl-provider must be AUTO, OPENSSL or JDK"
 [[ $CAPTURE_COMPRESS == true || $CAPTURE_COMPRESS == false ]] || die "--capture-compress must be true or false"
+POOLING=$(tr 'A-Z' 'a-z' <<<"$POOLING")
+[[ $POOLING == session || $POOLING == transaction ]] || die "--pooling must be session or transaction"
+if [[ -n $MAX_POOL_SIZE ]]; then
+  is_uint "$MAX_POOL_SIZE" && (( MAX_POOL_SIZE > 0 )) || die "--max-pool-size must be a positive integer"
+fi
+[[ $IDLE_DB =~ ^[A-Za-z0-9_]+$ ]] || die "--idle-db must be a schema name, none or auto"
+(( SLUICE_TX_PORT != SLUICE_PORT )) || die "--sluice-tx-port must differ from --sluice-port"
 
 # ---------------------------------------------------------------- targets
 declare -a TARGET_LIST=()
@@ -182,21 +221,36 @@ declare -a TARGET_LIST=()
 IFS=',' read -r -a _t <<<"$TARGETS"
 for t in "${_t[@]}"; do
   case "$t" in
-    direct|haproxy|sluice|sluice_capture) TARGET_LIST+=("$t") ;;
+    direct|haproxy|sluice|sluice_capture|sluice_tx) TARGET_LIST+=("$t") ;;
+    sluice-tx) TARGET_LIST+=(sluice_tx) ;;
     "") ;;
-    *) die "unknown target '$t' (direct, haproxy, sluice, sluice_capture)" ;;
+    *) die "unknown target '$t' (direct, haproxy, sluice, sluice_tx, sluice_capture)" ;;
   esac
 done
 (( ${#TARGET_LIST[@]} > 0 )) || die "no targets"
 # Always run in the canonical order direct -> haproxy -> sluice within a round.
 declare -a ORDERED=()
-for t in direct haproxy sluice sluice_capture; do
+for t in direct haproxy sluice sluice_tx sluice_capture; do
   for u in "${TARGET_LIST[@]}"; do [[ $t == "$u" ]] && { ORDERED+=("$t"); break; }; done
 done
 TARGET_LIST=("${ORDERED[@]}")
 has_target() { local t; for t in "${TARGET_LIST[@]}"; do [[ $t == "$1" ]] && return 0; done; return 1; }
 # sluice_capture is the same Sluice process as sluice, measured while a capture runs.
 has_sluice() { has_target sluice || has_target sluice_capture; }
+# sluice_tx is a second Sluice process (its own copy of the distribution, port and pool) whose config says
+# pooling: {mode: transaction}; it runs next to the first one, so both are measured in the same rounds.
+has_sluice_tx() { has_target sluice_tx; }
+if has_sluice_tx && [[ $POOLING == transaction ]] && has_sluice; then
+  die "--pooling transaction with target sluice_tx: both Sluice legs would pool by TRANSACTION (drop one)"
+fi
+pooling_of() {  # pooling_of TARGET -> session|transaction for a Sluice leg, empty for direct/haproxy
+  case "$1" in sluice|sluice_capture) echo "$POOLING" ;; sluice_tx) echo transaction ;; *) echo "" ;; esac
+}
+ANY_TX=0
+{ has_sluice_tx || { has_sluice && [[ $POOLING == transaction ]]; }; } && ANY_TX=1
+if [[ $IDLE_DB == auto ]]; then
+  (( ANY_TX )) && IDLE_DB=sbtest || IDLE_DB=none
+fi
 if has_target sluice_capture; then REPORT_INTERVAL=10; fi
 
 # ---------------------------------------------------------------- workloads
@@ -303,6 +357,24 @@ if (( MAX_RANGE > 0 && TABLE_SIZE < RANGE_FACTOR * MAX_RANGE )); then
   TABLE_SIZE=$((RANGE_FACTOR * MAX_RANGE))
 fi
 
+# maxPoolSize per Sluice leg. --max-pool-size is the bound a TRANSACTION leg is measured against. In SESSION mode
+# every client session with a schema or a command holds a backend connection of its own, so a SESSION leg's pool
+# is raised to what the run's clients need (sysbench threads, idle clients that name a schema, churn clients in
+# flight): a smaller one would only make logins wait and fail, and there would be nothing to compare.
+POOL_TX=${MAX_POOL_SIZE:-$(( MAX_THREADS > 300 ? MAX_THREADS : 300 ))}
+POOL_SESSION=$POOL_TX
+_need=$(( MAX_THREADS + 50 + MAX_CHURN ))
+[[ $IDLE_DB != none ]] && _need=$(( _need + MAX_IDLE ))
+if (( POOL_SESSION < _need )); then
+  POOL_SESSION=$_need
+  if has_sluice && [[ $POOLING == session ]]; then
+    log "SESSION leg: maxPoolSize $POOL_TX raised to $POOL_SESSION (one backend connection per client: $MAX_THREADS threads$( [[ $IDLE_DB != none ]] && (( MAX_IDLE > 0 )) && echo " + $MAX_IDLE idle clients with schema $IDLE_DB" )$( (( MAX_CHURN > 0 )) && echo " + $MAX_CHURN churn/s" ) + 50)"
+  fi
+fi
+pool_size_of() {  # maxPoolSize of a Sluice leg
+  case "$(pooling_of "$1")" in session) echo "$POOL_SESSION" ;; transaction) echo "$POOL_TX" ;; *) echo "" ;; esac
+}
+
 # ---------------------------------------------------------------- cleanup
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 WORK="$WORK_ROOT/$STAMP"
@@ -312,6 +384,15 @@ HAPROXY_PID=""
 SLUICE_HOME=""
 SLUICE_PID=""
 SLUICE_LAUNCHER_PID=""
+SLUICE_TX_HOME=""     # the sluice_tx leg: a second Sluice (pooling TRANSACTION)
+SLUICE_TX_PID=""
+SLUICE_TX_LAUNCHER_PID=""
+SLUICE_ADMIN=""       # HOST:PORT of each Sluice's admin API (found at start)
+SLUICE_TX_ADMIN=""
+METRICS_PID=""        # the /metrics sampler of a Sluice leg (db_sampler_start)
+DBSTAT_CLIENT_PID=""  # the persistent mariadb client of the status sampler (db_sampler_start)
+DBSTAT_TICKER_PID=""
+DBSTAT_FD=""
 SAMPLER_PID=""
 SYSBENCH_PID=""
 MAXCONN_RESTORE=""
@@ -332,18 +413,15 @@ cleanup() {
   [[ -n $SYSBENCH_PID ]] && stop_pid "$SYSBENCH_PID" sysbench
   [[ -n $SAMPLER_PID ]] && { kill "$SAMPLER_PID" 2>/dev/null; wait "$SAMPLER_PID" 2>/dev/null; }
   sideload_stop now
+  [[ -n $DBSTAT_TICKER_PID ]] && { kill "$DBSTAT_TICKER_PID" 2>/dev/null; wait "$DBSTAT_TICKER_PID" 2>/dev/null; }
+  [[ -n $DBSTAT_CLIENT_PID ]] && stop_pid "$DBSTAT_CLIENT_PID" "status sampler" 2
+  [[ -n $METRICS_PID ]] && { kill "$METRICS_PID" 2>/dev/null; wait "$METRICS_PID" 2>/dev/null; }
   if [[ -n $MAXCONN_RESTORE ]]; then
     log "restoring MariaDB max_connections to $MAXCONN_RESTORE"
     sql "$MYSQL_PORT" "SET GLOBAL max_connections = $MAXCONN_RESTORE" >/dev/null 2>&1
   fi
-  if [[ -n $SLUICE_HOME ]]; then
-    if [[ -x $SLUICE_HOME/bin/stop.sh ]]; then
-      log "stopping Sluice (bin/stop.sh)"
-      (cd "$SLUICE_HOME" && timeout 20 bin/stop.sh) >>"$WORK/sluice-stop.log" 2>&1
-    fi
-    stop_pid "$SLUICE_PID" sluice
-    stop_pid "$SLUICE_LAUNCHER_PID" "sluice launcher"
-  fi
+  stop_sluice "$SLUICE_HOME" "$SLUICE_PID" "$SLUICE_LAUNCHER_PID" sluice
+  stop_sluice "$SLUICE_TX_HOME" "$SLUICE_TX_PID" "$SLUICE_TX_LAUNCHER_PID" sluice_tx
   if [[ -z $HAPROXY_PID && -f $HAPROXY_PIDFILE ]]; then HAPROXY_PID=$(head -1 "$HAPROXY_PIDFILE"); fi
   if [[ -n $HAPROXY_PID ]]; then log "stopping HAProxy"; stop_pid "$HAPROXY_PID" haproxy; fi
   if (( KEEP_WORK == 0 )) && [[ -d $WORK ]]; then rm -rf "$WORK"; fi
@@ -400,8 +478,10 @@ ensure_tools() {
 }
 
 MYSQL_BIN=$(command -v mysql || command -v mariadb || true)
+SQL_COUNT_FILE="$WORK/sql-calls"   # one line per connection this script makes to MariaDB itself (db_sampler_stop)
 sql() {  # sql PORT STATEMENT -> tab-separated rows, no header
   local port=$1; shift
+  [[ $port == "$MYSQL_PORT" ]] && echo >>"$SQL_COUNT_FILE"
   MYSQL_PWD="$MYSQL_PASSWORD" "$MYSQL_BIN" -h "$HOST" -P "$port" -u "$MYSQL_USER" \
     --protocol=TCP --connect-timeout=5 -N -B -e "$*"
 }
@@ -550,28 +630,42 @@ sluice_admin_config() {
   fi
 }
 
-write_sluice_config() {  # write_sluice_config FILE
-  local pool=$(( MAX_THREADS > 300 ? MAX_THREADS : 300 ))
+write_sluice_config() {  # write_sluice_config FILE LEG (sluice | sluice_tx)
+  local leg=$2 port=$SLUICE_PORT admin
+  admin=$(sluice_admin_config)
+  if [[ $leg == sluice_tx ]]; then
+    port=$SLUICE_TX_PORT
+    admin=$(printf 'admin:\n  address: %s\n  port: 0\n' "$HOST")   # --capture's admin port is the sluice leg's
+  fi
   cat >"$1" <<EOF
-# generated by benchmark/sysbench/run.sh
+# generated by benchmark/sysbench/run.sh (leg $leg)
 databaseName: sbtest
 dataSources:
   ds_0:
     url: jdbc:mysql://$HOST:$MYSQL_PORT/sbtest
     username: $MYSQL_USER
     password: $MYSQL_PASSWORD
-    maxPoolSize: $pool
+    maxPoolSize: $(pool_size_of "$leg")
     minPoolSize: 0
+    # idle pooled connections close soon after a run, so that they do not count in the next leg's
+    # server_conns_max (MariaDB's Threads_connected is server-wide); 0 = kept, Sluice's default is 600000
+    idleTimeoutMilliseconds: $POOL_IDLE_MS
 rules: []
+pooling:
+  mode: $(pooling_of "$leg")
+# no health checks: each one is a new server connection (every 2 s by default), which would count in
+# backend_handshakes (MariaDB's Connections counter); one backend, nothing to fail over to
+healthCheck:
+  intervalMilliseconds: 0
 server:
-  port: $SLUICE_PORT
+  port: $port
   workerThreads: $WORKER_THREADS
 $(sluice_tls_config)
 authority:
   users:
     - user: $MYSQL_USER
       password: "$MYSQL_PASSWORD"
-$(sluice_admin_config)
+$admin
 EOF
   if [[ -n $SLUICE_CONFIG_EXTRA ]]; then
     [[ -f $SLUICE_CONFIG_EXTRA ]] || die "--sluice-config-extra $SLUICE_CONFIG_EXTRA: no such file"
@@ -579,10 +673,15 @@ EOF
   fi
 }
 
+# start_sluice LEG: unpacks the distribution into its own folder (bin/start.sh keeps its pid file and logs there),
+# writes its config and starts it. Sets SLUICE_HOME/SLUICE_PID/SLUICE_LAUNCHER_PID for the sluice leg,
+# SLUICE_TX_HOME/SLUICE_TX_PID/SLUICE_TX_LAUNCHER_PID for sluice_tx.
 start_sluice() {
+  local leg=${1:-sluice} port=$SLUICE_PORT var=SLUICE opt=--sluice-port
+  [[ $leg == sluice_tx ]] && { port=$SLUICE_TX_PORT var=SLUICE_TX opt=--sluice-tx-port; }
   find_sluice_dist
-  port_free "$SLUICE_PORT" || die "port $SLUICE_PORT is already in use (use --sluice-port)"
-  local unpack="$WORK/sluice"
+  port_free "$port" || die "port $port is already in use (use $opt)"
+  local unpack="$WORK/$leg" home
   mkdir -p "$unpack"
   if [[ -d $SLUICE_DIST ]]; then
     cp -a "$SLUICE_DIST/." "$unpack/"
@@ -592,28 +691,47 @@ start_sluice() {
   local start
   start=$(find "$unpack" -maxdepth 3 -path '*/bin/start.sh' | head -1)
   [[ -n $start ]] || die "no bin/start.sh in $SLUICE_DIST"
-  SLUICE_HOME=$(cd "$(dirname "$start")/.." && pwd)
-  mkdir -p "$SLUICE_HOME/conf"
-  write_sluice_config "$SLUICE_HOME/conf/config.yaml"
-  log "starting Sluice from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $SLUICE_PORT, JAVA_OPTS: ${SLUICE_JAVA_OPTS_EFFECTIVE:-start.sh defaults})"
+  home=$(cd "$(dirname "$start")/.." && pwd)
+  printf -v "${var}_HOME" '%s' "$home"
+  mkdir -p "$home/conf"
+  write_sluice_config "$home/conf/config.yaml" "$leg"
+  log "starting Sluice ($leg: pooling $(pooling_of "$leg"), maxPoolSize $(pool_size_of "$leg")) from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $port, JAVA_OPTS: ${SLUICE_JAVA_OPTS_EFFECTIVE:-start.sh defaults})"
   # start.sh may daemonize or stay in the foreground: run it in the background either
   # way and find the JVM by its listening socket.
   (
-    cd "$SLUICE_HOME"
+    cd "$home"
     if [[ -n $SLUICE_JAVA_OPTS_EFFECTIVE ]]; then export JAVA_OPTS="$SLUICE_JAVA_OPTS_EFFECTIVE"; fi
-    exec bin/start.sh "$SLUICE_PORT" "$SLUICE_HOME/conf"
-  ) >"$WORK/sluice-start.log" 2>&1 </dev/null &
-  SLUICE_LAUNCHER_PID=$!
-  wait_port "$SLUICE_PORT" 90 || { tail -30 "$WORK/sluice-start.log" >&2; find "$SLUICE_HOME" -name '*.log' -newer "$start" -exec tail -30 {} \; >&2 2>/dev/null; die "Sluice not listening on $SLUICE_PORT after 90 s"; }
-  SLUICE_PID=$(listener_pid "$SLUICE_PORT")
-  [[ -n $SLUICE_PID ]] || die "cannot find the pid listening on $SLUICE_PORT"
+    exec bin/start.sh "$port" "$home/conf"
+  ) >"$WORK/$leg-start.log" 2>&1 </dev/null &
+  printf -v "${var}_LAUNCHER_PID" '%s' "$!"
+  wait_port "$port" 90 || { tail -30 "$WORK/$leg-start.log" >&2; find "$home" -name '*.log' -newer "$start" -exec tail -30 {} \; >&2 2>/dev/null; die "Sluice ($leg) not listening on $port after 90 s"; }
+  local pid
+  pid=$(listener_pid "$port")
+  [[ -n $pid ]] || die "cannot find the pid listening on $port"
+  printf -v "${var}_PID" '%s' "$pid"
   local i
   for ((i = 0; i < 30; i++)); do
-    sql "$SLUICE_PORT" 'SELECT 1' >/dev/null 2>&1 && break
+    sql "$port" 'SELECT 1' >/dev/null 2>&1 && break
     sleep 1
   done
-  (( i < 30 )) || die "Sluice listens on $SLUICE_PORT but does not answer SELECT 1"
-  log "Sluice up on $HOST:$SLUICE_PORT, pid $SLUICE_PID"
+  (( i < 30 )) || die "Sluice ($leg) listens on $port but does not answer SELECT 1"
+  # its admin API (port 0 = a free one): the other port the JVM listens on; /metrics gives the leg's own
+  # backend connections (proxy_backend_* columns)
+  local admin
+  admin=$(ss -Hltnp 2>/dev/null | grep "pid=$pid," | awk '{print $4}' | grep -v ":$port\$" | head -1 || true)
+  printf -v "${var}_ADMIN" '%s' "$admin"
+  log "Sluice ($leg) up on $HOST:$port, pid $pid, admin ${admin:-not found}"
+}
+
+stop_sluice() {  # stop_sluice HOME PID LAUNCHER_PID NAME
+  local home=$1 pid=$2 launcher=$3 name=$4
+  [[ -n $home ]] || return 0
+  if [[ -x $home/bin/stop.sh ]]; then
+    log "stopping $name (bin/stop.sh)"
+    (cd "$home" && timeout 20 bin/stop.sh) >>"$WORK/$name-stop.log" 2>&1
+  fi
+  stop_pid "$pid" "$name"
+  stop_pid "$launcher" "$name launcher"
 }
 
 # ---------------------------------------------------------------- measuring
@@ -625,8 +743,8 @@ cpu_ticks() {  # utime+stime of a pid in clock ticks (fields 14,15 of /proc/PID/
   awk '{print $12 + $13}' <<<"$s"
 }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || true; }
-port_of()  { case "$1" in direct) echo "$MYSQL_PORT" ;; haproxy) echo "$HAPROXY_PORT" ;; sluice|sluice_capture) echo "$SLUICE_PORT" ;; esac; }
-proxy_pid() { case "$1" in haproxy) echo "$HAPROXY_PID" ;; sluice|sluice_capture) echo "$SLUICE_PID" ;; *) echo "" ;; esac; }
+port_of()  { case "$1" in direct) echo "$MYSQL_PORT" ;; haproxy) echo "$HAPROXY_PORT" ;; sluice|sluice_capture) echo "$SLUICE_PORT" ;; sluice_tx) echo "$SLUICE_TX_PORT" ;; esac; }
+proxy_pid() { case "$1" in haproxy) echo "$HAPROXY_PID" ;; sluice|sluice_capture) echo "$SLUICE_PID" ;; sluice_tx) echo "$SLUICE_TX_PID" ;; *) echo "" ;; esac; }
 DB_PID=""
 find_db_pid() {
   local f
@@ -655,7 +773,10 @@ idle_skip_reason() {
   if (( n + 100 > NOFILE )); then
     echo "idle client: open-files limit $NOFILE < $n connections + 100"; return 0
   fi
-  if [[ $target == direct || $target == haproxy ]]; then
+  # every idle client is a server connection through direct and HAProxy, and through a SESSION-mode Sluice
+  # when the clients name a schema (--idle-db)
+  if [[ $target == direct || $target == haproxy ]] \
+     || { [[ $(pooling_of "$target") == session && $IDLE_DB != none ]]; }; then
     maxc=$(sql "$MYSQL_PORT" 'SELECT @@GLOBAL.max_connections' 2>/dev/null || echo 0)
     if (( n + MAX_THREADS + 20 > maxc )); then
       echo "MariaDB max_connections $maxc < $n idle + $MAX_THREADS threads + 20"; return 0
@@ -670,10 +791,15 @@ idle_skip_reason() {
   if [[ $target == haproxy ]] && (( n + MAX_THREADS + 20 > HAPROXY_MAXCONN )); then
     echo "HAProxy maxconn $HAPROXY_MAXCONN: 2 fds per proxied connection under the open-files limit $NOFILE"; return 0
   fi
-  if [[ $target == sluice && -n $SLUICE_PID ]]; then
-    lim=$(nofile_of "$SLUICE_PID"); fds=$(fds_of "$SLUICE_PID")
-    if [[ -n $lim && $lim != unlimited ]] && (( fds + n + MAX_THREADS + 400 > lim )); then
-      echo "Sluice open-files limit $lim (JVM has $fds fds open; needs $n + $MAX_THREADS + 400 more)"; return 0
+  local spid
+  spid=$(proxy_pid "$target")
+  if [[ $target == sluice* && -n $spid ]]; then
+    lim=$(nofile_of "$spid"); fds=$(fds_of "$spid")
+    # a SESSION leg with schema-naming clients also holds one backend socket per client
+    local per=1
+    [[ $(pooling_of "$target") == session && $IDLE_DB != none ]] && per=2
+    if [[ -n $lim && $lim != unlimited ]] && (( fds + per * (n + MAX_THREADS) + 400 > lim )); then
+      echo "Sluice ($target) open-files limit $lim (JVM has $fds fds open; needs $per x ($n + $MAX_THREADS) + 400 more)"; return 0
     fi
   fi
   return 0
@@ -693,6 +819,121 @@ SIDE_COLS=",,,,,,,,"   # side_load..db_new_conns (9 columns)
 SIDE_HEADER="side_load,side_n,side_ok,side_failed,side_dropped,side_p50_ms,side_p95_ms,side_rate,db_new_conns"
 SIDE_FAILED=0          # runs whose side load had failed or dropped connections
 
+# ---------------------------------------------------------------- server connections (issue #8)
+# Per run, MariaDB's SHOW GLOBAL STATUS is sampled about once a second through ONE persistent mariadb client that
+# reads its queries from a fifo, so the sampler adds exactly one connection to Threads_connected and none to the
+# Connections counter after its first sample:
+#   server_conns_start = Threads_connected at the first sample - 1 (the sampler)
+#   server_conns_max   = max Threads_connected over the samples - 1
+#   backend_handshakes = Connections at the last sample - at the first, minus this script's own status queries
+#                        to MariaDB in between (sql() counts them in SQL_COUNT_FILE)
+# The window runs from before the side load (idle logins, churn) to the end of sysbench. Both counters are
+# server-wide: other clients of the MariaDB server count too (server_conns_start shows what was there).
+DBSTAT_QUERY="SHOW GLOBAL STATUS WHERE Variable_name IN ('Threads_connected', 'Connections');"
+DBSTAT_OUT=""
+DBSTAT_MARK0=0
+DB_COLS=",,"           # server_conns_start,server_conns_max,backend_handshakes
+DB_THREADS_BASE=""     # Threads_connected of other clients, before any proxy started
+sql_calls() { [[ -f $SQL_COUNT_FILE ]] && wc -l <"$SQL_COUNT_FILE" || echo 0; }
+
+# A Sluice leg's own view, exact and unaffected by other clients of MariaDB: its /metrics, sampled alongside.
+#   proxy_backend_conns_max = max of sluice_backend_connections (open now: active or idle in the pool)
+#   proxy_backend_opened    = delta of sluice_backend_connections_opened (backend connections that logged in)
+admin_of() { case "$1" in sluice|sluice_capture) echo "$SLUICE_ADMIN" ;; sluice_tx) echo "$SLUICE_TX_ADMIN" ;; *) echo "" ;; esac; }
+metrics_read() {  # metrics_read HOST:PORT -> "open opened" (blank when /metrics does not answer)
+  curl -s -m 2 "http://$1/metrics" 2>/dev/null | awk '
+    /^sluice_backend_connections_opened(_total)?[ {]/ { o += $NF; ho = 1 }
+    /^sluice_backend_connections[ {]/                 { c += $NF; hc = 1 }
+    END { if (ho || hc) printf "%d %d\n", c, o }'
+}
+PROXY_COLS=","        # proxy_backend_conns_max,proxy_backend_opened
+
+db_sampler_start() {  # db_sampler_start TARGET
+  local fifo="$WORK/dbstat.fifo" i maddr
+  maddr=$(admin_of "${1:-}")
+  rm -f "$WORK/metrics.txt"
+  if [[ -n $maddr ]] && command -v curl >/dev/null; then
+    metrics_read "$maddr" >"$WORK/metrics.txt"
+    ( while :; do metrics_read "$maddr" >>"$WORK/metrics.txt"; sleep 1; done ) &
+    METRICS_PID=$!
+  fi
+  DBSTAT_OUT="$WORK/dbstat.txt"
+  rm -f "$fifo" "$DBSTAT_OUT"
+  : >"$DBSTAT_OUT"
+  mkfifo "$fifo" || { log "  mkfifo failed: no server connection samples for this run"; return 0; }
+  ( MYSQL_PWD="$MYSQL_PASSWORD" exec "$MYSQL_BIN" -h "$HOST" -P "$MYSQL_PORT" -u "$MYSQL_USER" --protocol=TCP \
+      --connect-timeout=5 -N -B -n <"$fifo" >"$DBSTAT_OUT" 2>"$WORK/dbstat.err" ) &
+  DBSTAT_CLIENT_PID=$!
+  # The ticker is the fifo's only writer (so the client sees EOF when it ends; sleep does not inherit the fifo).
+  # On TERM it sends a last query: the sample at the end of the run.
+  (
+    exec 3>"$fifo"
+    trap 'echo "$DBSTAT_QUERY" >&3 2>/dev/null; exit 0' TERM
+    while :; do
+      echo "$DBSTAT_QUERY" >&3 2>/dev/null || exit 0
+      sleep 1 3>&- &
+      wait $! || true
+    done
+  ) &
+  DBSTAT_TICKER_PID=$!
+  for ((i = 0; i < 100; i++)); do   # the first sample is the start of the window
+    grep -q '^Threads_connected' "$DBSTAT_OUT" 2>/dev/null && break
+    kill -0 "$DBSTAT_CLIENT_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  DBSTAT_MARK0=$(sql_calls)
+}
+
+db_sampler_stop() {  # fills DB_COLS and PROXY_COLS
+  DB_COLS=",," PROXY_COLS=","
+  if [[ -n $METRICS_PID ]]; then
+    kill "$METRICS_PID" 2>/dev/null || true
+    wait "$METRICS_PID" 2>/dev/null || true
+    METRICS_PID=""
+    local maddr
+    maddr=$(admin_of "${1:-}")
+    [[ -n $maddr ]] && metrics_read "$maddr" >>"$WORK/metrics.txt"
+    PROXY_COLS=$(awk 'NF == 2 { if (o0 == "") o0 = $2; o1 = $2; if (m == "" || $1 + 0 > m + 0) m = $1 }
+      END { if (o0 == "") print ","; else printf "%d,%d\n", m, o1 - o0 }' "$WORK/metrics.txt" 2>/dev/null) || PROXY_COLS=","
+  fi
+  [[ -n $DBSTAT_CLIENT_PID ]] || return 0
+  local i mark1
+  if [[ -n $DBSTAT_TICKER_PID ]]; then
+    kill -TERM "$DBSTAT_TICKER_PID" 2>/dev/null || true
+    wait "$DBSTAT_TICKER_PID" 2>/dev/null || true
+    DBSTAT_TICKER_PID=""
+  fi
+  mark1=$(sql_calls)
+  for ((i = 0; i < 100; i++)); do kill -0 "$DBSTAT_CLIENT_PID" 2>/dev/null || break; sleep 0.1; done
+  stop_pid "$DBSTAT_CLIENT_PID" "status sampler" 2
+  wait "$DBSTAT_CLIENT_PID" 2>/dev/null || true
+  DBSTAT_CLIENT_PID=""
+  [[ -s $WORK/dbstat.err ]] && log "  status sampler: $(head -2 "$WORK/dbstat.err" | tr '\n' ' ')"
+  DB_COLS=$(awk -v own=$(( mark1 - DBSTAT_MARK0 )) '
+    $1 == "Connections"       { if (c0 == "") c0 = $2; c1 = $2 }
+    $1 == "Threads_connected" { if (t0 == "") t0 = $2; if (tmax == "" || $2 + 0 > tmax + 0) tmax = $2 }
+    END {
+      if (t0 == "") { print ",,"; exit }
+      printf "%d,%d,%s\n", t0 - 1, tmax - 1, (c0 == "" ? "" : c1 - c0 - own)
+    }' "$DBSTAT_OUT" 2>/dev/null) || DB_COLS=",,"
+  rm -f "$WORK/dbstat.fifo"
+}
+
+# Before a run: wait (bounded) until the previous legs' idle pooled connections have been closed
+# (idleTimeoutMilliseconds, checked by Sluice about every second), so that they are not counted in this run.
+db_settle() {
+  (( POOL_IDLE_MS > 0 )) && [[ -n $DB_THREADS_BASE ]] || return 0
+  has_sluice || has_sluice_tx || return 0
+  local deadline=$(( SECONDS + POOL_IDLE_MS * 3 / 2000 + 4 )) tc
+  while (( SECONDS < deadline )); do
+    tc=$(db_status Threads_connected)
+    [[ -z $tc ]] && return 0
+    (( tc - 1 <= DB_THREADS_BASE + 2 )) && return 0
+    sleep 0.5
+  done
+  log "  MariaDB still has $(( tc - 1 )) client connections (${DB_THREADS_BASE} before the proxies started): measuring anyway"
+}
+
 sideload_start() {
   local w=$1 target=$2 port=$3 logf=$4 i
   SIDE_KIND="" SIDE_N="" SIDE_LOG=$logf SIDE_CONN0="" SIDE_NEWC="" SIDE_COLS=",,,,,,,,"
@@ -708,8 +949,10 @@ sideload_start() {
     SIDE_CONN0=$(db_status Connections)
     local ready_s=$(( 60 + SIDE_N / 50 ))
     # hold bound: opening + this run + slack; normally stopped by sideload_stop
+    local -a dbarg=()
+    [[ $IDLE_DB != none ]] && dbarg=(--db "$IDLE_DB")
     "$PY" "$SCRIPT_DIR/idle_clients.py" --host "$HOST" --port "$port" --user "$MYSQL_USER" \
-      --password "$MYSQL_PASSWORD" --count "$SIDE_N" --concurrency "$IDLE_CONCURRENCY" \
+      --password "$MYSQL_PASSWORD" --count "$SIDE_N" --concurrency "$IDLE_CONCURRENCY" "${dbarg[@]}" \
       --hold-seconds $(( ready_s + TIME + 120 )) >"$logf" 2>&1 </dev/null &
     SIDELOAD_PID=$!
     for ((i = 0; i < ready_s * 10; i++)); do
@@ -812,7 +1055,7 @@ PYEOF
 }
 
 CSV="$OUT/results.csv"
-CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log,$SIDE_HEADER,db_rss_kb"
+CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log,$SIDE_HEADER,db_rss_kb,pooling,max_pool_size,server_conns_start,server_conns_max,backend_handshakes,proxy_backend_conns_max,proxy_backend_opened"
 SKIPPED="$OUT/skipped.csv"   # workload,target,reason: points a target cannot reach here
 
 parse_sysbench() {  # parse_sysbench LOG -> "queries qps tps avg p95 errors reconnects" (blank = missing)
@@ -867,7 +1110,7 @@ run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit
   read -r -a extra <<<"$(wl_args "$w")"
   sb_conn "$(port_of "$target")"
   local sbdir=$PWD
-  if (( SSL )) && [[ $target == sluice ]]; then
+  if (( SSL )) && [[ $target == sluice || $target == sluice_tx ]]; then
     extra+=(--mysql-ssl=on)
     sbdir=$(sysbench_ssl_dir)
   fi
@@ -900,7 +1143,10 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
       return 0
     fi
   fi
+  db_settle
+  db_sampler_start "$target"
   if ! sideload_start "$w" "$target" "$(port_of "$target")" "$OUT/logs/${w}_t${th}_r${rep}_${target}.side.log"; then
+    db_sampler_stop "$target"
     [[ -f $SKIPPED ]] || echo "workload,target,reason" >"$SKIPPED"
     echo "$w,$target,\"repeat $rep: side load could not be set up (see logs/${w}_t${th}_r${rep}_${target}.side.log)\"" >>"$SKIPPED"
     SIDE_FAILED=$((SIDE_FAILED + 1))
@@ -928,6 +1174,7 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
     rss=$(grep -v '^$' "$rssfile" | tail -1 || true)
     rssmax=$(sort -n "$rssfile" | tail -1 || true)
   fi
+  db_sampler_stop "$target"   # before sideload_stop: closing the idle clients is not part of the run
   sideload_stop
   local parsed q
   parsed=$(parse_sysbench "$logf")
@@ -940,7 +1187,7 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   if [[ -n $d0 && -n $d1 && -n $q && $q != 0 ]]; then
     db_kq=$(awk -v a="$d0" -v b="$d1" -v hz="$CLK_TCK" -v q="$q" 'BEGIN{printf "%.5f", (b-a)/hz/q*1000}')
   fi
-  echo "$w,$(wl_test "$w"),$th,$rep,$target,$TIME,$rc,$parsed,$cpu_s,$cpu_kq,$rss,$rssmax,$db_kq,$load,$started,$logrel,$SIDE_COLS,$db_rss" >>"$CSV"
+  echo "$w,$(wl_test "$w"),$th,$rep,$target,$TIME,$rc,$parsed,$cpu_s,$cpu_kq,$rss,$rssmax,$db_kq,$load,$started,$logrel,$SIDE_COLS,$db_rss,$(pooling_of "$target"),$(pool_size_of "$target"),$DB_COLS,$PROXY_COLS" >>"$CSV"
   local qps avg p95 err side=""
   IFS=, read -r _ qps _ avg p95 err _ <<<"$parsed"
   if [[ -n $SIDE_KIND ]]; then
@@ -949,13 +1196,17 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
     if [[ $sk == idle ]]; then side=" idle ok=$sok fail=$sf drop=$sd new_srv_conns=${snew:--}"
     else side=" churn ok=$sok fail=$sf p50=${s50:--}ms p95=${s95:--}ms new_srv_conns=${snew:--}"; fi
   fi
-  printf '[%s]   %-12s t=%-3s r=%s %-7s qps=%-9s avg=%-6s p95=%-6s err=%-3s cpu/kq=%-8s rss=%s%s%s\n' \
+  local srv_max hs pmax
+  IFS=, read -r _ srv_max hs <<<"$DB_COLS"
+  IFS=, read -r pmax _ <<<"$PROXY_COLS"
+  [[ -n $pmax ]] && srv_max="$srv_max (own $pmax)"
+  printf '[%s]   %-12s t=%-3s r=%s %-9s qps=%-9s avg=%-6s p95=%-6s err=%-3s cpu/kq=%-8s rss=%s srv_conns_max=%s handshakes=%s%s%s\n' \
     "$(date +%H:%M:%S)" "$w" "$th" "$rep" "$target" "${qps:-?}" "${avg:-?}" "${p95:-?}" "${err:-?}" \
-    "${cpu_kq:--}" "${rss:+$((rss / 1024))MiB}" "$side" "$([[ $rc != 0 ]] && echo " EXIT=$rc (see $logrel)")" >&2
+    "${cpu_kq:--}" "${rss:+$((rss / 1024))MiB}" "${srv_max:--}" "${hs:--}" "$side" "$([[ $rc != 0 ]] && echo " EXIT=$rc (see $logrel)")" >&2
 }
 
 # ---------------------------------------------------------------- main
-has_sluice && find_sluice_dist   # fail before any setup when it is missing
+{ has_sluice || has_sluice_tx; } && find_sluice_dist   # fail before any setup when it is missing
 SLUICE_JAVA_OPTS_EFFECTIVE=""           # empty = start.sh's defaults
 if (( SLUICE_JAVA_OPTS_SET )); then
   SLUICE_JAVA_OPTS_EFFECTIVE=$SLUICE_JAVA_OPTS
@@ -968,8 +1219,11 @@ ensure_mariadb
 find_db_pid
 ensure_max_connections
 prepare_data
+_tc=$(db_status Threads_connected)
+[[ -n $_tc ]] && DB_THREADS_BASE=$(( _tc - 1 ))   # other clients; the query's own connection subtracted
 has_target haproxy && start_haproxy
-has_sluice && start_sluice
+has_sluice && start_sluice sluice
+has_sluice_tx && start_sluice sluice_tx
 
 mkdir -p "$OUT/logs"
 GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -1000,6 +1254,14 @@ cat >"$OUT/meta.json" <<EOF
   "sluice_java_opts": $(json_str "${SLUICE_JAVA_OPTS_EFFECTIVE:-start.sh defaults}"),
   "rand_type": "uniform",
   "worker_threads": $WORKER_THREADS,
+  "pooling": "$POOLING",
+  "sluice_tx": $(has_sluice_tx && echo true || echo false),
+  "sluice_max_pool_size": $( has_sluice && pool_size_of sluice || echo null),
+  "sluice_tx_max_pool_size": $( has_sluice_tx && pool_size_of sluice_tx || echo null),
+  "max_pool_size_option": "$MAX_POOL_SIZE",
+  "pool_idle_timeout_ms": $POOL_IDLE_MS,
+  "idle_db": "$IDLE_DB",
+  "db_threads_before_proxies": ${DB_THREADS_BASE:-null},
   "sluice_dist": $(json_str "${SLUICE_DIST:-}"),
   "machine": {
     "cpus": $(nproc),
@@ -1019,6 +1281,7 @@ EOF
 echo "$CSV_HEADER" >"$CSV"
 [[ -f $WORK/haproxy.cfg ]] && cp "$WORK/haproxy.cfg" "$OUT/haproxy.cfg"
 [[ -n $SLUICE_HOME ]] && cp "$SLUICE_HOME/conf/config.yaml" "$OUT/sluice-config.yaml"
+[[ -n $SLUICE_TX_HOME ]] && cp "$SLUICE_TX_HOME/conf/config.yaml" "$OUT/sluice_tx-config.yaml"
 
 log "results -> ${OUT#"$REPO_ROOT"/}"
 log "targets: ${TARGET_LIST[*]} | workloads: ${WL_LIST[*]} | ${TIME}s x ${REPEATS} repeats, warm-up ${WARMUP}s | $TABLES x $TABLE_SIZE rows"
