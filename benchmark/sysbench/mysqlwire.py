@@ -23,6 +23,7 @@ CLIENT_PROTOCOL_41 = 0x00000200
 CLIENT_TRANSACTIONS = 0x00002000
 CLIENT_SECURE_CONNECTION = 0x00008000
 CLIENT_PLUGIN_AUTH = 0x00080000
+CLIENT_SESSION_TRACK = 0x00800000  # as libmariadb and the JDBC drivers: lets a TRANSACTION-pooling Sluice multiplex it
 
 NATIVE = "mysql_native_password"
 COM_QUIT = 0x01
@@ -112,7 +113,7 @@ async def _login(host, port, user, password, db):
         hs = parse_handshake(payload)
         pw = password.encode()
         caps = (CLIENT_LONG_PASSWORD | CLIENT_LONG_FLAG | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS
-                | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH)
+                | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH | CLIENT_SESSION_TRACK)
         if db:
             caps |= CLIENT_CONNECT_WITH_DB
         # Answer with mysql_native_password whatever the server proposed; a server that wants

@@ -51,7 +51,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * {@link SessionKey} and is closed; the schema tells which sessions it can serve without COM_INIT_DB.
      */
     static final String SESSION_CHECK_QUERY = "SELECT DATABASE(), @@character_set_client, "
-            + "@@character_set_connection, @@character_set_results, @@collation_connection";
+            + "@@character_set_connection, @@character_set_results, @@collation_connection, @@sql_mode, "
+            + "@@wait_timeout";
 
     /**
      * Transaction pooling: the trackers that report, in OK packets, every session variable set, every schema change
@@ -516,7 +517,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * @return whether the connection still matches what it had at login
      */
     private boolean readSessionCheck(List<ByteBuf> response, boolean atLogin) {
-        String[] row = singleRow(response, key.deprecateEof(), 5);
+        String[] row = singleRow(response, key.deprecateEof(), 7);
         if (row == null) {
             return false;
         }
@@ -535,7 +536,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     }
 
     /** The one row of a text result of {@code columns} columns, or {@code null} on ERR or no row. */
-    static String[] singleRow(List<ByteBuf> packets, boolean deprecateEof, int columns) {
+    public static String[] singleRow(List<ByteBuf> packets, boolean deprecateEof, int columns) {
         if (packets.isEmpty() || Packets.isErr(Packets.payload(packets.get(0)))) {
             return null;
         }

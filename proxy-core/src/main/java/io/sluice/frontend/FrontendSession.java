@@ -160,6 +160,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private IntObjectHashMap<PreparedStatement> statements;
     private int nextStatementId;
     private PreparedStatement lastPrepared;
+    /** A character set changed without its collation being reported: read it once the response is relayed. */
+    private boolean readCollation;
     /** Sluice runs an exchange of its own on the session's connection (a prepare): frames wait in the queue. */
     private boolean stalled;
     /** The connection frames were forwarded to since the last flush. */
@@ -937,6 +939,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                 unpin(PinReason.LONG_DATA);
                 return frame;
             case Command.COM_STMT_EXECUTE:
+                unpin(PinReason.LONG_DATA); // the data sent ahead is this execute's: it runs on the pinned connection
                 if (frame.readableBytes() >= Packets.HEADER_SIZE + 6) {
                     PreparedStatement statement = statement(frame.getIntLE(base + 1));
                     if (frame.getByte(base + 5) != 0 && statement != null) { // CURSOR_TYPE_*: rows come by fetch
@@ -974,18 +977,26 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             return frame;
         }
         pinFor(flags);
-        if ((flags & QuerySniffer.SELECT_LAST_INSERT_ID) != 0) {
-            // The server's LAST_INSERT_ID() belongs to whichever connection the session now has: answer with the
-            // session's own, under the column name the client wrote.
-            String text = frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8).strip();
-            if (text.endsWith(";")) {
-                text = text.substring(0, text.length() - 1).strip();
+        if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
+            String sql = frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8);
+            String rewritten = QuerySniffer.trackAllVariables(sql);
+            if (rewritten != null) {
+                int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+                frame.release();
+                ByteBuf replaced = Packets.command(channel.alloc(), Command.COM_QUERY, rewritten);
+                replaced.setByte(replaced.readerIndex() + 3, sequenceId);
+                return replaced;
             }
-            String item = text.substring(6).strip().replace("`", "``");
+            return frame;
+        }
+        if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
+            // The server's LAST_INSERT_ID() belongs to whichever connection the session now has: the session's own
+            // goes into the statement instead.
+            String sql = frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8);
             int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
             frame.release();
             ByteBuf rewritten = Packets.command(channel.alloc(), Command.COM_QUERY,
-                    "SELECT CAST(" + Long.toUnsignedString(lastInsertId) + " AS UNSIGNED) AS `" + item + "`");
+                    QuerySniffer.withLastInsertId(sql, lastInsertId));
             rewritten.setByte(rewritten.readerIndex() + 3, sequenceId);
             return rewritten;
         }
@@ -1309,8 +1320,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     }
 
     @Override
-    public void onOk(long insertId) {
-        if (insertId != 0 && !stalled) {
+    public void onOk(long affectedRows, long insertId) {
+        // Only a statement that wrote rows generated the id: MariaDB also reports a connection's earlier value in
+        // the OK packets of later statements, which would be another session's here.
+        if (insertId != 0 && affectedRows != 0 && !stalled) {
             lastInsertId = insertId;
         }
     }
@@ -1333,12 +1346,70 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     @Override
     public void onSystemVariable(String name, String value) {
         if (name.regionMatches(true, 0, "session_track", 0, 13)) {
-            pin(PinReason.SESSION_TRACKERS); // the trackers Sluice relies on changed: follow no further
-            return;
+            if (!trackersStillOn(name.toLowerCase(java.util.Locale.ROOT), value)) {
+                pin(PinReason.SESSION_TRACKERS); // the trackers Sluice relies on are off: follow no further
+            }
+            return; // Sluice's own setting, not replayed
+        }
+        if (name.equalsIgnoreCase("character_set_connection")) {
+            readCollation = true; // MariaDB reports SET NAMES ... COLLATE without the collation
+        } else if (name.equalsIgnoreCase("collation_connection")) {
+            readCollation = false;
         }
         variables.put(name, value);
         if (backend != null) {
             backend.variables().put(name, value);
+        }
+    }
+
+    /**
+     * Reads back what the trackers and OK packets do not tell exactly, after a statement that changed it: the
+     * collation (MariaDB reports {@code SET NAMES x COLLATE y} as the three character sets only, and setting them
+     * again on another connection would bring back x's default collation), and the value LAST_INSERT_ID(expr) set.
+     * One private query, only after such statements.
+     */
+    private void readBack(BackendConnection on, boolean collation, boolean insertId) {
+        if (phase == Phase.CLOSED || backend != on) {
+            stalled = false;
+            return;
+        }
+        ByteBuf query = Packets.command(channel.alloc(), Command.COM_QUERY,
+                "SELECT @@session.collation_connection, LAST_INSERT_ID()");
+        on.exchangeWhileBound(query, ResponseTracker.EXPECT_RESULT, (packets, failure) -> {
+            stalled = false;
+            if (failure != null || phase == Phase.CLOSED) {
+                releasePackets(packets);
+                exchangeFailed(on, failure);
+                return;
+            }
+            try {
+                String[] row = BackendConnection.singleRow(packets, key.deprecateEof(), 2);
+                if (row != null) {
+                    if (collation && row[0] != null) {
+                        variables.put("collation_connection", row[0]);
+                        on.variables().put("collation_connection", row[0]);
+                    }
+                    if (insertId && row[1] != null) { // else the connection's value may be another session's
+                        lastInsertId = Long.parseUnsignedLong(row[1]);
+                    }
+                }
+            } finally {
+                releasePackets(packets);
+            }
+            pump();
+        });
+    }
+
+    /** Whether a tracker setting the client changed still reports what Sluice needs. */
+    private static boolean trackersStillOn(String name, String value) {
+        switch (name) {
+            case "session_track_system_variables":
+                return value.equals("*"); // Sluice rewrites the client's assignments to '*'
+            case "session_track_schema":
+            case "session_track_state_change":
+                return value.equalsIgnoreCase("ON") || value.equals("1");
+            default:
+                return true; // transaction info, GTIDs: extra reports Sluice does not need
         }
     }
 
@@ -1522,6 +1593,17 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
 
     @Override
     public void onResponseComplete() {
+        if ((readCollation || (multiplexing && (sniffed & QuerySniffer.SETS_LAST_INSERT_ID) != 0))
+                && backend != null && backend.tracker().isIdle()) {
+            boolean collation = readCollation;
+            boolean insertId = (sniffed & QuerySniffer.SETS_LAST_INSERT_ID) != 0;
+            readCollation = false;
+            sniffed = 0;
+            stalled = true; // frames wait until the values are known
+            BackendConnection on = backend;
+            // after the relay has written this response
+            channel.eventLoop().execute(() -> readBack(on, collation, insertId));
+        }
         if (multiplexing && canGiveBack()) {
             // The transaction (or autocommit statement) is over: the connection goes back once this response has
             // been written to the client, as it is; the next one this session takes gets its variables.

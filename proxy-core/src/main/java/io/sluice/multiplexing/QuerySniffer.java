@@ -37,8 +37,14 @@ public final class QuerySniffer {
     public static final int SQL_PREPARE = 1 << 10;
     /** SET TRANSACTION ... (for the next transaction only, unlike SET SESSION TRANSACTION). */
     public static final int SET_TRANSACTION = 1 << 11;
-    /** Exactly {@code SELECT LAST_INSERT_ID()}, which Sluice answers from the session's last OK packet. */
-    public static final int SELECT_LAST_INSERT_ID = 1 << 12;
+    /** A SELECT that calls {@code LAST_INSERT_ID()} without argument somewhere: see {@link #withLastInsertId}. */
+    public static final int SELECT_CALLS_LAST_INSERT_ID = 1 << 14;
+    /** Calls {@code LAST_INSERT_ID(expr)}, which sets the value {@code LAST_INSERT_ID()} returns next. */
+    public static final int SETS_LAST_INSERT_ID = 1 << 15;
+    /** Names {@code session_track_system_variables}: a client choosing what the server reports (MariaDB Connector/J). */
+    public static final int TRACKED_VARIABLES = 1 << 13;
+
+    private static final String TRACKED_VARIABLES_NAME = "session_track_system_variables";
 
     private static final byte[] W_TEMPORARY = bytes("TEMPORARY");
     private static final byte[] W_GET_LOCK = bytes("GET_LOCK");
@@ -46,6 +52,7 @@ public final class QuerySniffer {
     private static final byte[] W_RELEASE_ALL_LOCKS = bytes("RELEASE_ALL_LOCKS");
     private static final byte[] W_SQL_CALC_FOUND_ROWS = bytes("SQL_CALC_FOUND_ROWS");
     private static final byte[] W_LAST_INSERT_ID = bytes("LAST_INSERT_ID");
+    private static final byte[] W_TRACKED_VARIABLES = bytes("SESSION_TRACK_SYSTEM_VARIABLES");
     private static final byte[] W_LOCK = bytes("LOCK");
     private static final byte[] W_UNLOCK = bytes("UNLOCK");
     private static final byte[] W_XA = bytes("XA");
@@ -71,13 +78,11 @@ public final class QuerySniffer {
         int words = 0; // words seen so far, to know the first and the second
         byte[] first = null;
         int lastWordEnd = -1;
-        boolean lastInsertIdCall = false; // SELECT LAST_INSERT_ID ( ) and nothing else
         int i = from;
         while (i < to) {
             int c = buf.getUnsignedByte(i);
             if (c == '\'' || c == '"' || c == '`') {
                 i = skipQuoted(buf, i + 1, to, c);
-                lastInsertIdCall = false;
                 continue;
             }
             if (c == '#' || (c == '-' && i + 2 < to && buf.getByte(i + 1) == '-' && isSpace(buf.getByte(i + 2)))) {
@@ -140,7 +145,18 @@ public final class QuerySniffer {
                 } else if (words == 2 && first == W_SET && matches(buf, start, length, W_TRANSACTION)) {
                     flags |= SET_TRANSACTION;
                 }
-                lastInsertIdCall = words == 2 && first == W_SELECT && matches(buf, start, length, W_LAST_INSERT_ID);
+                if (matches(buf, start, length, W_LAST_INSERT_ID)) {
+                    int open = skipSpaces(buf, i, to);
+                    if (open < to && buf.getByte(open) == '(') {
+                        if (isCallWithoutArgument(buf, i, to)) {
+                            if (first == W_SELECT) {
+                                flags |= SELECT_CALLS_LAST_INSERT_ID;
+                            }
+                        } else {
+                            flags |= SETS_LAST_INSERT_ID;
+                        }
+                    }
+                }
                 if (length >= 8) {
                     if (matches(buf, start, length, W_TEMPORARY)) {
                         flags |= TEMPORARY;
@@ -152,39 +168,202 @@ public final class QuerySniffer {
                         flags |= RELEASE_ALL_LOCKS;
                     } else if (matches(buf, start, length, W_SQL_CALC_FOUND_ROWS)) {
                         flags |= CALC_FOUND_ROWS;
+                    } else if (matches(buf, start, length, W_TRACKED_VARIABLES)) {
+                        flags |= TRACKED_VARIABLES;
                     }
                 }
                 lastWordEnd = i;
                 continue;
-            }
-            if (lastInsertIdCall && !isSpace((byte) c)) {
-                // After SELECT LAST_INSERT_ID: only "(", ")", spaces and a final ";" may follow.
-                lastInsertIdCall = false;
-                if (isCallTail(buf, i, to)) {
-                    flags |= SELECT_LAST_INSERT_ID;
-                    break;
-                }
             }
             i++;
         }
         return lastWordEnd < 0 ? 0 : flags;
     }
 
-    /** {@code ( )} then only spaces and at most one {@code ;}: the whole rest of the statement. */
-    private static boolean isCallTail(ByteBuf buf, int i, int to) {
+    /**
+     * Rewrites every session assignment of {@code session_track_system_variables} in a SET statement to {@code '*'}.
+     * Transaction pooling needs the server to report every variable a session sets; a client that narrows the list
+     * (MariaDB Connector/J adds {@code tx_isolation} to the global list at connect) still gets every variable it asked
+     * for, and more. Global assignments are left alone.
+     *
+     * @return the rewritten statement, or {@code null} when it assigns none
+     */
+    public static String trackAllVariables(String sql) {
+        StringBuilder out = null;
+        int copied = 0;
+        String previousWord = "";
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"' || c == '`') {
+                i = skipQuoted(sql, i + 1, c);
+                continue;
+            }
+            if (!isWordChar(c)) {
+                i++;
+                continue;
+            }
+            int start = i;
+            while (i < n && isWordChar(sql.charAt(i))) {
+                i++;
+            }
+            String word = sql.substring(start, i);
+            if (word.equalsIgnoreCase(TRACKED_VARIABLES_NAME) && !previousWord.equalsIgnoreCase("GLOBAL")) {
+                int j = i;
+                while (j < n && Character.isWhitespace(sql.charAt(j))) {
+                    j++;
+                }
+                if (j < n && sql.charAt(j) == ':') {
+                    j++;
+                }
+                if (j < n && sql.charAt(j) == '=') {
+                    int valueStart = j + 1;
+                    int valueEnd = expressionEnd(sql, valueStart);
+                    if (out == null) {
+                        out = new StringBuilder(n + 8);
+                    }
+                    out.append(sql, copied, valueStart).append(" '*'");
+                    copied = valueEnd;
+                    i = valueEnd;
+                }
+            }
+            previousWord = word;
+        }
+        return out == null ? null : out.append(sql, copied, n).toString();
+    }
+
+    /** Where an expression of a SET list ends: at a comma or semicolon outside parentheses and quotes, or the end. */
+    private static int expressionEnd(String sql, int i) {
+        int depth = 0;
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"' || c == '`') {
+                i = skipQuoted(sql, i + 1, c);
+                continue;
+            }
+            if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if ((c == ',' || c == ';') && depth <= 0) {
+                return i;
+            }
+            i++;
+        }
+        return i;
+    }
+
+    private static int skipQuoted(String sql, int i, char quote) {
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            if (c == '\\' && quote != '`') {
+                i += 2;
+                continue;
+            }
+            i++;
+            if (c == quote) {
+                if (i < sql.length() && sql.charAt(i) == quote) {
+                    i++;
+                    continue;
+                }
+                return i;
+            }
+        }
+        return sql.length();
+    }
+
+    private static boolean isWordChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    }
+
+    private static boolean isCallWithoutArgument(ByteBuf buf, int i, int to) {
         int j = skipSpaces(buf, i, to);
         if (j >= to || buf.getByte(j) != '(') {
             return false;
         }
         j = skipSpaces(buf, j + 1, to);
-        if (j >= to || buf.getByte(j) != ')') {
-            return false;
+        return j < to && buf.getByte(j) == ')';
+    }
+
+    /**
+     * Rewrites each {@code LAST_INSERT_ID()} of a SELECT to {@code LAST_INSERT_ID(<id> | 0)}: the session's own
+     * last insert id, with the function's type and width (LAST_INSERT_ID with an argument returns it). A call that
+     * is a whole item of the select list keeps its column name with an alias.
+     *
+     * @return the rewritten statement ({@code sql} itself when nothing matched)
+     */
+    public static String withLastInsertId(String sql, long lastInsertId) {
+        String value = Long.toUnsignedString(lastInsertId) + " | 0";
+        StringBuilder out = new StringBuilder(sql.length() + 32);
+        int depth = 0;
+        boolean afterFrom = false;
+        String previousWord = "";
+        char previousSymbol = 0;
+        int copied = 0;
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"' || c == '`') {
+                i = skipQuoted(sql, i + 1, c);
+                previousSymbol = c;
+                continue;
+            }
+            if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            }
+            if (!isWordChar(c)) {
+                if (!Character.isWhitespace(c)) {
+                    previousSymbol = c;
+                    previousWord = "";
+                }
+                i++;
+                continue;
+            }
+            int start = i;
+            while (i < n && isWordChar(sql.charAt(i))) {
+                i++;
+            }
+            String word = sql.substring(start, i);
+            if (depth == 0 && word.equalsIgnoreCase("FROM")) {
+                afterFrom = true;
+            }
+            if (word.equalsIgnoreCase("LAST_INSERT_ID")) {
+                int open = skipSpaces(sql, i);
+                int close = open < n && sql.charAt(open) == '(' ? skipSpaces(sql, open + 1) : -1;
+                if (close >= 0 && close < n && sql.charAt(close) == ')') {
+                    int end = close + 1;
+                    String call = sql.substring(start, end);
+                    int next = skipSpaces(sql, end);
+                    boolean itemStart = previousWord.equalsIgnoreCase("SELECT")
+                            || previousWord.equalsIgnoreCase("DISTINCT") || previousSymbol == ',';
+                    boolean itemEnd = next >= n || sql.charAt(next) == ',' || sql.charAt(next) == ';'
+                            || sql.regionMatches(true, next, "FROM", 0, 4);
+                    out.append(sql, copied, start).append("LAST_INSERT_ID(").append(value).append(')');
+                    if (depth == 0 && !afterFrom && itemStart && itemEnd) {
+                        out.append(" AS `").append(call.replace("`", "``")).append('`');
+                    }
+                    copied = end;
+                    i = end;
+                    previousWord = "";
+                    previousSymbol = ')';
+                    continue;
+                }
+            }
+            previousWord = word;
+            previousSymbol = 0;
         }
-        j = skipSpaces(buf, j + 1, to);
-        if (j < to && buf.getByte(j) == ';') {
-            j = skipSpaces(buf, j + 1, to);
+        return out.append(sql, copied, n).toString();
+    }
+
+    private static int skipSpaces(String sql, int i) {
+        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
+            i++;
         }
-        return j == to;
+        return i;
     }
 
     private static int skipSpaces(ByteBuf buf, int i, int to) {

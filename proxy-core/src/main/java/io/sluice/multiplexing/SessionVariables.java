@@ -16,11 +16,12 @@ import java.util.regex.Pattern;
 public final class SessionVariables {
 
     /**
-     * The variables a handshake sets: a connection's values for them at login are its own (the client's collation),
-     * so returning to them means setting those values, not the server's global DEFAULT.
+     * The variables a handshake sets: a connection's values for them at login are its own (the client's collation;
+     * IGNORE_SPACE in sql_mode for CLIENT_IGNORE_SPACE; interactive_timeout as wait_timeout for
+     * CLIENT_INTERACTIVE), so returning to them means setting those values, not the server's global DEFAULT.
      */
     public static final List<String> HANDSHAKE_VARIABLES = List.of("character_set_client",
-            "character_set_connection", "character_set_results", "collation_connection");
+            "character_set_connection", "character_set_results", "collation_connection", "sql_mode", "wait_timeout");
 
     /**
      * Reported but not carried: derived from the schema (which moves by itself), or good for one statement only.

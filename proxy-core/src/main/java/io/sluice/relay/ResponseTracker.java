@@ -69,9 +69,10 @@ public final class ResponseTracker {
         /**
          * An OK packet went past.
          *
+         * @param affectedRows its affected-rows field
          * @param lastInsertId its last-insert-id field (0 when the statement generated none)
          */
-        void onOk(long lastInsertId);
+        void onOk(long affectedRows, long lastInsertId);
 
         /**
          * An OK packet with {@code SERVER_SESSION_STATE_CHANGED}: its whole payload, copied (a new array the callee
@@ -356,7 +357,7 @@ public final class ResponseTracker {
                         outcomeAffectedRows += okAffectedRows();
                     }
                     if (stateListener != null) {
-                        okForState();
+                        okForState(true);
                     }
                     endOfResult(okStatus());
                 } else if (first == Packets.ERR_HEADER) {
@@ -393,7 +394,7 @@ public final class ResponseTracker {
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
                     if (stateListener != null) {
                         if (deprecateEof) {
-                            okForState();
+                            okForState(false); // its counts are about the result, not an insert
                         } else if ((eofStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
                             stateListener.onUntrackedStateChange();
                         }
@@ -451,7 +452,7 @@ public final class ResponseTracker {
             case SINGLE:
                 if (first == Packets.OK_HEADER) {
                     if (stateListener != null) {
-                        okForState();
+                        okForState(true);
                     }
                     serverStatus = okStatus();
                     if (outcomes != null) {
@@ -556,12 +557,15 @@ public final class ResponseTracker {
     }
 
     /**
-     * Reports an OK packet to the state listener, and starts copying its payload when it carries session state. The
+     * Reports an OK packet that answers a statement (not the one that ends a result set, whose counts MariaDB fills
+     * with the connection's earlier values) to the state listener, and starts copying its payload when it carries session state. The
      * head holds the bytes read so far; the rest are copied as {@link #scan} passes them.
      */
-    private void okForState() {
-        int insertIdAt = 1 + lenencSize(1);
-        stateListener.onOk(insertIdAt < headFill ? lenencAt(insertIdAt) : 0);
+    private void okForState(boolean statementOk) {
+        if (statementOk) {
+            int insertIdAt = 1 + lenencSize(1);
+            stateListener.onOk(lenencAt(1), insertIdAt < headFill ? lenencAt(insertIdAt) : 0);
+        }
         if ((okStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
             statePayload = new byte[payloadLength];
             System.arraycopy(head, 0, statePayload, 0, headFill);

@@ -56,11 +56,44 @@ class QuerySnifferTest {
     }
 
     @Test
-    void recognisesExactlySelectLastInsertId() {
-        assertThat(sniff("SELECT LAST_INSERT_ID()")).isEqualTo(QuerySniffer.SELECT_LAST_INSERT_ID);
-        assertThat(sniff("  select last_insert_id ( ) ;  ")).isEqualTo(QuerySniffer.SELECT_LAST_INSERT_ID);
-        assertThat(sniff("SELECT LAST_INSERT_ID() + 1")).isZero();
-        assertThat(sniff("SELECT LAST_INSERT_ID(), @a")).isEqualTo(QuerySniffer.USER_VARIABLE);
+    void findsLastInsertIdCallsInSelects() {
+        int calls = QuerySniffer.SELECT_CALLS_LAST_INSERT_ID;
+        assertThat(sniff("SELECT LAST_INSERT_ID()")).isEqualTo(calls);
+        assertThat(sniff("  select last_insert_id ( ) ;  ")).isEqualTo(calls);
+        assertThat(sniff("SELECT v FROM t WHERE id = LAST_INSERT_ID()")).isEqualTo(calls);
+        assertThat(sniff("SELECT LAST_INSERT_ID(), @a")).isEqualTo(calls | QuerySniffer.USER_VARIABLE);
+        assertThat(sniff("SELECT LAST_INSERT_ID(5)")).isEqualTo(QuerySniffer.SETS_LAST_INSERT_ID);
+        assertThat(sniff("UPDATE seq SET id = LAST_INSERT_ID(id + 1)")).isEqualTo(QuerySniffer.SETS_LAST_INSERT_ID);
         assertThat(sniff("INSERT INTO t VALUES (LAST_INSERT_ID())")).isZero();
+    }
+
+    @Test
+    void putsTheSessionsLastInsertIdIntoSelects() {
+        assertThat(QuerySniffer.withLastInsertId("SELECT LAST_INSERT_ID()", 42))
+                .isEqualTo("SELECT LAST_INSERT_ID(42 | 0) AS `LAST_INSERT_ID()`");
+        assertThat(QuerySniffer.withLastInsertId("select last_insert_id( ) ;", 7))
+                .isEqualTo("select LAST_INSERT_ID(7 | 0) AS `last_insert_id( )` ;");
+        assertThat(QuerySniffer.withLastInsertId("SELECT LAST_INSERT_ID() AS last, 'x'", 71))
+                .isEqualTo("SELECT LAST_INSERT_ID(71 | 0) AS last, 'x'");
+        assertThat(QuerySniffer.withLastInsertId("SELECT v FROM t WHERE id = LAST_INSERT_ID()", 71))
+                .isEqualTo("SELECT v FROM t WHERE id = LAST_INSERT_ID(71 | 0)");
+        assertThat(QuerySniffer.withLastInsertId("SELECT 1, LAST_INSERT_ID() FROM dual", 3))
+                .isEqualTo("SELECT 1, LAST_INSERT_ID(3 | 0) AS `LAST_INSERT_ID()` FROM dual");
+        assertThat(QuerySniffer.withLastInsertId("SELECT 'LAST_INSERT_ID()'", 3)).isEqualTo("SELECT 'LAST_INSERT_ID()'");
+    }
+
+    @Test
+    void keepsTheServerReportingEveryVariable() {
+        String mariaDbConnectorJ = "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),"
+                + "session_track_system_variables = CONCAT(@@global.session_track_system_variables,',tx_isolation'),"
+                + "autocommit=1";
+        assertThat(sniff(mariaDbConnectorJ) & QuerySniffer.TRACKED_VARIABLES).isNotZero();
+        assertThat(QuerySniffer.trackAllVariables(mariaDbConnectorJ)).isEqualTo(
+                "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),session_track_system_variables = '*',"
+                        + "autocommit=1");
+        assertThat(QuerySniffer.trackAllVariables("SET @@session.session_track_system_variables:='x,y'; "))
+                .isEqualTo("SET @@session.session_track_system_variables:= '*'; ");
+        assertThat(QuerySniffer.trackAllVariables("SET GLOBAL session_track_system_variables = 'a'")).isNull();
+        assertThat(QuerySniffer.trackAllVariables("SELECT 'session_track_system_variables = 1'")).isNull();
     }
 }

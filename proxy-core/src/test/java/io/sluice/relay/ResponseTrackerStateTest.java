@@ -77,7 +77,7 @@ class ResponseTrackerStateTest {
         int untracked;
 
         @Override
-        public void onOk(long lastInsertId) {
+        public void onOk(long affectedRows, long lastInsertId) {
             insertIds.add(lastInsertId);
         }
 
@@ -141,6 +141,7 @@ class ResponseTrackerStateTest {
         stream.writeBytes(frame(1, MySqlWire.ok(ServerStatus.SERVER_STATUS_AUTOCOMMIT)));
         Recorder recorder = feed(true, stream.toByteArray(), 5);
         assertThat(recorder.states).containsExactly(end);
+        assertThat(recorder.insertIds).as("only the OK that answers a statement").hasSize(1);
         assertThat(recorder.completed).isEqualTo(2);
     }
 
