@@ -980,27 +980,24 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
             String sql = frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8);
             String rewritten = QuerySniffer.trackAllVariables(sql);
-            if (rewritten != null) {
-                int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-                frame.release();
-                ByteBuf replaced = Packets.command(channel.alloc(), Command.COM_QUERY, rewritten);
-                replaced.setByte(replaced.readerIndex() + 3, sequenceId);
-                return replaced;
-            }
-            return frame;
+            return rewritten == null ? frame : replaceQuery(frame, rewritten);
         }
         if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
             // The server's LAST_INSERT_ID() belongs to whichever connection the session now has: the session's own
             // goes into the statement instead.
             String sql = frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8);
-            int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-            frame.release();
-            ByteBuf rewritten = Packets.command(channel.alloc(), Command.COM_QUERY,
-                    QuerySniffer.withLastInsertId(sql, lastInsertId));
-            rewritten.setByte(rewritten.readerIndex() + 3, sequenceId);
-            return rewritten;
+            return replaceQuery(frame, QuerySniffer.withLastInsertId(sql, lastInsertId));
         }
         return frame;
+    }
+
+    /** A COM_QUERY frame with {@code sql} in place of the client's text, same sequence id; {@code frame} is released. */
+    private ByteBuf replaceQuery(ByteBuf frame, String sql) {
+        int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        frame.release();
+        ByteBuf replaced = Packets.command(channel.alloc(), Command.COM_QUERY, sql);
+        replaced.setByte(replaced.readerIndex() + 3, sequenceId);
+        return replaced;
     }
 
     /** Pins (or unpins) the session for what {@link QuerySniffer} found in a statement. */
