@@ -23,7 +23,21 @@ CLIENT_PROTOCOL_41 = 0x00000200
 CLIENT_TRANSACTIONS = 0x00002000
 CLIENT_SECURE_CONNECTION = 0x00008000
 CLIENT_PLUGIN_AUTH = 0x00080000
+CLIENT_LOCAL_FILES = 0x00000080
+CLIENT_MULTI_STATEMENTS = 0x00010000
+CLIENT_MULTI_RESULTS = 0x00020000
+CLIENT_PS_MULTI_RESULTS = 0x00040000
 CLIENT_SESSION_TRACK = 0x00800000  # as libmariadb and the JDBC drivers: lets a TRANSACTION-pooling Sluice multiplex it
+
+# The side clients log in with exactly the session-shaping flags, collation and MariaDB extended capabilities that
+# sysbench's libmariadb sends (read off a capture of sysbench 1.0.20 against MariaDB 10.11). Sluice pools backend
+# connections per such key, so a side client with other flags would need backend connections of its own and the
+# churn test would measure that, not the proxy. libmariadb leaves CLIENT_LONG_PASSWORD (MariaDB's "CLIENT_MYSQL")
+# unset and sends its extended capabilities in the last 4 of the 23 reserved bytes.
+SYSBENCH_CAPABILITIES = (CLIENT_LONG_FLAG | CLIENT_LOCAL_FILES | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS
+                         | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS
+                         | CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_SESSION_TRACK)
+SYSBENCH_MARIADB_CAPABILITIES = 0x1D  # progress, bulk operations, extended metadata, cache metadata
 
 NATIVE = "mysql_native_password"
 COM_QUIT = 0x01
@@ -112,15 +126,15 @@ async def _login(host, port, user, password, db):
         seq, payload = await read_packet(reader)
         hs = parse_handshake(payload)
         pw = password.encode()
-        caps = (CLIENT_LONG_PASSWORD | CLIENT_LONG_FLAG | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS
-                | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH | CLIENT_SESSION_TRACK)
+        caps = SYSBENCH_CAPABILITIES
         if db:
             caps |= CLIENT_CONNECT_WITH_DB
         # Answer with mysql_native_password whatever the server proposed; a server that wants
         # another plugin for this account sends an AuthSwitchRequest, handled below.
         auth = scramble_native(pw, hs["nonce"]) if hs["plugin"] == NATIVE else b""
         body = (caps.to_bytes(4, "little") + (1 << 24).to_bytes(4, "little") + bytes([UTF8MB4_GENERAL_CI])
-                + b"\x00" * 23 + user.encode() + b"\x00" + bytes([len(auth)]) + auth)
+                + b"\x00" * 19
+                + SYSBENCH_MARIADB_CAPABILITIES.to_bytes(4, "little") + user.encode() + b"\x00" + bytes([len(auth)]) + auth)
         if db:
             body += db.encode() + b"\x00"
         body += NATIVE.encode() + b"\x00"

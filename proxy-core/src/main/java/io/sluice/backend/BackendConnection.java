@@ -770,6 +770,12 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     }
 
     private void onPrivatePacket(ByteBuf frame) {
+        if (privateCallback == null) {
+            // The exchange already ended in failure earlier in this read batch (fail() closes the channel, but the
+            // close lands after this batch): the rest of the batch belongs to nobody.
+            frame.release();
+            return;
+        }
         privateCurrent.add(frame);
         responseDone = false;
         tracker.scan(frame);
@@ -825,9 +831,14 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             }
             privateResponses = null;
             privateCurrent = null;
-            callback.onComplete(null, error);
-        }
-        if (channel != null) {
+            try {
+                callback.onComplete(null, error);
+            } finally {
+                if (channel != null) {
+                    channel.close();
+                }
+            }
+        } else if (channel != null) {
             channel.close();
         }
     }
@@ -851,16 +862,21 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             cumulation.release();
             cumulation = null;
         }
-        releaseSlot();
-        pool.onClosed(this);
-        if (was == Mode.AUTHENTICATING || was == Mode.PRIVATE) {
-            fail(new BackendException("connection to " + address() + " closed"));
-        } else if (was == Mode.RELAY && session != null) {
-            Session lost = session;
-            session = null;
-            lost.onBackendLost(this, tracker.isResponseStarted());
+        try {
+            releaseSlot();
+            pool.onClosed(this);
+        } finally {
+            // Runs even when the pool's bookkeeping throws (a loop already stopping): an unfinished exchange's
+            // packets are released here and its caller is told, or they leak.
+            if (was == Mode.AUTHENTICATING || was == Mode.PRIVATE) {
+                fail(new BackendException("connection to " + address() + " closed"));
+            } else if (was == Mode.RELAY && session != null) {
+                Session lost = session;
+                session = null;
+                lost.onBackendLost(this, tracker.isResponseStarted());
+            }
+            ctx.fireChannelInactive();
         }
-        ctx.fireChannelInactive();
     }
 
     @Override

@@ -12,7 +12,9 @@ import io.sluice.metrics.LatencyBuckets;
 import io.sluice.transport.TransportKind;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +43,14 @@ public final class BackendPool {
     private final EventLoopPool checks;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
+    /**
+     * Transaction pooling: schemas a login has already found on this server with these credentials. A later login to
+     * one of them is answered without taking a backend connection (a churning client then costs the pool nothing);
+     * a 1049 on any acquire forgets the schema, and new credentials forget them all. Only schemas that exist get in,
+     * so the set is as small as the server's list of databases, and capped besides.
+     */
+    private final Set<String> knownSchemas = ConcurrentHashMap.newKeySet();
+    private static final int KNOWN_SCHEMAS_CAP = 4096;
     /** Session or transaction pooling; set before the first connection opens and not changed after. */
     private volatile PoolingConfig pooling = PoolingConfig.defaults();
 
@@ -95,6 +105,25 @@ public final class BackendPool {
         return pooling;
     }
 
+    /** Whether a login has already found {@code schema} on this server with the current credentials. */
+    public boolean knowsSchema(String schema) {
+        return schema != null && knownSchemas.contains(schema);
+    }
+
+    /** A login found {@code schema}: the next login to it needs no backend connection to check it. */
+    public void schemaSeen(String schema) {
+        if (schema != null && knownSchemas.size() < KNOWN_SCHEMAS_CAP) {
+            knownSchemas.add(schema);
+        }
+    }
+
+    /** The server answered 1049 for {@code schema}: logins to it are checked by the server again. */
+    public void schemaMissing(String schema) {
+        if (schema != null) {
+            knownSchemas.remove(schema);
+        }
+    }
+
     /** Loop {@code i}'s part of {@code minPoolSize}, spread as evenly as the loops allow. */
     private static int minIdleShare(DataSourceConfig dataSource, int i, int count) {
         return dataSource.minPoolSize() / count + (i < dataSource.minPoolSize() % count ? 1 : 0);
@@ -110,6 +139,9 @@ public final class BackendPool {
     public void update(DataSourceConfig newSettings) {
         if (!newSettings.url().equals(dataSource.url())) {
             throw new IllegalArgumentException("url: " + newSettings.url() + " (expected: " + dataSource.url() + ")");
+        }
+        if (!newSettings.equals(dataSource)) {
+            knownSchemas.clear(); // other credentials may not see the same schemas
         }
         dataSource = newSettings;
         for (int i = 0; i < loops.length; i++) {

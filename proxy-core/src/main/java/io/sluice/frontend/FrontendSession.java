@@ -145,6 +145,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
      * The session gives its backend connection back between transactions: {@code pooling: TRANSACTION}, and the
      * client negotiated CLIENT_SESSION_TRACK, without which its state could not be followed.
      */
+    /** The server's "Unknown database": a schema a login had found is gone. */
+    private static final int SERVER_ER_BAD_DB_ERROR = 1049;
     private boolean multiplexing;
     /** The session variables this session has set, to be re-applied on each connection it takes. */
     private final SessionVariables variables = new SessionVariables();
@@ -410,10 +412,22 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
             enterCommandPhase(okSequenceId);
             return;
         }
+        BackendPool backendPool = context.pool(dataSource);
+        if (multiplexing && backendPool.knowsSchema(schema)) {
+            // An earlier login found this schema: the first statement takes a connection and selects it. A schema
+            // dropped in between is then reported (1049) on that statement instead of at login.
+            enterCommandPhase(okSequenceId);
+            return;
+        }
         // The schema is checked by the server: take the backend connection now so that 1049 comes at login.
         phase = Phase.AWAIT_BACKEND;
         int sequenceId = okSequenceId;
-        acquireBackend(sequenceId, () -> enterCommandPhase(sequenceId), true);
+        acquireBackend(sequenceId, () -> {
+            if (multiplexing) {
+                backendPool.schemaSeen(schema);
+            }
+            enterCommandPhase(sequenceId);
+        }, true);
     }
 
     /** Makes {@code chosen} this session's backend; the balancer has already counted the session on it. */
@@ -804,6 +818,10 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         }
         if (sequenceId < 0) {
             sequenceId = lastSequenceId + 1;
+        }
+        if (cause instanceof BackendException be && be.serverError() != null
+                && be.serverError().code() == SERVER_ER_BAD_DB_ERROR) {
+            context.pool(dataSource).schemaMissing(schema);
         }
         ByteBuf err = errorFor(cause, sequenceId);
         if (closeOnFailure) {

@@ -7,6 +7,7 @@ import io.sluice.frontend.SessionSnapshot;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.TestMariaDb;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -174,6 +175,69 @@ class TransactionPoolingTest {
                     one(b, "SELECT CONNECTION_ID()");
                 }
             }
+        }
+    }
+
+    private static RawMySqlClient multiplexedLogin(String schema, boolean expectOk) throws Exception {
+        RawMySqlClient client = RawMySqlClient.connect(proxy.host(), proxy.port());
+        RawMySqlClient.Packet reply = client.authenticate(proxy.user(), proxy.password(), schema,
+                RawMySqlClient.CLIENT_SESSION_TRACK);
+        if (expectOk) {
+            assertThat(reply.isOk()).as("login to %s: %s", schema, reply).isTrue();
+        } else {
+            assertThat(reply.isErr()).as("login to %s: %s", schema, reply).isTrue();
+            assertThat(reply.errorCode()).isEqualTo(1049);
+            client.close();
+            return null;
+        }
+        return client;
+    }
+
+    /**
+     * A login to a schema an earlier login found takes no backend connection: here both server connections are held
+     * by open transactions, and the login is still answered at once. A schema no login has found is still checked
+     * by the server at login.
+     */
+    @Test
+    void loginToAKnownSchemaNeedsNoBackendConnection() throws Exception {
+        TestMariaDb mariaDb = TestMariaDb.get();
+        String known = mariaDb.createDatabase("sluice_it_txpool_known");
+        try {
+            try (RawMySqlClient first = multiplexedLogin(known, true)) {
+                assertThat(first.query("SELECT DATABASE()").rows()).containsExactly(List.of(known));
+            }
+            List<Connection> holders = new ArrayList<>();
+            RawMySqlClient late = null;
+            try {
+                for (int i = 0; i < 2; i++) {
+                    Connection c = proxy.connect(JdbcDriver.MARIADB, db, "");
+                    holders.add(c);
+                    try (Statement s = c.createStatement()) {
+                        s.execute("START TRANSACTION");
+                        s.execute("SELECT COUNT(*) FROM t");
+                    }
+                }
+                assertThat(proxy.sluice().backends().get(0).openConnections()).isEqualTo(2);
+
+                late = multiplexedLogin(known, true); // a login that needed a connection would wait for one here
+
+                for (Connection c : holders) {
+                    c.createStatement().execute("COMMIT");
+                }
+                assertThat(late.query("SELECT DATABASE()").rows()).containsExactly(List.of(known));
+            } finally {
+                for (Connection c : holders) {
+                    c.close();
+                }
+                if (late != null) {
+                    late.close();
+                }
+            }
+
+            // A schema no login has found is still checked by the server at login.
+            multiplexedLogin(known + "_missing", false);
+        } finally {
+            mariaDb.dropDatabase(known);
         }
     }
 }

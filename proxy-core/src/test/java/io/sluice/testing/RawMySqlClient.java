@@ -29,6 +29,7 @@ public final class RawMySqlClient implements Closeable {
     public static final int CLIENT_SECURE_CONNECTION = 0x8000;
     public static final int CLIENT_MULTI_RESULTS = 0x20000;
     public static final int CLIENT_PLUGIN_AUTH = 0x80000;
+    public static final int CLIENT_SESSION_TRACK = 0x800000;
 
     public static final int COM_QUIT = 0x01;
     public static final int COM_QUERY = 0x03;
@@ -94,9 +95,17 @@ public final class RawMySqlClient implements Closeable {
 
     /** Sends HandshakeResponse41 and returns the server's final answer (OK or ERR), following an auth switch. */
     public Packet authenticate(String user, String password, String db) throws IOException {
+        return authenticate(user, password, db, 0);
+    }
+
+    /**
+     * As {@link #authenticate(String, String, String)}, asking for {@code extraCapabilities} as well (for example
+     * {@link #CLIENT_SESSION_TRACK}, which lets a transaction-pooling Sluice multiplex the session).
+     */
+    public Packet authenticate(String user, String password, String db, int extraCapabilities) throws IOException {
         int capabilities = CLIENT_LONG_PASSWORD | CLIENT_LONG_FLAG | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS
                 | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_RESULTS | CLIENT_PLUGIN_AUTH
-                | (db != null ? CLIENT_CONNECT_WITH_DB : 0);
+                | (db != null ? CLIENT_CONNECT_WITH_DB : 0) | extraCapabilities;
         ByteArrayOutputStream response = new ByteArrayOutputStream();
         writeInt(response, capabilities, 4);
         writeInt(response, MAX_FRAME, 4); // max packet size
