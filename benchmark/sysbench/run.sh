@@ -40,6 +40,7 @@ SSL=0                 # --ssl: sysbench --mysql-ssl=on against Sluice, whose TLS
 SSL_PROVIDER=AUTO     # Sluice server.tls.provider with --ssl: AUTO, OPENSSL or JDK
 IDLE_COUNTS="1000,5000,10000,15000"   # workload c; 0 (the baseline) is always added
 CHURN_RATES="100,200,300"             # workload d; 0 (the baseline) is always added
+CHURN_WARMUP=0                        # workload d: seconds of churn before the counting window opens
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
 SLUICE_JAVA_OPTS=""
 SLUICE_JAVA_OPTS_SET=0
@@ -129,6 +130,9 @@ Workloads
                          connection per idle client as it would for an application;
                          none otherwise (Sluice binds no backend for a schema-less login)
   --churn-rates LIST     workload d: connections opened+closed per s   [$CHURN_RATES]
+  --churn-warmup S       workload d: seconds the churn runs before new server
+                         connections are counted (a proxy's pool grows to the
+                         load's peak first)                            [$CHURN_WARMUP]
 
 Data
   --tables N             sysbench tables                              [$TABLES]
@@ -186,6 +190,7 @@ while [[ $# -gt 0 ]]; do
     --idle-counts) IDLE_COUNTS=$2; shift 2 ;;
     --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
+    --churn-warmup) CHURN_WARMUP=$2; shift 2 ;;
     --sluice-java-opts) SLUICE_JAVA_OPTS=$2; SLUICE_JAVA_OPTS_SET=1; shift 2 ;;
     --sluice-config-extra) SLUICE_CONFIG_EXTRA=$2; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
@@ -309,7 +314,8 @@ if [[ -n $CHURN_SET ]]; then
   for n in $(tr ' ' '\n' <<<"$CHURN_SET" | grep -v '^$' | sort -nu); do g+=" churn_$n"; WL_LIST+=("churn_$n"); MAX_CHURN=$n; done
   GROUPS_LIST+=("${g# }")
   CHURN_SET=$(tr ' ' ',' <<<"${g# }" | sed 's/churn_//g')
-  (( TIME >= 4 )) || die "workload d needs --time >= 4 (churn runs from 1 s after the start to 1 s before the end)"
+  is_uint "$CHURN_WARMUP" || die "--churn-warmup must be a whole number of seconds"
+  (( TIME >= 4 + CHURN_WARMUP )) || die "workload d needs --time >= 4 + --churn-warmup (churn runs from 1 s after the start to 1 s before the end, counted after the warm-up)"
 fi
 (( ${#WL_LIST[@]} > 0 )) || die "no workloads"
 
@@ -921,8 +927,10 @@ db_sampler_stop() {  # fills DB_COLS and PROXY_COLS
 
 # Before a run: wait (bounded) until the previous legs' idle pooled connections have been closed
 # (idleTimeoutMilliseconds, checked by Sluice about every second), so that they are not counted in this run.
+# With a long idle timeout (over 5 s, e.g. a churn run that keeps its pools warm between rounds) there is no wait:
+# the pools stay open on purpose.
 db_settle() {
-  (( POOL_IDLE_MS > 0 )) && [[ -n $DB_THREADS_BASE ]] || return 0
+  (( POOL_IDLE_MS > 0 && POOL_IDLE_MS <= 5000 )) && [[ -n $DB_THREADS_BASE ]] || return 0
   has_sluice || has_sluice_tx || return 0
   local deadline=$(( SECONDS + POOL_IDLE_MS * 3 / 2000 + 4 )) tc
   while (( SECONDS < deadline )); do
@@ -979,14 +987,20 @@ sideload_start() {
   local secs=$(( TIME - 2 ))
   (
     sleep 1   # sysbench has connected by now: its connections are not in the window
-    db_status Connections >"$WORK/side_conn0"
+    (( CHURN_WARMUP > 0 )) || db_status Connections >"$WORK/side_conn0"
     if (( SIDE_N > 0 )); then
       "$PY" "$SCRIPT_DIR/churn_clients.py" --host "$HOST" --port "$port" --user "$MYSQL_USER" \
         --password "$MYSQL_PASSWORD" --db sbtest --rate "$SIDE_N" --seconds "$secs" </dev/null &
       echo $! >"$WORK/side_py.pid"
-      wait $! || true
+      if (( CHURN_WARMUP > 0 )); then
+        sleep "$CHURN_WARMUP"   # the window opens once the churn has run this long
+        db_status Connections >"$WORK/side_conn0"
+      fi
+      wait "$(cat "$WORK/side_py.pid")" || true
     else
-      sleep "$secs"
+      sleep "$CHURN_WARMUP"
+      (( CHURN_WARMUP > 0 )) && db_status Connections >"$WORK/side_conn0"
+      sleep "$(( secs - CHURN_WARMUP ))"
     fi
     db_status Connections >"$WORK/side_conn1"
   ) >"$logf" 2>&1 &
@@ -1246,6 +1260,7 @@ cat >"$OUT/meta.json" <<EOF
   "sluice_ssl_provider": "$( (( SSL )) && echo "$SSL_PROVIDER")",
   "idle_counts": "$IDLE_SET",
   "churn_rates": "$CHURN_SET",
+  "churn_warmup_s": $CHURN_WARMUP,
   "idle_concurrency": $IDLE_CONCURRENCY,
   "open_files_limit": $NOFILE,
   "haproxy_maxconn": $HAPROXY_MAXCONN,

@@ -38,6 +38,8 @@ public final class BackendPool {
     private final AtomicInteger open = new AtomicInteger();
     /** Sessions waiting for a connection, on any loop: a connection freed where nobody waits then makes room. */
     private final AtomicInteger waiting = new AtomicInteger();
+    /** Transaction pooling: loops whose sessions have waited longer than a give-back takes (see EventLoopPool). */
+    private final AtomicInteger starvingLoops = new AtomicInteger();
     private final Map<EventExecutor, EventLoopPool> byLoop = new IdentityHashMap<>();
     private final EventLoopPool[] loops;
     private final EventLoopPool checks;
@@ -319,6 +321,20 @@ public final class BackendPool {
     /** Whether a session waits for a connection on some loop. */
     boolean hasWaiters() {
         return waiting.get() > 0;
+    }
+
+    /** A loop's sessions started or stopped waiting longer than a give-back takes (transaction pooling). */
+    void starvingChanged(boolean starving) {
+        if (starving) {
+            starvingLoops.incrementAndGet();
+        } else {
+            starvingLoops.decrementAndGet();
+        }
+    }
+
+    /** Whether some loop's sessions have waited longer than a give-back takes: slots should move there. */
+    boolean hasStarvingLoop() {
+        return starvingLoops.get() > 0;
     }
 
     /** Claims a slot for a new connection if fewer than {@code maxPoolSize} are open. */

@@ -41,6 +41,17 @@ public final class EventLoopPool {
     private int openHere;
     /** {@link #serveWaiters()} is running (it may be re-entered through a served session's listener). */
     private boolean serving;
+    /**
+     * Transaction pooling: how long this loop's sessions wait for a connection given back on their own loop before
+     * slots move here from other loops. Connections come back within milliseconds there, so a short burst is served
+     * locally; moving a slot instead costs a backend login, which under load slows the server and makes the next
+     * burst longer (seen with sysbench plus 300 client connects per second: a few waits became hundreds of logins).
+     */
+    static final long RECLAIM_DELAY_MILLIS = 50;
+    /** A delayed {@link #reclaimIfStillWaiting()} is scheduled. On the loop only. */
+    private boolean reclaimScheduled;
+    /** This loop's sessions have waited longer than {@link #RECLAIM_DELAY_MILLIS}; counted in the parent. */
+    private boolean starving;
 
     private record Waiter(SessionKey key, String schema, Promise<BackendConnection> promise,
             ScheduledFuture<?> timeout) {
@@ -263,6 +274,7 @@ public final class EventLoopPool {
         ScheduledFuture<?> timer = loop.schedule(() -> {
             if (waiters.removeIf(w -> w.promise() == promise)) {
                 parent.waiterRemoved();
+                waitersRemoved();
             }
             promise.tryFailure(new PoolExhaustedException(dataSource().name(), dataSource().maxPoolSize(), timeout));
         }, timeout, TimeUnit.MILLISECONDS);
@@ -272,7 +284,44 @@ public final class EventLoopPool {
         // Idle connections that cannot serve this session (another key or schema here, or any on another loop)
         // hold slots: retire one here and one per other loop; the freed slot opens a connection for the waiter.
         retireOneIdle();
+        if (parent.pooling().multiplexing()) {
+            scheduleReclaim(); // other loops' slots only if no give-back here serves the waiter soon
+        } else {
+            parent.reclaimIdleElsewhere(this);
+        }
+    }
+
+    private void scheduleReclaim() {
+        if (!reclaimScheduled) {
+            reclaimScheduled = true;
+            loop.schedule(this::reclaimIfStillWaiting, RECLAIM_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Sessions still wait: ask the other loops for a slot, and again every delay while they do. */
+    private void reclaimIfStillWaiting() {
+        reclaimScheduled = false;
+        if (waiters.isEmpty()) {
+            setStarving(false);
+            return;
+        }
+        setStarving(true);
         parent.reclaimIdleElsewhere(this);
+        scheduleReclaim();
+    }
+
+    private void setStarving(boolean value) {
+        if (starving != value) {
+            starving = value;
+            parent.starvingChanged(value);
+        }
+    }
+
+    /** After a waiter left the queue: a loop with none is no longer starving. */
+    private void waitersRemoved() {
+        if (starving && waiters.isEmpty()) {
+            setStarving(false);
+        }
     }
 
     /** Puts a clean, idle connection back: to a waiter first, else to the idle list. */
@@ -290,7 +339,7 @@ public final class EventLoopPool {
         idleChanged();
         log.debug("{} is idle in the pool", connection);
         serveWaiters();
-        if (waiters.isEmpty() && parent.hasWaiters() && overShareOrNotMultiplexing() && idle.remove(connection)) {
+        if (waiters.isEmpty() && anotherLoopNeedsSlot() && idle.remove(connection)) {
             // A session waits on another loop, which this connection cannot serve: free its slot for that loop.
             idleChanged();
             connection.close();
@@ -338,6 +387,7 @@ public final class EventLoopPool {
     private Waiter dequeue() {
         Waiter waiter = waiters.poll();
         parent.waiterRemoved();
+        waitersRemoved();
         return waiter;
     }
 
@@ -360,6 +410,18 @@ public final class EventLoopPool {
 
     private boolean overShareOrNotMultiplexing() {
         return !parent.pooling().multiplexing() || openHere > parent.fairShare();
+    }
+
+    /**
+     * Whether a connection given back here should close to move its slot to another loop. Session pooling: whenever
+     * a session waits elsewhere. Transaction pooling (a give-back per transaction): only when this loop holds more
+     * than its fair share and another loop's sessions have waited past {@link #RECLAIM_DELAY_MILLIS}.
+     */
+    private boolean anotherLoopNeedsSlot() {
+        if (!parent.pooling().multiplexing()) {
+            return parent.hasWaiters();
+        }
+        return parent.hasStarvingLoop() && openHere > parent.fairShare();
     }
 
     /**
