@@ -434,6 +434,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
     /** Sends commands Sluice itself needs answered (not relayed) and collects their whole responses. */
     void runPrivate(List<ByteBuf> commands, int[] kinds, PrivateCallback callback) {
+        if (privateCallback != null) {
+            // Two of Sluice's own exchanges at once on one connection would mix their answers and drop the first
+            // one's packets. It must not happen; if it does, the connection is in an unknown state: close it, and
+            // tell both callers.
+            log.warn("{}: a second private exchange started before the first ended; closing the connection", this);
+            commands.forEach(ByteBuf::release);
+            fail(new BackendException("overlapping private exchanges on " + address()));
+            callback.onComplete(null, new BackendException("overlapping private exchanges on " + address()));
+            return;
+        }
         mode = Mode.PRIVATE;
         channel.config().setAutoRead(true); // relay backpressure may have paused reading; the answers must be read
         privateResponses = new ArrayList<>(kinds.length);
@@ -573,6 +583,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        pool.onOpened(this);
         long timeout = loginTimeoutMillis;
         loginTimeout = ctx.executor().schedule(() -> {
             if (mode == Mode.AUTHENTICATING) {

@@ -381,20 +381,46 @@ public final class BackendPool {
         return (dataSource.maxPoolSize() + loops.length - 1) / loops.length;
     }
 
-    /** Closes every idle connection; waits up to {@code timeoutMillis} for the loops to do it. */
+    /**
+     * Closes every connection (idle, lent, or in one of Sluice's own exchanges) and fails every waiter; waits up to
+     * {@code timeoutMillis} for the loops to do it and to process the closes. Call before the event loops stop: a
+     * channel still open then is closed by the loop's teardown, when its channelInactive can no longer run.
+     */
     public void close(long timeoutMillis) {
-        CountDownLatch done = new CountDownLatch(loops.length);
-        for (EventLoopPool pool : loops) {
-            pool.loop().execute(() -> {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        EventLoopPool[] all = java.util.Arrays.copyOf(loops, loops.length + 1);
+        all[loops.length] = checks;
+        onEachLoop(all, EventLoopPool::shutdown, deadline);
+        // A close fires channelInactive in a task queued after it: one more round on each loop runs them.
+        onEachLoop(all, pool -> { }, deadline);
+    }
+
+    private static void onEachLoop(EventLoopPool[] pools, java.util.function.Consumer<EventLoopPool> task,
+            long deadlineNanos) {
+        CountDownLatch done = new CountDownLatch(pools.length);
+        for (EventLoopPool pool : pools) {
+            if (pool.loop().inEventLoop()) { // called from that loop (a retired pool closed by a scheduled check)
                 try {
-                    pool.shutdown();
+                    task.accept(pool);
                 } finally {
                     done.countDown();
                 }
-            });
+                continue;
+            }
+            try {
+                pool.loop().execute(() -> {
+                    try {
+                        task.accept(pool);
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                done.countDown(); // that loop has already stopped
+            }
         }
         try {
-            done.await(timeoutMillis, TimeUnit.MILLISECONDS);
+            done.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -11,8 +11,11 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.multiplexing.SessionVariables;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +36,14 @@ public final class EventLoopPool {
     private int minIdleShare;
     private final ArrayDeque<BackendConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /**
+     * Every connection of this loop whose channel is open: idle, lent, logging in or in one of Sluice's own
+     * exchanges. {@link #shutdown()} closes them all while the loop still runs tasks, so that each one's
+     * channelInactive releases what it holds; a channel left for the loop's own teardown is closed after the loop
+     * stops taking tasks, its channelInactive never runs, and the packets of an unfinished exchange (a reset after
+     * the last client left) leak. Changed per connection, never per command. On the loop only.
+     */
+    private final Set<BackendConnection> connections = new HashSet<>();
     /** {@code idle.size()}, published for readers on other threads (metrics, the admin API). */
     private volatile int idleSize;
     private SessionKey lastKey;
@@ -198,7 +209,9 @@ public final class EventLoopPool {
         BackendConnection connection = sameKey;
         connection.selectSchema(schema, error -> {
             if (error == null) {
-                promise.trySuccess(connection);
+                if (!promise.trySuccess(connection)) {
+                    offer(connection); // the session gave up (timed out, left) while the schema was selected
+                }
             } else {
                 offer(connection); // a refused COM_INIT_DB leaves the connection as it was
                 promise.tryFailure(error);
@@ -450,8 +463,14 @@ public final class EventLoopPool {
         }
     }
 
+    /** Called by a connection of this loop when its channel became active. */
+    void onOpened(BackendConnection connection) {
+        connections.add(connection);
+    }
+
     /** Called by a connection of this loop when its channel closed. */
     void onClosed(BackendConnection connection) {
+        connections.remove(connection);
         if (idle.remove(connection)) {
             idleChanged();
         }
@@ -492,7 +511,10 @@ public final class EventLoopPool {
         }
     }
 
-    /** Closes every idle connection and fails every waiter. Runs on the loop. */
+    /**
+     * Closes every connection, idle or not, and fails every waiter. Runs on the loop. The closes' channelInactive
+     * events run later on this loop: {@link BackendPool#close(long)} waits for them before the loops stop.
+     */
     void shutdown() {
         if (housekeeping != null) {
             housekeeping.cancel(false);
@@ -501,6 +523,9 @@ public final class EventLoopPool {
             idle.poll().close();
         }
         idleChanged();
+        for (BackendConnection connection : new ArrayList<>(connections)) {
+            connection.close();
+        }
         while (!waiters.isEmpty()) {
             Waiter waiter = dequeue();
             waiter.timeout().cancel(false);
