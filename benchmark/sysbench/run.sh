@@ -45,6 +45,8 @@ IDLE_CONCURRENCY=200                  # logins in flight while opening the idle 
 SLUICE_JAVA_OPTS=""
 SLUICE_JAVA_OPTS_SET=0
 SLUICE_CONFIG_EXTRA=""  # YAML appended to the generated config.yaml, e.g. "metrics: {enabled: false}"
+SLUICE_TX_POOLING=transaction  # pooling.mode of the sluice_tx leg (the second Sluice process)
+SLUICE_TX_CONFIG_EXTRA=""      # YAML appended to the sluice_tx leg's config.yaml only
 # JAVA_OPTS for Sluice when workload c runs and --sluice-java-opts is not given: the issue's
 # -Xmx512m, start.sh's other defaults, but without -Xms512m/-XX:+AlwaysPreTouch, which would
 # make the RSS 512 MiB+ whatever the connections cost (c measures RSS).
@@ -91,6 +93,13 @@ Targets and proxies
   --worker-threads N     Sluice server.workerThreads = HAProxy nbthread [$WORKER_THREADS]
   --sluice-java-opts S   JAVA_OPTS for Sluice's bin/start.sh [start.sh defaults; with
                          workload c: "$SLUICE_JAVA_OPTS_C"]
+  --sluice-tx-pooling MODE
+                         pooling.mode of the sluice_tx leg [$SLUICE_TX_POOLING]; with
+                         session and --sluice-tx-config-extra, sluice_tx is an A/B leg:
+                         the same Sluice with one setting changed, measured in the same
+                         rounds as sluice (e.g. metrics on vs off)
+  --sluice-tx-config-extra FILE
+                         YAML appended to the sluice_tx leg's config.yaml only
   --sluice-config-extra FILE
                          YAML appended to the generated Sluice config.yaml (top-level
                          sections it does not already have: metrics, slowQueryLog, ...).
@@ -193,6 +202,8 @@ while [[ $# -gt 0 ]]; do
     --churn-warmup) CHURN_WARMUP=$2; shift 2 ;;
     --sluice-java-opts) SLUICE_JAVA_OPTS=$2; SLUICE_JAVA_OPTS_SET=1; shift 2 ;;
     --sluice-config-extra) SLUICE_CONFIG_EXTRA=$2; shift 2 ;;
+    --sluice-tx-pooling) SLUICE_TX_POOLING=$(tr 'A-Z' 'a-z' <<<"$2"); shift 2 ;;
+    --sluice-tx-config-extra) SLUICE_TX_CONFIG_EXTRA=$2; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
     --table-size) TABLE_SIZE=$2; shift 2 ;;
     --results-dir) RESULTS_ROOT=$2; shift 2 ;;
@@ -243,16 +254,22 @@ has_target() { local t; for t in "${TARGET_LIST[@]}"; do [[ $t == "$1" ]] && ret
 # sluice_capture is the same Sluice process as sluice, measured while a capture runs.
 has_sluice() { has_target sluice || has_target sluice_capture; }
 # sluice_tx is a second Sluice process (its own copy of the distribution, port and pool) whose config says
-# pooling: {mode: transaction}; it runs next to the first one, so both are measured in the same rounds.
+# pooling: {mode: transaction} (--sluice-tx-pooling); it runs next to the first one, so both are measured in the
+# same rounds. With --sluice-tx-config-extra it is the B side of an A/B comparison of one setting.
 has_sluice_tx() { has_target sluice_tx; }
-if has_sluice_tx && [[ $POOLING == transaction ]] && has_sluice; then
-  die "--pooling transaction with target sluice_tx: both Sluice legs would pool by TRANSACTION (drop one)"
+[[ $SLUICE_TX_POOLING == session || $SLUICE_TX_POOLING == transaction ]] \
+  || die "--sluice-tx-pooling must be session or transaction"
+if [[ -n $SLUICE_TX_CONFIG_EXTRA && ! -f $SLUICE_TX_CONFIG_EXTRA ]]; then
+  die "--sluice-tx-config-extra $SLUICE_TX_CONFIG_EXTRA: no such file"
+fi
+if has_sluice_tx && has_sluice && [[ $POOLING == "$SLUICE_TX_POOLING" && -z $SLUICE_TX_CONFIG_EXTRA ]]; then
+  die "targets sluice and sluice_tx would run the same config (pooling $POOLING): change --pooling, --sluice-tx-pooling or --sluice-tx-config-extra"
 fi
 pooling_of() {  # pooling_of TARGET -> session|transaction for a Sluice leg, empty for direct/haproxy
-  case "$1" in sluice|sluice_capture) echo "$POOLING" ;; sluice_tx) echo transaction ;; *) echo "" ;; esac
+  case "$1" in sluice|sluice_capture) echo "$POOLING" ;; sluice_tx) echo "$SLUICE_TX_POOLING" ;; *) echo "" ;; esac
 }
 ANY_TX=0
-{ has_sluice_tx || { has_sluice && [[ $POOLING == transaction ]]; }; } && ANY_TX=1
+{ { has_sluice_tx && [[ $SLUICE_TX_POOLING == transaction ]]; } || { has_sluice && [[ $POOLING == transaction ]]; }; } && ANY_TX=1
 if [[ $IDLE_DB == auto ]]; then
   (( ANY_TX )) && IDLE_DB=sbtest || IDLE_DB=none
 fi
@@ -373,7 +390,7 @@ _need=$(( MAX_THREADS + 50 + MAX_CHURN ))
 [[ $IDLE_DB != none ]] && _need=$(( _need + MAX_IDLE ))
 if (( POOL_SESSION < _need )); then
   POOL_SESSION=$_need
-  if has_sluice && [[ $POOLING == session ]]; then
+  if { has_sluice && [[ $POOLING == session ]]; } || { has_sluice_tx && [[ $SLUICE_TX_POOLING == session ]]; }; then
     log "SESSION leg: maxPoolSize $POOL_TX raised to $POOL_SESSION (one backend connection per client: $MAX_THREADS threads$( [[ $IDLE_DB != none ]] && (( MAX_IDLE > 0 )) && echo " + $MAX_IDLE idle clients with schema $IDLE_DB" )$( (( MAX_CHURN > 0 )) && echo " + $MAX_CHURN churn/s" ) + 50)"
   fi
 fi
@@ -676,6 +693,9 @@ EOF
   if [[ -n $SLUICE_CONFIG_EXTRA ]]; then
     [[ -f $SLUICE_CONFIG_EXTRA ]] || die "--sluice-config-extra $SLUICE_CONFIG_EXTRA: no such file"
     { echo "# appended from $SLUICE_CONFIG_EXTRA (--sluice-config-extra)"; cat "$SLUICE_CONFIG_EXTRA"; } >>"$1"
+  fi
+  if [[ $leg == sluice_tx && -n $SLUICE_TX_CONFIG_EXTRA ]]; then
+    { echo "# appended from $SLUICE_TX_CONFIG_EXTRA (--sluice-tx-config-extra)"; cat "$SLUICE_TX_CONFIG_EXTRA"; } >>"$1"
   fi
 }
 
@@ -1273,6 +1293,8 @@ cat >"$OUT/meta.json" <<EOF
   "sluice_tx": $(has_sluice_tx && echo true || echo false),
   "sluice_max_pool_size": $( has_sluice && pool_size_of sluice || echo null),
   "sluice_tx_max_pool_size": $( has_sluice_tx && pool_size_of sluice_tx || echo null),
+  "sluice_tx_pooling": "$SLUICE_TX_POOLING",
+  "sluice_tx_config_extra": "$SLUICE_TX_CONFIG_EXTRA",
   "max_pool_size_option": "$MAX_POOL_SIZE",
   "pool_idle_timeout_ms": $POOL_IDLE_MS,
   "idle_db": "$IDLE_DB",
