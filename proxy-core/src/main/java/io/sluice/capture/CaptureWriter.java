@@ -48,6 +48,8 @@ final class CaptureWriter implements Runnable {
     private final Path dir;
     private final long captureId = new SecureRandom().nextLong();
     private final CaptureFile.BlockBuilder block = new CaptureFile.BlockBuilder();
+    /** Reused for every block of the capture; ended when the writer stops. */
+    private final java.util.zip.Deflater deflater = CaptureFile.newDeflater();
 
     private FileChannel channel;
     private Path file;
@@ -118,6 +120,7 @@ final class CaptureWriter implements Runnable {
         } else {
             log.info(summary, args);
         }
+        deflater.end();
         onStopped.run();
     }
 
@@ -174,7 +177,8 @@ final class CaptureWriter implements Runnable {
             return;
         }
         checkStorage();
-        byte[] framed = CaptureFile.seal(header, headerBytes, blockIndex, block.bytes(), block.size(), run.key());
+        byte[] framed = CaptureFile.seal(header, headerBytes, blockIndex, block.bytes(), block.size(), run.key(),
+                deflater);
         if (totalBytes + framed.length > run.options().maxSize()) {
             throw new Stop("maxSize " + run.options().maxSize() + " bytes reached", false);
         }

@@ -397,4 +397,28 @@ class CaptureFileTest {
             delegate.close();
         }
     }
+
+    /**
+     * Blocks are gzip members written by hand around a reused raw Deflater: any gzip reader takes them, whether the
+     * content compresses well or not at all (random bytes, where deflate's output is larger than its input), and
+     * a reused deflater carries nothing over from the block before.
+     */
+    @Test
+    void blocksAreGzipMembersForAnyContent() throws IOException {
+        java.util.zip.Deflater deflater = CaptureFile.newDeflater();
+        try {
+            byte[] random = new byte[300 * 1024];
+            new java.util.Random(42).nextBytes(random);
+            byte[] text = "SELECT c FROM sbtest1 WHERE id=?".repeat(5000).getBytes(StandardCharsets.US_ASCII);
+            for (byte[] content : List.of(random, text, new byte[0], random)) {
+                byte[] member = CaptureFile.gzip(content, content.length, deflater);
+                try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(
+                        new java.io.ByteArrayInputStream(member))) {
+                    assertThat(in.readAllBytes()).isEqualTo(content);
+                }
+            }
+        } finally {
+            deflater.end();
+        }
+    }
 }
