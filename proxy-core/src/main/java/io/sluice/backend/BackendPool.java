@@ -383,8 +383,8 @@ public final class BackendPool {
 
     /**
      * Closes every connection (idle, lent, or in one of Sluice's own exchanges) and fails every waiter; waits up to
-     * {@code timeoutMillis} for the loops to do it and to process the closes. Call before the event loops stop: a
-     * channel still open then is closed by the loop's teardown, when its channelInactive can no longer run.
+     * {@code timeoutMillis} for the loops to do it and to process the closes. Call before the event loops stop, so
+     * that no connection, and no half-finished exchange on one, is left to the loops' teardown.
      */
     public void close(long timeoutMillis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);

@@ -39,9 +39,10 @@ public final class EventLoopPool {
     /**
      * Every connection of this loop whose channel is open: idle, lent, logging in or in one of Sluice's own
      * exchanges. {@link #shutdown()} closes them all while the loop still runs tasks, so that each one's
-     * channelInactive releases what it holds; a channel left for the loop's own teardown is closed after the loop
-     * stops taking tasks, its channelInactive never runs, and the packets of an unfinished exchange (a reset after
-     * the last client left) leak. Changed per connection, never per command. On the loop only.
+     * channelInactive releases what it holds (the packets of an unfinished exchange, such as a reset after the last
+     * client left) at a point Sluice chooses, rather than whenever the loop's own teardown gets to it. CI reported
+     * such packets leaked right after test classes stopped Sluice. Changed per connection, never per command. On the
+     * loop only.
      */
     private final Set<BackendConnection> connections = new HashSet<>();
     /** {@code idle.size()}, published for readers on other threads (metrics, the admin API). */

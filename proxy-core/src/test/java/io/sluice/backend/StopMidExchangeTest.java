@@ -26,9 +26,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Sluice stops while one of its own exchanges with a backend is half answered: the exchange's packets are released
  * and the channel closed while the event loops still run. A real server answers Sluice's session check within a
  * millisecond, so this state cannot be produced on demand with MariaDB: a scripted backend logs Sluice in and
- * answers the check with its first packet only. Before the fix such a connection was left to the event loops'
- * teardown, which closes channels when their channelInactive can no longer run, and CI reported the held packet
- * as a leak about one run in three.
+ * answers the check with its first packet only. Such packets were reported leaked by CI right after test classes
+ * stopped Sluice; Sluice now closes every pooled connection while its loop still runs, and this checks that the
+ * half-answered exchange is released on the way.
  */
 @ExtendWith(LeakDetection.class)
 class StopMidExchangeTest {
