@@ -10,16 +10,20 @@ import io.sluice.config.PoolingConfig;
 import io.sluice.tls.BackendTls;
 import io.sluice.metrics.LatencyBuckets;
 import io.sluice.transport.TransportKind;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
 
 /**
  * The pool of authenticated connections to one data source. It is split into one {@link EventLoopPool} per event
@@ -100,7 +104,7 @@ public final class BackendPool {
      * In TRANSACTION pooling connections turn the session trackers on and keep a prepared-statement cache.
      */
     public void usePooling(PoolingConfig value) {
-        pooling = java.util.Objects.requireNonNull(value);
+        pooling = Objects.requireNonNull(value);
     }
 
     PoolingConfig pooling() {
@@ -142,7 +146,8 @@ public final class BackendPool {
         if (!newSettings.url().equals(dataSource.url())) {
             throw new IllegalArgumentException("url: " + newSettings.url() + " (expected: " + dataSource.url() + ")");
         }
-        if (!newSettings.equals(dataSource)) {
+        if (!Objects.equals(newSettings.username(), dataSource.username())
+                || !Objects.equals(newSettings.password(), dataSource.password())) {
             knownSchemas.clear(); // other credentials may not see the same schemas
         }
         dataSource = newSettings;
@@ -388,14 +393,14 @@ public final class BackendPool {
      */
     public void close(long timeoutMillis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        EventLoopPool[] all = java.util.Arrays.copyOf(loops, loops.length + 1);
+        EventLoopPool[] all = Arrays.copyOf(loops, loops.length + 1);
         all[loops.length] = checks;
         onEachLoop(all, EventLoopPool::shutdown, deadline);
         // A close fires channelInactive in a task queued after it: one more round on each loop runs them.
         onEachLoop(all, pool -> { }, deadline);
     }
 
-    private static void onEachLoop(EventLoopPool[] pools, java.util.function.Consumer<EventLoopPool> task,
+    private static void onEachLoop(EventLoopPool[] pools, Consumer<EventLoopPool> task,
             long deadlineNanos) {
         CountDownLatch done = new CountDownLatch(pools.length);
         for (EventLoopPool pool : pools) {
@@ -415,7 +420,7 @@ public final class BackendPool {
                         done.countDown();
                     }
                 });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 done.countDown(); // that loop has already stopped
             }
         }

@@ -23,8 +23,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.CRC32;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.Deflater;
+import java.util.zip.GZIPInputStream;
 
 /**
  * The capture file format, version 1 (docs/traffic-capture.md is the reference). A capture is a directory of files
@@ -269,7 +269,7 @@ public final class CaptureFile {
         return framed;
     }
 
-    /** A gzip member holding {@code content}, deflated at {@link #DEFLATE_LEVEL}. */
+    /** A deflater for {@link #seal}: raw deflate at {@link #DEFLATE_LEVEL}, to be reused and ended by its owner. */
     static Deflater newDeflater() {
         return new Deflater(DEFLATE_LEVEL, true); // raw deflate: the gzip header and trailer are written here
     }
@@ -284,6 +284,7 @@ public final class CaptureFile {
     /** gzip's fixed 10-byte member header: magic, deflate, no flags, no time, no extra flags, OS unknown. */
     private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
 
+    /** One gzip member holding the first {@code length} bytes of {@code content}, deflated by {@code deflater}. */
     static byte[] gzip(byte[] content, int length, Deflater deflater) {
         deflater.reset();
         deflater.setInput(content, 0, length);

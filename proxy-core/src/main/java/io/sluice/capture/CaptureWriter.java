@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.zip.Deflater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ final class CaptureWriter implements Runnable {
     private final long captureId = new SecureRandom().nextLong();
     private final CaptureFile.BlockBuilder block = new CaptureFile.BlockBuilder();
     /** Reused for every block of the capture; ended when the writer stops. */
-    private final java.util.zip.Deflater deflater = CaptureFile.newDeflater();
+    private final Deflater deflater = CaptureFile.newDeflater();
 
     private FileChannel channel;
     private Path file;

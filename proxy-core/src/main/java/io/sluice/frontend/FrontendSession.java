@@ -141,12 +141,12 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     private final long connectedAtMillis = System.currentTimeMillis();
 
     // ---- transaction pooling (issue #8); see docs/design/2026-11-22-transaction-pooling.md ----
+    /** The server's "Unknown database": a schema a login had found is gone. */
+    private static final int SERVER_ER_BAD_DB_ERROR = 1049;
     /**
      * The session gives its backend connection back between transactions: {@code pooling: TRANSACTION}, and the
      * client negotiated CLIENT_SESSION_TRACK, without which its state could not be followed.
      */
-    /** The server's "Unknown database": a schema a login had found is gone. */
-    private static final int SERVER_ER_BAD_DB_ERROR = 1049;
     private boolean multiplexing;
     /** The session variables this session has set, to be re-applied on each connection it takes. */
     private final SessionVariables variables = new SessionVariables();
