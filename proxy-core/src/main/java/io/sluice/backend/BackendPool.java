@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
 import io.sluice.config.PoolingConfig;
@@ -47,6 +48,12 @@ public final class BackendPool {
     private final Map<EventExecutor, EventLoopPool> byLoop = new IdentityHashMap<>();
     private final EventLoopPool[] loops;
     private final EventLoopPool checks;
+    /**
+     * Ticks on the check loop and hands each relay loop its housekeeping as a plain task. A timer of the relay loop's
+     * own would keep its scheduled-task queue non-empty for good, and Netty then reads the clock several times per
+     * loop turn (is a timer due?) on the path every query takes.
+     */
+    private final ScheduledFuture<?> housekeeping;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
     /**
@@ -94,8 +101,16 @@ public final class BackendPool {
         long period = Math.max(1000, Math.min(30_000, Math.min(
                 positiveOr(dataSource.idleTimeoutMilliseconds(), 30_000),
                 positiveOr(dataSource.maxLifetimeMilliseconds(), 30_000)) / 2));
+        housekeeping = checkLoop.scheduleWithFixedDelay(this::housekeep, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void housekeep() {
         for (EventLoopPool pool : loops) {
-            pool.loop().execute(() -> pool.startHousekeeping(period));
+            try {
+                pool.loop().execute(pool::housekeep);
+            } catch (RejectedExecutionException e) {
+                return; // the loops are stopping
+            }
         }
     }
 
@@ -392,6 +407,7 @@ public final class BackendPool {
      * that no connection, and no half-finished exchange on one, is left to the loops' teardown.
      */
     public void close(long timeoutMillis) {
+        housekeeping.cancel(false);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         EventLoopPool[] all = Arrays.copyOf(loops, loops.length + 1);
         all[loops.length] = checks;

@@ -9,6 +9,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.config.DataSourceConfig;
+import io.sluice.transport.BufferAllocator;
 import io.sluice.multiplexing.SessionVariables;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -48,7 +49,8 @@ public final class EventLoopPool {
     /** {@code idle.size()}, published for readers on other threads (metrics, the admin API). */
     private volatile int idleSize;
     private SessionKey lastKey;
-    private ScheduledFuture<?> housekeeping;
+    /** {@link #shutdown()} ran: a housekeeping task queued before it was cancelled must not refill the pool. */
+    private boolean shutDown;
     /** Pooled connections of this loop that hold a slot: logging in, idle or lent. Read and written on the loop. */
     private int openHere;
     /** {@link #serveWaiters()} is running (it may be re-entered through a served session's listener). */
@@ -270,6 +272,7 @@ public final class EventLoopPool {
         ChannelFuture connect = new Bootstrap()
                 .group(loop)
                 .channelFactory(parent.transport().socketChannelFactory())
+                .option(ChannelOption.ALLOCATOR, BufferAllocator.CHANNELS)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
@@ -477,12 +480,11 @@ public final class EventLoopPool {
         }
     }
 
-    /** Starts the periodic check of idle timeouts, lifetimes and the minimum pool size. */
-    void startHousekeeping(long periodMillis) {
-        housekeeping = loop.scheduleWithFixedDelay(this::housekeep, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
-    }
-
-    private void housekeep() {
+    /** The periodic check of idle timeouts, lifetimes and the minimum pool size; run on the loop. */
+    void housekeep() {
+        if (shutDown) {
+            return;
+        }
         long now = System.nanoTime();
         long idleTimeout = TimeUnit.MILLISECONDS.toNanos(dataSource().idleTimeoutMilliseconds());
         long maxLifetime = TimeUnit.MILLISECONDS.toNanos(dataSource().maxLifetimeMilliseconds());
@@ -517,9 +519,7 @@ public final class EventLoopPool {
      * events run later on this loop: {@link BackendPool#close(long)} waits for them before the loops stop.
      */
     void shutdown() {
-        if (housekeeping != null) {
-            housekeeping.cancel(false);
-        }
+        shutDown = true;
         while (!idle.isEmpty()) {
             idle.poll().close();
         }
