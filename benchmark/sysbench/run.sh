@@ -19,6 +19,7 @@ WORKLOADS="a"
 THREADS=""            # empty = per-group defaults (a: 16,64; b: 16)
 TIME=20
 REPEATS=3
+ROTATE=1              # rotate the order of targets from round to round (--fixed-order: off)
 WARMUP=5              # seconds per target before each workload/threads group; 0 = none
 TABLES=4
 TABLE_SIZE=10000
@@ -122,7 +123,10 @@ Workloads
                            baselines for the ratios, are always added)
   --threads LIST         comma list overriding the per-group thread counts
   --time S               seconds per measured run                     [$TIME]
-  --repeats R            repeats of each direct->haproxy->sluice round [$REPEATS]
+  --repeats R            rounds of one run per target; round r starts at the r-th target
+                         (direct, haproxy, sluice; haproxy, sluice, direct; ...)  [$REPEATS]
+  --fixed-order          every round in the order of --targets (the harness's order before
+                         2026-11-23)
   --warmup S             unrecorded warm-up per target per group, 0=off [$WARMUP]
   --ps-mode auto|disable sysbench --db-ps-mode                        [$PS_MODE]
   --ssl                  sysbench connects to Sluice with --mysql-ssl=on, and Sluice runs
@@ -192,6 +196,7 @@ while [[ $# -gt 0 ]]; do
     --threads) THREADS=$2; shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --repeats) REPEATS=$2; shift 2 ;;
+    --fixed-order) ROTATE=0; shift ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --ps-mode) PS_MODE=$2; shift 2 ;;
     --ssl) SSL=1; shift ;;
@@ -1272,6 +1277,7 @@ cat >"$OUT/meta.json" <<EOF
   "threads_override": "$THREADS",
   "time_s": $TIME,
   "repeats": $REPEATS,
+  "rotate_order": $( (( ROTATE )) && echo true || echo false ),
   "warmup_s": $WARMUP,
   "tables": $TABLES,
   "table_size": $TABLE_SIZE,
@@ -1338,8 +1344,14 @@ for grp in "${GROUPS_LIST[@]}"; do
       done
     fi
     for ((rep = 1; rep <= REPEATS; rep++)); do
+      # Each round starts one target later than the one before (direct, haproxy, sluice; then haproxy, sluice,
+      # direct; ...), so no target always runs right after the same one: on this 2-core machine a run's QPS
+      # depends on what ran just before it (MariaDB's and the kernel's state), and a fixed order was a bias.
+      n_targets=${#TARGET_LIST[@]}
       for w in "${gw[@]}"; do
-        for target in "${TARGET_LIST[@]}"; do
+        for ((k = 0; k < n_targets; k++)); do
+          target=${TARGET_LIST[$(( (rep - 1 + k) % n_targets ))]}
+          (( ROTATE )) || target=${TARGET_LIST[$k]}
           measure "$w" "$th" "$rep" "$target"
         done
       done
