@@ -48,6 +48,8 @@ SLUICE_JAVA_OPTS_SET=0
 SLUICE_CONFIG_EXTRA=""  # YAML appended to the generated config.yaml, e.g. "metrics: {enabled: false}"
 SLUICE_TX_POOLING=transaction  # pooling.mode of the sluice_tx leg (the second Sluice process)
 SLUICE_TX_CONFIG_EXTRA=""      # YAML appended to the sluice_tx leg's config.yaml only
+SLUICE_TX_JAVA_OPTS=""         # JAVA_OPTS of the sluice_tx leg only
+SLUICE_TX_JAVA_OPTS_SET=0
 # JAVA_OPTS for Sluice when workload c runs and --sluice-java-opts is not given: the issue's
 # -Xmx512m, start.sh's other defaults, but without -Xms512m/-XX:+AlwaysPreTouch, which would
 # make the RSS 512 MiB+ whatever the connections cost (c measures RSS).
@@ -101,6 +103,9 @@ Targets and proxies
                          rounds as sluice (e.g. metrics on vs off)
   --sluice-tx-config-extra FILE
                          YAML appended to the sluice_tx leg's config.yaml only
+  --sluice-tx-java-opts S
+                         JAVA_OPTS of the sluice_tx leg only [as the sluice leg]: an A/B of JVM
+                         or Netty settings (e.g. -Dio.netty.allocator.type=pooled)
   --sluice-config-extra FILE
                          YAML appended to the generated Sluice config.yaml (top-level
                          sections it does not already have: metrics, slowQueryLog, ...).
@@ -209,6 +214,7 @@ while [[ $# -gt 0 ]]; do
     --sluice-config-extra) SLUICE_CONFIG_EXTRA=$2; shift 2 ;;
     --sluice-tx-pooling) SLUICE_TX_POOLING=$(tr 'A-Z' 'a-z' <<<"$2"); shift 2 ;;
     --sluice-tx-config-extra) SLUICE_TX_CONFIG_EXTRA=$2; shift 2 ;;
+    --sluice-tx-java-opts) SLUICE_TX_JAVA_OPTS=$2; SLUICE_TX_JAVA_OPTS_SET=1; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
     --table-size) TABLE_SIZE=$2; shift 2 ;;
     --results-dir) RESULTS_ROOT=$2; shift 2 ;;
@@ -267,8 +273,9 @@ has_sluice_tx() { has_target sluice_tx; }
 if [[ -n $SLUICE_TX_CONFIG_EXTRA && ! -f $SLUICE_TX_CONFIG_EXTRA ]]; then
   die "--sluice-tx-config-extra $SLUICE_TX_CONFIG_EXTRA: no such file"
 fi
-if has_sluice_tx && has_sluice && [[ $POOLING == "$SLUICE_TX_POOLING" && -z $SLUICE_TX_CONFIG_EXTRA ]]; then
-  die "targets sluice and sluice_tx would run the same config (pooling $POOLING): change --pooling, --sluice-tx-pooling or --sluice-tx-config-extra"
+if has_sluice_tx && has_sluice && [[ $POOLING == "$SLUICE_TX_POOLING" && -z $SLUICE_TX_CONFIG_EXTRA ]] \
+    && (( ! SLUICE_TX_JAVA_OPTS_SET )); then
+  die "targets sluice and sluice_tx would run the same config (pooling $POOLING): change --pooling, --sluice-tx-pooling, --sluice-tx-config-extra or --sluice-tx-java-opts"
 fi
 pooling_of() {  # pooling_of TARGET -> session|transaction for a Sluice leg, empty for direct/haproxy
   case "$1" in sluice|sluice_capture) echo "$POOLING" ;; sluice_tx) echo "$SLUICE_TX_POOLING" ;; *) echo "" ;; esac
@@ -726,12 +733,14 @@ start_sluice() {
   printf -v "${var}_HOME" '%s' "$home"
   mkdir -p "$home/conf"
   write_sluice_config "$home/conf/config.yaml" "$leg"
-  log "starting Sluice ($leg: pooling $(pooling_of "$leg"), maxPoolSize $(pool_size_of "$leg")) from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $port, JAVA_OPTS: ${SLUICE_JAVA_OPTS_EFFECTIVE:-start.sh defaults})"
+  local java_opts=$SLUICE_JAVA_OPTS_EFFECTIVE
+  [[ $leg == sluice_tx ]] && (( SLUICE_TX_JAVA_OPTS_SET )) && java_opts=$SLUICE_TX_JAVA_OPTS
+  log "starting Sluice ($leg: pooling $(pooling_of "$leg"), maxPoolSize $(pool_size_of "$leg")) from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $port, JAVA_OPTS: ${java_opts:-start.sh defaults})"
   # start.sh may daemonize or stay in the foreground: run it in the background either
   # way and find the JVM by its listening socket.
   (
     cd "$home"
-    if [[ -n $SLUICE_JAVA_OPTS_EFFECTIVE ]]; then export JAVA_OPTS="$SLUICE_JAVA_OPTS_EFFECTIVE"; fi
+    if [[ -n $java_opts ]]; then export JAVA_OPTS="$java_opts"; fi
     exec bin/start.sh "$port" "$home/conf"
   ) >"$WORK/$leg-start.log" 2>&1 </dev/null &
   printf -v "${var}_LAUNCHER_PID" '%s' "$!"
@@ -1301,6 +1310,7 @@ cat >"$OUT/meta.json" <<EOF
   "sluice_tx_max_pool_size": $( has_sluice_tx && pool_size_of sluice_tx || echo null),
   "sluice_tx_pooling": "$SLUICE_TX_POOLING",
   "sluice_tx_config_extra": "$SLUICE_TX_CONFIG_EXTRA",
+  "sluice_tx_java_opts": $(json_str "$( (( SLUICE_TX_JAVA_OPTS_SET )) && echo "$SLUICE_TX_JAVA_OPTS" || echo "as sluice")"),
   "max_pool_size_option": "$MAX_POOL_SIZE",
   "pool_idle_timeout_ms": $POOL_IDLE_MS,
   "idle_db": "$IDLE_DB",

@@ -36,7 +36,6 @@ import io.sluice.metrics.SluiceMetrics;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
-import io.sluice.transport.BufferAllocator;
 import io.sluice.transport.TransportKind;
 import java.io.IOException;
 import java.net.BindException;
@@ -181,7 +180,6 @@ public final class Sluice implements AutoCloseable {
                     .channelFactory(transport.serverChannelFactory())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.ALLOCATOR, BufferAllocator.CHANNELS)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,

@@ -9,7 +9,6 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.config.DataSourceConfig;
-import io.sluice.transport.BufferAllocator;
 import io.sluice.multiplexing.SessionVariables;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -272,7 +271,6 @@ public final class EventLoopPool {
         ChannelFuture connect = new Bootstrap()
                 .group(loop)
                 .channelFactory(parent.transport().socketChannelFactory())
-                .option(ChannelOption.ALLOCATOR, BufferAllocator.CHANNELS)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))

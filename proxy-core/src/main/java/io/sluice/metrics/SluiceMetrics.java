@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.EventLoopGroup;
 import io.prometheus.metrics.model.registry.MultiCollector;
@@ -31,7 +32,6 @@ import io.sluice.frontend.PinReason;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.frontend.FrontendContext;
-import io.sluice.transport.BufferAllocator;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -76,7 +76,7 @@ public final class SluiceMetrics implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
         new FileDescriptorMetrics().bindTo(registry);
-        if (BufferAllocator.CHANNELS instanceof ByteBufAllocatorMetricProvider provider) {
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
             new NettyAllocatorMetrics(provider).bindTo(registry);
         }
         new NettyEventExecutorMetrics(workers).bindTo(registry);
