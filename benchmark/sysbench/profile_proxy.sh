@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Where a running proxy's CPU goes per query, under sysbench oltp_point_select.
+# Where a running proxy's CPU goes per query, under a sysbench test (oltp_point_select unless --test).
 #
-#   benchmark/sysbench/profile_proxy.sh --pid PID --port PORT [--seconds S] [--threads N] [--java]
+#   benchmark/sysbench/profile_proxy.sh --pid PID --port PORT [--test T] [--seconds S] [--threads N] [--java]
 #
 # Three passes of S seconds each against the proxy listening on 127.0.0.1:PORT (process PID):
 #   1. syscalls per query        strace -c (counts only: tracing slows the proxy, so its times are not used)
@@ -12,12 +12,13 @@
 # Needs sysbench, strace, perf; the sbtest data of run.sh (4 tables x 10000 rows by default).
 set -euo pipefail
 
-PID="" PORT="" SECONDS_PER_PASS=8 THREADS=16 JAVA=0
+PID="" PORT="" TEST=oltp_point_select SECONDS_PER_PASS=8 THREADS=16 JAVA=0
 TABLES=4 TABLE_SIZE=10000 DB_USER=root DB_PASSWORD="" FREQ=999
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --pid) PID=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
+    --test) TEST=$2; shift 2 ;;
     --seconds) SECONDS_PER_PASS=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
@@ -41,7 +42,7 @@ trap 'rm -rf "$WORK"' EXIT
 # Runs sysbench for one pass, in the foreground, while the tool started just before it measures; prints the
 # queries sysbench completed. The tool sees the pass's 16 logins too: a handful of syscalls against 100,000+ queries.
 load() {
-  sysbench oltp_point_select --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user="$DB_USER" \
+  sysbench "$TEST" --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user="$DB_USER" \
     --mysql-password="$DB_PASSWORD" --mysql-db=sbtest --tables="$TABLES" --table-size="$TABLE_SIZE" \
     --threads="$THREADS" --time="$SECONDS_PER_PASS" run >"$WORK/sb.out" 2>&1
   grep -oP 'queries:\s+\K[0-9]+' "$WORK/sb.out"
@@ -53,7 +54,7 @@ stop_tool() {
   wait "$TOOL" 2>/dev/null || true
 }
 
-echo "proxy pid $PID on 127.0.0.1:$PORT, oltp_point_select, $THREADS threads, ${SECONDS_PER_PASS} s per pass"
+echo "proxy pid $PID on 127.0.0.1:$PORT, $TEST, $THREADS threads, ${SECONDS_PER_PASS} s per pass"
 
 strace -c -f -p "$PID" -o "$WORK/strace.out" >/dev/null 2>&1 &
 TOOL=$!; sleep 1
