@@ -1358,10 +1358,10 @@ for grp in "${GROUPS_LIST[@]}"; do
       # direct; ...), so no target always runs right after the same one: on this 2-core machine a run's QPS
       # depends on what ran just before it (MariaDB's and the kernel's state), and a fixed order was a bias.
       n_targets=${#TARGET_LIST[@]}
+      first=$(( ROTATE ? rep - 1 : 0 ))
       for w in "${gw[@]}"; do
         for ((k = 0; k < n_targets; k++)); do
-          target=${TARGET_LIST[$(( (rep - 1 + k) % n_targets ))]}
-          (( ROTATE )) || target=${TARGET_LIST[$k]}
+          target=${TARGET_LIST[$(( (first + k) % n_targets ))]}
           measure "$w" "$th" "$rep" "$target"
         done
       done

@@ -39,7 +39,7 @@ final class CaptureWriter implements Runnable {
      * read_write, which was a large part of its CPU. At 20 ms a wake-up finds about 200 records waiting at 10k
      * queries/s, far below the queue's bound (65,536 by default).
      */
-    static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /** Opens a capture file; a test seam to simulate a disk that fills up. */
     interface FileOpener {
