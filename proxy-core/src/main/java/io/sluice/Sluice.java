@@ -4,7 +4,6 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
@@ -137,12 +136,11 @@ public final class Sluice implements AutoCloseable {
         BackendServerInfo serverInfo = probe.serverInfo();
         ServerConfig server = config.server();
         TransportKind transport = TransportKind.of(server.transport());
-        EventLoopGroup bossGroup = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
-        EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(server.effectiveWorkerThreads(),
-                transport.ioHandlerFactory());
+        EventLoopGroup bossGroup = transport.newEventLoopGroup(1, new DefaultThreadFactory("sluice-accept"));
+        EventLoopGroup workerGroup = transport.newEventLoopGroup(server.effectiveWorkerThreads(),
+                new DefaultThreadFactory("sluice-relay"));
         // Health checks get a thread of their own: a slow or black-holed backend never delays relayed traffic.
-        EventLoopGroup checkGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-health", true),
-                transport.ioHandlerFactory());
+        EventLoopGroup checkGroup = transport.newEventLoopGroup(1, new DefaultThreadFactory("sluice-health", true));
         Sluice started;
         Map<String, BackendPool> pools = new ConcurrentHashMap<>(); // config reload adds and removes
         TrafficCounters traffic = config.operations().metrics().enabled() ? new TrafficCounters(workerGroup) : null;

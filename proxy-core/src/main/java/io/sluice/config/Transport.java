@@ -2,7 +2,7 @@ package io.sluice.config;
 
 /** The Netty transport that carries both client and backend sockets. */
 public enum Transport {
-    /** io_uring where the kernel offers it, then epoll, then NIO. */
+    /** epoll on Linux, NIO elsewhere; io_uring only when asked for, until the benchmarks show it ahead. */
     AUTO,
     /** Linux epoll. */
     EPOLL,

@@ -1,6 +1,7 @@
 package io.sluice.transport;
 
 import io.netty.channel.ChannelFactory;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -17,6 +18,7 @@ import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
 import io.sluice.config.ConfigException;
 import io.sluice.config.Transport;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * The Netty transport in use: its event-loop I/O handler and its socket channel classes. Client and backend sockets
@@ -57,6 +59,16 @@ public record TransportKind(String name, IoHandlerFactory ioHandlerFactory,
             default:
                 return Epoll.isAvailable() ? epoll() : nio();
         }
+    }
+
+    /**
+     * Event loops of this transport, as Sluice runs them: see {@link RelayEventLoopGroup}.
+     *
+     * @param threads how many loops
+     * @param threadFactory names the loops' threads
+     */
+    public EventLoopGroup newEventLoopGroup(int threads, ThreadFactory threadFactory) {
+        return new RelayEventLoopGroup(threads, threadFactory, ioHandlerFactory);
     }
 
     private static TransportKind epoll() {

@@ -1,0 +1,126 @@
+package io.sluice.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.transport.RelayEventLoopGroup.RelayEventLoop;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay loops wait for I/O without Netty 4.2's one-second deadline, and scheduled tasks still run. The wake-up
+ * count comes from the kernel ({@code voluntary_ctxt_switches} of the loop's thread), so the tests need Linux and
+ * the native transport they name.
+ */
+class RelayEventLoopGroupTest {
+
+    /** How long a loop is left idle: long enough for Netty's one-second deadline to wake a plain loop 3 times. */
+    private static final long IDLE_MILLIS = 3_300;
+
+    @Test
+    void deadlineIsTheNextScheduledTaskOrNone() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "epoll");
+        EventLoopGroup group = new RelayEventLoopGroup(1, new DefaultThreadFactory("relay-test"),
+                EpollIoHandler.newFactory());
+        try {
+            RelayEventLoop loop = (RelayEventLoop) group.next();
+            assertThat(loop.submit(loop::deadlineForTest).get()).isEqualTo(-1L);
+            assertThat(loop.suspensionSupportedForTest()).as("suspension (and its per-turn timing)").isFalse();
+
+            ScheduledFuture<?> later = loop.schedule(() -> { }, 60, TimeUnit.SECONDS);
+            assertThat(loop.submit(loop::nanosToDeadlineForTest).get())
+                    .isBetween(TimeUnit.SECONDS.toNanos(50), TimeUnit.SECONDS.toNanos(60));
+
+            later.cancel(false);
+            assertThat(loop.submit(loop::deadlineForTest).get()).isEqualTo(-1L);
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void idleEpollLoopSleepsUntilThereIsWork() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "epoll");
+        assertIdleLoopSleeps(EpollIoHandler::newFactory);
+    }
+
+    @Test
+    void idleIoUringLoopSleepsUntilThereIsWork() throws Exception {
+        assumeTrue(IoUring.isAvailable(), "io_uring");
+        assertIdleLoopSleeps(IoUringIoHandler::newFactory);
+    }
+
+    /**
+     * A plain Netty loop wakes about once a second with nothing to do; a relay loop does not. A task scheduled from
+     * another thread while the relay loop sleeps still runs, no earlier than asked.
+     */
+    private static void assertIdleLoopSleeps(Supplier<IoHandlerFactory> handler) throws Exception {
+        EventLoopGroup plain = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("plain-test"),
+                handler.get());
+        EventLoopGroup relay = new RelayEventLoopGroup(1, new DefaultThreadFactory("relay-test"), handler.get());
+        try {
+            EventLoop plainLoop = plain.next();
+            EventLoop relayLoop = relay.next();
+            String plainTid = threadId(plainLoop);
+            String relayTid = threadId(relayLoop);
+            long plainBefore = voluntarySwitches(plainTid);
+            long relayBefore = voluntarySwitches(relayTid);
+
+            Thread.sleep(IDLE_MILLIS);
+
+            long plainWakeups = voluntarySwitches(plainTid) - plainBefore;
+            long relayWakeups = voluntarySwitches(relayTid) - relayBefore;
+            // The 1 allows for the loop going to sleep right after the task that read its thread id.
+            assertThat(relayWakeups).as("wake-ups of an idle relay loop in %d ms", IDLE_MILLIS).isLessThanOrEqualTo(1);
+            assertThat(plainWakeups)
+                    .as("wake-ups of an idle plain Netty loop in %d ms; if this fails, Netty no longer wakes idle "
+                            + "loops every second and RelayEventLoopGroup can go", IDLE_MILLIS)
+                    .isGreaterThanOrEqualTo(3);
+
+            long scheduledAt = System.nanoTime();
+            AtomicLong ranAt = new AtomicLong();
+            CountDownLatch ran = new CountDownLatch(1);
+            relayLoop.schedule(() -> {
+                ranAt.set(System.nanoTime());
+                ran.countDown();
+            }, 200, TimeUnit.MILLISECONDS);
+            assertThat(ran.await(10, TimeUnit.SECONDS)).as("the scheduled task ran").isTrue();
+            assertThat(ranAt.get() - scheduledAt).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+        } finally {
+            plain.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            relay.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /** The kernel's id of the loop's thread, read on the loop. */
+    private static String threadId(EventLoop loop) throws Exception {
+        return loop.submit(() -> Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString())
+                .get(10, TimeUnit.SECONDS);
+    }
+
+    /** How many times the thread has gone to sleep of its own accord: once per wait that had to block. */
+    private static long voluntarySwitches(String tid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/task", tid, "status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        throw new IllegalStateException("no voluntary_ctxt_switches for thread " + tid);
+    }
+}
