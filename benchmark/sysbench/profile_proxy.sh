@@ -2,6 +2,7 @@
 # Where a running proxy's CPU goes per query, under a sysbench test (oltp_point_select unless --test).
 #
 #   benchmark/sysbench/profile_proxy.sh --pid PID --port PORT [--test T] [--seconds S] [--threads N] [--java]
+#                                       [--sysbench-args "..."]
 #
 # Three passes of S seconds each against the proxy listening on 127.0.0.1:PORT (process PID):
 #   1. syscalls per query        strace -c (counts only: tracing slows the proxy, so its times are not used)
@@ -12,7 +13,7 @@
 # Needs sysbench, strace, perf; the sbtest data of run.sh (4 tables x 10000 rows by default).
 set -euo pipefail
 
-PID="" PORT="" TEST=oltp_point_select SECONDS_PER_PASS=8 THREADS=16 JAVA=0
+PID="" PORT="" TEST=oltp_point_select SECONDS_PER_PASS=8 THREADS=16 JAVA=0 SB_ARGS=""
 TABLES=4 TABLE_SIZE=10000 DB_USER=root DB_PASSWORD="" FREQ=999
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -26,7 +27,8 @@ while [[ $# -gt 0 ]]; do
     --user) DB_USER=$2; shift 2 ;;
     --password) DB_PASSWORD=$2; shift 2 ;;
     --java) JAVA=1; shift ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    --sysbench-args) SB_ARGS=$2; shift 2 ;; # e.g. run.sh's range_10000: see WL_B there
+    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -44,7 +46,7 @@ trap 'rm -rf "$WORK"' EXIT
 load() {
   sysbench "$TEST" --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user="$DB_USER" \
     --mysql-password="$DB_PASSWORD" --mysql-db=sbtest --tables="$TABLES" --table-size="$TABLE_SIZE" \
-    --threads="$THREADS" --time="$SECONDS_PER_PASS" run >"$WORK/sb.out" 2>&1
+    --threads="$THREADS" --time="$SECONDS_PER_PASS" $SB_ARGS run >"$WORK/sb.out" 2>&1 # SB_ARGS split on purpose
   grep -oP 'queries:\s+\K[0-9]+' "$WORK/sb.out"
 }
 

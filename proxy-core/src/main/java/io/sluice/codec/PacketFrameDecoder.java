@@ -13,15 +13,54 @@ import java.util.List;
  * one by one; the decoder only adds up their length and refuses a packet larger than {@code maxPacketSize} as soon as
  * a header announces it, before its body is buffered.
  *
- * <p>Ownership: each emitted slice belongs to the next handler, which must release it or pass it on.
+ * <p>A read that holds exactly one whole frame, with nothing buffered before it, is passed on as it is, without a
+ * slice: that is the common case (a client sends one command and waits for its answer), and it saves the slice, a
+ * retain/release pair and the decoder's bookkeeping per command.
+ *
+ * <p>Ownership: each emitted buffer (a slice, or the read itself) belongs to the next handler, which must release it
+ * or pass it on.
  */
 public final class PacketFrameDecoder extends ByteToMessageDecoder {
     private final int maxPacketSize;
     /** Bytes of the logical packet so far, while its frames are 16 MiB - 1 long. */
     private long logicalLength;
+    /** True while a whole-frame read is being passed on. */
+    private boolean passingOn;
 
     public PacketFrameDecoder(int maxPacketSize) {
         this.maxPacketSize = maxPacketSize;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (!passingOn && msg instanceof ByteBuf in && isOneWholeFrame(in) && !internalBuffer().isReadable()) {
+            // A read that arrives while this one is passed on (only a transport that reads synchronously in read()
+            // does that) takes the decoder's own path. So does any read while bytes are buffered: frames stay in
+            // order. One difference from the decoder's path: when a later read in the same batch leaves a partial
+            // frame and reading is paused, the decoder asks for one more read at the batch's end, because it did not
+            // see this frame go by. That read brings in at most one more buffer, which the decoder holds as usual.
+            passingOn = true;
+            try {
+                ctx.fireChannelRead(in);
+            } finally {
+                passingOn = false;
+            }
+            return;
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    /**
+     * Whether {@code in} is one frame, whole, that {@link #decode} would emit as it is: not part of a packet split
+     * into 16 MiB frames, and within the size limit.
+     */
+    private boolean isOneWholeFrame(ByteBuf in) {
+        int readable = in.readableBytes();
+        if (readable < Packets.HEADER_SIZE || logicalLength != 0) {
+            return false;
+        }
+        int length = Packets.payloadLength(in, in.readerIndex());
+        return readable == Packets.HEADER_SIZE + length && length < Packets.MAX_PAYLOAD && length <= maxPacketSize;
     }
 
     @Override

@@ -232,4 +232,61 @@ class PacketFrameDecoderTest {
                 .cause().isInstanceOf(PacketTooLargeException.class);
         assertThat(readFrames()).containsExactly(good);
     }
+
+    @Test
+    void passesOnAReadOfOneWholeFrameAsItIs() {
+        channel(1024);
+        ByteBuf in = Unpooled.wrappedBuffer(frame(0, concat(new byte[] {0x03}, "SELECT 1".getBytes())));
+
+        channel.writeInbound(in);
+
+        ByteBuf out = channel.readInbound();
+        try {
+            assertThat(out).as("the read itself, not a slice of it").isSameAs(in);
+            assertThat(out.refCnt()).isEqualTo(1);
+        } finally {
+            out.release();
+        }
+    }
+
+    @Test
+    void keepsFramesInOrderWhenAWholeFrameFollowsBufferedBytes() {
+        channel(1024);
+        byte[] a = frame(0, concat(new byte[] {0x03}, "SELECT 1".getBytes()));
+        byte[] b = frame(0, new byte[] {0x0E});
+        byte[] c = frame(0, concat(new byte[] {0x03}, "SELECT 2".getBytes()));
+
+        channel.writeInbound(Unpooled.wrappedBuffer(a, 0, 5)); // a's header and one byte: buffered
+        channel.writeInbound(Unpooled.wrappedBuffer(a, 5, a.length - 5)); // a's rest: decoded from the buffer
+        channel.writeInbound(Unpooled.wrappedBuffer(b)); // whole, nothing buffered: passed on
+        channel.writeInbound(Unpooled.wrappedBuffer(concat(c, new byte[] {1, 0}))); // c and a partial header
+        ByteBuf rest = Unpooled.wrappedBuffer(frame(0, new byte[] {0x01}));
+        rest.skipBytes(2);
+        channel.writeInbound(rest); // the header's rest: decoded from the buffer, not passed on
+
+        assertThat(readFrames()).containsExactly(a, b, c, frame(0, new byte[] {0x01}));
+    }
+
+    @Test
+    void refusesAWholeFrameOverTheLimitReadAtOnce() {
+        channel(100);
+        byte[] packet = frame(0, payload(101, 'a'));
+
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(packet)))
+                .isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(PacketTooLargeException.class);
+        assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void countsAWholeContinuationFrameReadAtOnceAgainstTheLimit() {
+        channel(MAX_PAYLOAD + 10);
+        channel.writeInbound(Unpooled.wrappedBuffer(frame(0, payload(MAX_PAYLOAD, 'x'))));
+        assertThat(readFrames()).hasSize(1);
+
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(frame(1, payload(11, 'y')))))
+                .isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(PacketTooLargeException.class);
+        assertThat(readFrames()).isEmpty();
+    }
 }
