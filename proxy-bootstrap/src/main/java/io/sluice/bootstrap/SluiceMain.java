@@ -40,11 +40,27 @@ public final class SluiceMain {
     }
 
     public static void main(String[] args) {
+        poolLargeBuffers(); // first: Netty reads the property once, when its allocator class loads
         int status = run(args, System.out, System.err);
         // Only exit explicitly on failure: after a clean stop we are inside JVM shutdown already, where
         // System.exit would block forever.
         if (status != 0) {
             System.exit(status);
+        }
+    }
+
+    /** The Netty property that, when true, stops its default allocator pooling buffers over 16 KiB. */
+    static final String NETTY_LOW_MEMORY = "io.netty.allocator.lowMemory";
+
+    /**
+     * Keeps Netty's allocator pooling the 16–64 KiB buffers Sluice reads results into, unless the user chose
+     * otherwise with {@code -Dio.netty.allocator.lowMemory}. Netty switches to its low-memory mode on any heap of
+     * 512 MiB or less, start.sh's default; in that mode each read of a large result allocated and zeroed a new direct
+     * buffer. See decision 052.
+     */
+    static void poolLargeBuffers() {
+        if (System.getProperty(NETTY_LOW_MEMORY) == null) {
+            System.setProperty(NETTY_LOW_MEMORY, "false");
         }
     }
 

@@ -48,6 +48,26 @@ class SluiceMainTest {
     }
 
     @Test
+    void keepsNettyPoolingLargeBuffersUnlessTheUserChose() {
+        String before = System.getProperty(SluiceMain.NETTY_LOW_MEMORY);
+        try {
+            System.clearProperty(SluiceMain.NETTY_LOW_MEMORY);
+            SluiceMain.poolLargeBuffers();
+            assertThat(System.getProperty(SluiceMain.NETTY_LOW_MEMORY)).isEqualTo("false");
+
+            System.setProperty(SluiceMain.NETTY_LOW_MEMORY, "true"); // -Dio.netty.allocator.lowMemory=true
+            SluiceMain.poolLargeBuffers();
+            assertThat(System.getProperty(SluiceMain.NETTY_LOW_MEMORY)).isEqualTo("true");
+        } finally {
+            if (before == null) {
+                System.clearProperty(SluiceMain.NETTY_LOW_MEMORY);
+            } else {
+                System.setProperty(SluiceMain.NETTY_LOW_MEMORY, before);
+            }
+        }
+    }
+
+    @Test
     void helpPrintsUsageAndExitsZero() {
         assertThat(SluiceMain.run(new String[] {"--help"}, out, err)).isZero();
         assertThat(out()).startsWith("Usage: sluice [port] [conf-dir]");

@@ -63,6 +63,12 @@ final class ResponseScript {
         return this;
     }
 
+    /** Several packets in a row, each as {@link #packet}. */
+    ResponseScript packets(List<byte[]> payloads) {
+        payloads.forEach(this::packet);
+        return this;
+    }
+
     /** One logical packet, split into 16 MiB - 1 frames (and an empty last frame when it divides evenly). */
     ResponseScript packet(byte[] payload) {
         int offset = 0;

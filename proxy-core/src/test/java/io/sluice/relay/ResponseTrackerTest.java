@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.ServerStatus;
@@ -58,6 +59,12 @@ class ResponseTrackerTest {
                                 MySqlWire.textRow("z".repeat(70_000), "")), A).done(),
                 d -> new ResponseScript("COM_QUERY 300 columns (column count 0xFC lenenc)", d).command(EXPECT_RESULT)
                         .resultSet(300, textRows(2, 300), A).done(),
+                d -> new ResponseScript("COM_QUERY 500-row result set (rows passed over in bulk)", d)
+                        .command(EXPECT_RESULT).resultSet(3, textRows(500, 3), A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE 500-row result set (rows passed over in bulk)", d)
+                        .command(EXPECT_BINARY_RESULT).resultSet(3, binaryRows(500, 3), A).done(),
+                d -> new ResponseScript("COM_QUERY ERR after 500 rows", d).command(EXPECT_RESULT)
+                        .metadata(3, A).packets(textRows(500, 3)).err().done(),
                 d -> new ResponseScript("COM_QUERY ERR instead of a row", d).command(EXPECT_RESULT)
                         .metadata(2, A).packet(MySqlWire.textRow("1", "2")).err().done(),
                 d -> new ResponseScript("multi-statement OK, result set, OK", d).command(EXPECT_RESULT)
@@ -352,7 +359,26 @@ class ResponseTrackerTest {
     }
 
     /** Announces every command of the script, then feeds its bytes in chunks of the given sizes. */
+    @Test
+    void followsManyRowsInDirectBuffersAsInHeapOnes() {
+        for (boolean deprecateEof : new boolean[] {false, true}) {
+            ResponseScript script = new ResponseScript("rows in direct buffers", deprecateEof)
+                    .command(EXPECT_RESULT).resultSet(3, textRows(2_000, 3), A).done()
+                    .command(EXPECT_BINARY_RESULT).resultSet(3, binaryRows(2_000, 3), A).done()
+                    .command(EXPECT_RESULT).metadata(3, A).packets(textRows(700, 3)).err().done();
+            int length = script.bytes().length;
+            Run heap = feed(script, List.of(length));
+
+            assertThat(feed(script, List.of(length), true)).isEqualTo(heap);
+            assertThat(feed(script, randomSplit(length, 11, 1 << 14), true)).isEqualTo(heap);
+        }
+    }
+
     private static Run feed(ResponseScript script, List<Integer> chunks) {
+        return feed(script, chunks, false);
+    }
+
+    private static Run feed(ResponseScript script, List<Integer> chunks, boolean direct) {
         Recorder recorder = new Recorder(script);
         ResponseTracker tracker = new ResponseTracker(script.deprecateEof, recorder);
         recorder.tracker = tracker;
@@ -363,7 +389,11 @@ class ResponseTrackerTest {
         for (int size : chunks) {
             recorder.chunkStart = pos;
             recorder.chunkEnd = pos + size;
-            scan(tracker, bytes, pos, pos + size);
+            if (direct) {
+                scanDirect(tracker, bytes, pos, pos + size);
+            } else {
+                scan(tracker, bytes, pos, pos + size);
+            }
             pos += size;
             if (pos < bytes.length && tracker.isIdle()) {
                 throw new AssertionError(script + ": idle at " + pos + " of " + bytes.length);
@@ -398,6 +428,22 @@ class ResponseTrackerTest {
             if (!buf.release()) {
                 throw new AssertionError("scan retained the buffer: " + buf);
             }
+        }
+    }
+
+    /** As {@link #scan}, from a pooled direct buffer (the kind the relay reads into), junk around it as well. */
+    private static void scanDirect(ResponseTracker tracker, byte[] bytes, int from, int to) {
+        int length = to - from;
+        ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(length + 2 * JUNK.length);
+        try {
+            buf.writeBytes(JUNK).writeBytes(bytes, from, length).writeBytes(JUNK);
+            buf.setIndex(JUNK.length, JUNK.length + length);
+            tracker.scan(buf);
+            if (buf.readerIndex() != JUNK.length || buf.writerIndex() != JUNK.length + length) {
+                throw new AssertionError("scan moved the indexes: " + buf);
+            }
+        } finally {
+            buf.release();
         }
     }
 
