@@ -252,6 +252,11 @@ public final class BackendPool {
         return tls;
     }
 
+    /** The database named in the data source's URL, or {@code null}; parsed once, when the pool was made. */
+    public String urlDatabase() {
+        return url.database();
+    }
+
     String host() {
         return url.host();
     }

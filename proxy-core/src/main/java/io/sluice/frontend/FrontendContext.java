@@ -124,7 +124,7 @@ public final class FrontendContext {
         if (requested == null || !requested.equals(config.databaseName())) {
             return requested;
         }
-        String target = pools.get(dataSource).dataSource().jdbcUrl().database();
+        String target = pools.get(dataSource).urlDatabase(); // not dataSource().jdbcUrl(): that parses per login
         return target != null ? target : requested;
     }
 
