@@ -281,6 +281,9 @@ public final class ResponseTracker {
         }
     }
 
+    /** From how many bytes of rows on {@link #skipRows} reads through the buffer's NIO view. */
+    private static final int NIO_VIEW_MIN_BYTES = 2048;
+
     /**
      * The hot loop of a large result: rows lying wholly inside the buffer are passed over after reading only their
      * length and first byte, since a row never starts with 0xFE (unless it is 16 MiB long) or 0xFF. Stops at
@@ -288,9 +291,6 @@ public final class ResponseTracker {
      *
      * @return the index of the first byte not passed over
      */
-    /** From how many bytes of rows on {@link #skipRows} reads through the buffer's NIO view. */
-    private static final int NIO_VIEW_MIN_BYTES = 2048;
-
     private int skipRows(ByteBuf buf, int i, int end) {
         if (end - i >= NIO_VIEW_MIN_BYTES && buf.nioBufferCount() == 1) {
             // Through the buffer's own NIO view (no copy): ByteBuffer reads compile to a bounds check and a load,
@@ -299,7 +299,7 @@ public final class ResponseTracker {
             ByteBuffer view = buf.internalNioBuffer(i, end - i);
             return skipRows(view, view.position() - i, i, end);
         }
-        int rows = 0; // a register increment per row; added to the capture's count only when one is running
+        int rows = 0;
         while (end - i > Packets.HEADER_SIZE) {
             int length = buf.getUnsignedMediumLE(i);
             if (length == 0 || length >= Packets.MAX_PAYLOAD || end - i - Packets.HEADER_SIZE < length) {
@@ -309,13 +309,10 @@ public final class ResponseTracker {
             if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
                 break;
             }
-            responseStarted = true;
             i += Packets.HEADER_SIZE + length;
             rows++;
         }
-        if (outcomes != null) {
-            outcomeRows += rows;
-        }
+        skipped(rows);
         return i;
     }
 
@@ -335,14 +332,21 @@ public final class ResponseTracker {
             if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
                 break;
             }
-            responseStarted = true;
             i += Packets.HEADER_SIZE + length;
             rows++;
         }
-        if (outcomes != null) {
-            outcomeRows += rows;
-        }
+        skipped(rows);
         return i;
+    }
+
+    /** Notes rows passed over by {@link #skipRows}: once per call, not per row. */
+    private void skipped(int rows) {
+        if (rows > 0) {
+            responseStarted = true;
+            if (outcomes != null) {
+                outcomeRows += rows; // added to the capture's count only when one is running
+            }
+        }
     }
 
     private void beginPayload() {
