@@ -90,7 +90,7 @@ Targets and proxies
                          bin/sluice-ctl and the admin API); sysbench reports every 10 s and
                          capture.md compares average and minimum 10 s QPS with sluice
   --capture-admin H:P    Sluice's admin API for --capture               [$CAPTURE_ADMIN]
-  --capture-compress B   gzip the capture files (true|false)            [$CAPTURE_COMPRESS]
+  --capture-compress B   compress the capture files (zstd; true|false) [$CAPTURE_COMPRESS]
   --sluice-dist PATH     sluice-*.tar.gz or an unpacked distribution dir
                          [distribution/target/sluice-*.tar.gz]
   --worker-threads N     Sluice server.workerThreads = HAProxy nbthread [$WORKER_THREADS]
@@ -1023,14 +1023,17 @@ sideload_start() {
     sleep 1   # sysbench has connected by now: its connections are not in the window
     (( CHURN_WARMUP > 0 )) || db_status Connections >"$WORK/side_conn0"
     if (( SIDE_N > 0 )); then
-      "$PY" "$SCRIPT_DIR/churn_clients.py" --host "$HOST" --port "$port" --user "$MYSQL_USER" \
-        --password "$MYSQL_PASSWORD" --db sbtest --rate "$SIDE_N" --seconds "$secs" </dev/null &
-      echo $! >"$WORK/side_py.pid"
+      # sysbench's own client (libmariadb) logs in exactly as the measured connections do, at a third of a
+      # Python handshake's CPU; 16 threads bound the connections in flight (arrivals queue behind them)
+      sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
+        --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" --time="$secs" \
+        run </dev/null &
+      echo $! >"$WORK/side_churn.pid"
       if (( CHURN_WARMUP > 0 )); then
         sleep "$CHURN_WARMUP"   # the window opens once the churn has run this long
         db_status Connections >"$WORK/side_conn0"
       fi
-      wait "$(cat "$WORK/side_py.pid")" || true
+      wait "$(cat "$WORK/side_churn.pid")" || true
     else
       sleep "$CHURN_WARMUP"
       (( CHURN_WARMUP > 0 )) && db_status Connections >"$WORK/side_conn0"
@@ -1049,9 +1052,9 @@ sideload_stop() {
       # it ends by itself 1 s before sysbench; in-flight connections time out after 10 s
       for ((i = 0; i < 300; i++)); do kill -0 "$SIDELOAD_PID" 2>/dev/null || break; sleep 0.1; done
     fi
-    py=$(cat "$WORK/side_py.pid" 2>/dev/null || true)
+    py=$(cat "$WORK/side_churn.pid" 2>/dev/null || true)
     [[ -n $py ]] && stop_pid "$py" "churn client" 15
-    rm -f "$WORK/side_py.pid"
+    rm -f "$WORK/side_churn.pid"
     # the idle client sends COM_QUIT on up to 15k connections on TERM
     stop_pid "$SIDELOAD_PID" "side load" 60
     wait "$SIDELOAD_PID" 2>/dev/null || true
@@ -1083,10 +1086,35 @@ sideload_stop() {
     # new server connections in the churn window; the second status query counts 1
     [[ -n $c0 && -n $c1 ]] && newc=$(( c1 - c0 - 1 ))
   fi
-  SIDE_COLS=$("$PY" - "$SIDE_KIND" "$SIDE_N" "$json" "$newc" <<'PYEOF'
-import json, sys
-kind, n, js, new = sys.argv[1:5]
+  SIDE_COLS=$("$PY" - "$SIDE_KIND" "$SIDE_N" "$json" "$newc" "$SIDE_LOG" "$(( TIME - 2 ))" <<'PYEOF'
+import json, re, sys
+kind, n, js, new, logf, secs = sys.argv[1:7]
 d = json.loads(js) if js else {}
+if kind == "churn" and not d:
+    # churn.lua: per worker thread "CHURN ok=N failed=M", "CHURNLAT us,..." and "CHURNERR count message";
+    # sysbench prints each failed login's server error as "FATAL: error CODE: message"
+    ok = failed = 0
+    lat, errors = [], {}
+    try:
+        lines = open(logf, errors="replace").read().splitlines()
+    except OSError:
+        lines = []
+    for m in re.finditer(r"CHURN ok=(\d+) failed=(\d+)", "\n".join(lines)):
+        ok += int(m.group(1)); failed += int(m.group(2))
+    for line in lines:
+        if line.startswith("CHURNLAT "):
+            lat += [int(v) for v in line[9:].split(",") if v]
+        else:
+            m = re.match(r"FATAL: error (\d+): (.*)", line)
+            if m:
+                key = m.group(1) + ": " + m.group(2)[:60]
+                errors[key] = errors.get(key, 0) + 1
+    if any("CHURN ok=" in l for l in lines):
+        lat.sort()
+        pct = lambda p: round(lat[min(len(lat) - 1, int(p * len(lat)))] / 1000, 3) if lat else None
+        d = {"succeeded": ok, "failed": failed, "p50_ms": pct(0.50), "p95_ms": pct(0.95),
+             "achieved_per_s": round(ok / float(secs), 1) if float(secs) > 0 else None, "errors": errors}
+        print("JSON " + json.dumps(d), file=open(logf, "a"))
 def f(v): return "" if v is None else str(v)
 if kind == "idle":
     ok, failed, dropped = d.get("connected"), d.get("failed"), d.get("dropped")

@@ -18,6 +18,7 @@ import java.util.Iterator;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +76,16 @@ public final class EventLoopPool {
     /** Shared: it keeps no state of its own, each channel gets its own handle. */
     private static final AdaptiveRecvByteBufAllocator SERVER_READS =
             new AdaptiveRecvByteBufAllocator(SERVER_READ_MIN_BYTES, SERVER_READ_MIN_BYTES, SERVER_READ_MAX_BYTES);
+    /**
+     * How long a session waits for a connection being reset on its loop before it opens one instead. A reset is one
+     * round trip, normally well under a millisecond; opening a connection costs the server a login. The bound only
+     * matters when a reset hangs.
+     */
+    static final long RESET_WAIT_MILLIS = 100;
+    /** Connections of this loop being reset after their session ended (COM_RESET_CONNECTION in flight). */
+    private final ArrayDeque<BackendConnection> resetting = new ArrayDeque<>();
+    /** Sessions waiting for one of those resets, at most one per reset of their key. On the loop only. */
+    private final ArrayDeque<Waiter> resetWaiters = new ArrayDeque<>();
     /** A delayed {@link #reclaimIfStillWaiting()} is scheduled. On the loop only. */
     private boolean reclaimScheduled;
     /** This loop's sessions have waited longer than {@link #RECLAIM_DELAY_MILLIS}; counted in the parent. */
@@ -127,12 +138,8 @@ public final class EventLoopPool {
         Promise<BackendConnection> promise = loop.newPromise();
         long started = System.nanoTime();
         lastKey = key;
-        if (!serveFromIdle(key, schema, promise)) {
-            if (parent.tryReserve()) {
-                open(key, schema, promise);
-            } else {
-                enqueue(key, schema, promise);
-            }
+        if (!serveFromIdle(key, schema, promise) && !awaitReset(key, schema, promise)) {
+            openOrEnqueue(key, schema, promise);
         }
         // Acquire wait for metrics: once per session, not per command.
         if (promise.isDone()) {
@@ -147,6 +154,91 @@ public final class EventLoopPool {
             });
         }
         return promise;
+    }
+
+    private void openOrEnqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        if (parent.tryReserve()) {
+            open(key, schema, promise);
+        } else {
+            enqueue(key, schema, promise);
+        }
+    }
+
+    /**
+     * Waits for a connection of {@code key} that is being reset on this loop, if one is not yet promised to another
+     * session: under connection churn a client often logs in while the previous client's connection is still being
+     * reset, and waiting that round trip costs less than a new server login (and keeps the pool from growing to the
+     * churn's peak). Falls back to {@link #openOrEnqueue} if the reset fails or takes over {@link #RESET_WAIT_MILLIS}.
+     *
+     * @return whether the session now waits for a reset
+     */
+    private boolean awaitReset(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        if (resetting.isEmpty() || resetsInFlight(key) <= waitingForResets(key)) {
+            return false;
+        }
+        Waiter[] self = new Waiter[1];
+        ScheduledFuture<?> timer = loop.schedule(() -> {
+            if (resetWaiters.remove(self[0]) && !promise.isDone()) {
+                log.debug("a reset on {} took over {} ms: opening a connection instead", address(), RESET_WAIT_MILLIS);
+                openOrEnqueue(key, schema, promise);
+            }
+        }, RESET_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        self[0] = new Waiter(key, schema, promise, timer);
+        resetWaiters.add(self[0]);
+        return true;
+    }
+
+    /** How many of {@code items} have {@code key}: the lists are as short as the resets in flight. */
+    private static <T> int countOfKey(Iterable<T> items, Function<T, SessionKey> keyOf, SessionKey key) {
+        int n = 0;
+        for (T item : items) {
+            if (keyOf.apply(item).equals(key)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private int resetsInFlight(SessionKey key) {
+        return countOfKey(resetting, BackendConnection::key, key);
+    }
+
+    private int waitingForResets(SessionKey key) {
+        return countOfKey(resetWaiters, Waiter::key, key);
+    }
+
+    /**
+     * A reset ended cleanly and the connection went idle: sessions waiting for a reset take idle connections. Each
+     * waiter leaves the list before its promise completes, because the session's listener runs at once and may give
+     * a connection back, which comes here again.
+     */
+    private void serveResetWaiters() {
+        for (int i = resetWaiters.size(); i > 0 && !resetWaiters.isEmpty(); i--) {
+            Waiter waiter = resetWaiters.poll();
+            if (waiter.promise().isDone() || serveFromIdle(waiter.key(), waiter.schema(), waiter.promise())) {
+                waiter.timeout().cancel(false);
+            } else {
+                resetWaiters.add(waiter); // its key's reset has not ended yet
+            }
+        }
+    }
+
+    /** A reset failed: if more sessions wait for resets of its key than remain, the last one opens a connection. */
+    private void resetFailed(SessionKey key) {
+        if (waitingForResets(key) <= resetsInFlight(key)) {
+            return;
+        }
+        for (Iterator<Waiter> it = resetWaiters.descendingIterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (waiter.key().equals(key)) {
+                it.remove();
+                waiter.timeout().cancel(false);
+                if (!waiter.promise().isDone()) {
+                    openOrEnqueue(waiter.key(), waiter.schema(), waiter.promise());
+                }
+                return;
+            }
+        }
     }
 
     /**
@@ -178,9 +270,15 @@ public final class EventLoopPool {
             connection.close();
             return;
         }
-        connection.reset(() -> offer(connection), () -> {
+        resetting.add(connection);
+        connection.reset(() -> {
+            resetting.remove(connection);
+            offer(connection);
+        }, () -> {
+            resetting.remove(connection);
             log.debug("closing {}: the reset left it unlike its key", connection);
             connection.close();
+            resetFailed(connection.key());
         });
     }
 
@@ -369,6 +467,9 @@ public final class EventLoopPool {
         idleChanged();
         log.debug("{} is idle in the pool", connection);
         serveWaiters();
+        if (!resetWaiters.isEmpty()) {
+            serveResetWaiters();
+        }
         if (waiters.isEmpty() && anotherLoopNeedsSlot() && idle.remove(connection)) {
             // A session waits on another loop, which this connection cannot serve: free its slot for that loop.
             idleChanged();
@@ -488,6 +589,7 @@ public final class EventLoopPool {
     /** Called by a connection of this loop when its channel closed. */
     void onClosed(BackendConnection connection) {
         connections.remove(connection);
+        resetting.remove(connection); // closed mid-reset: the sessions waiting for it fall back at their timeout
         if (idle.remove(connection)) {
             idleChanged();
         }
@@ -542,6 +644,11 @@ public final class EventLoopPool {
         }
         while (!waiters.isEmpty()) {
             Waiter waiter = dequeue();
+            waiter.timeout().cancel(false);
+            waiter.promise().tryFailure(new BackendException("Sluice is shutting down"));
+        }
+        while (!resetWaiters.isEmpty()) {
+            Waiter waiter = resetWaiters.poll();
             waiter.timeout().cancel(false);
             waiter.promise().tryFailure(new BackendException("Sluice is shutting down"));
         }

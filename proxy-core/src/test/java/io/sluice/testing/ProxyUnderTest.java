@@ -147,6 +147,12 @@ public final class ProxyUnderTest implements AutoCloseable {
             return this;
         }
 
+        /** Event-loop threads (2 unless set): 1 puts every session on the same loop. */
+        public Builder workerThreads(int value) {
+            this.workerThreads = value;
+            return this;
+        }
+
         public Builder maxPacketSize(int value) {
             this.maxPacketSize = value;
             return this;
