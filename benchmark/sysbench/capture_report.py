@@ -41,7 +41,8 @@ def main(out):
         g = groups.setdefault((r["workload"], int(r["threads"])), {"sluice": [], "sluice_capture": []})
         g[r["target"]].append(r)
     lines = ["# Traffic capture overhead", "",
-             "Sluice with a capture running (gzip, the default queue) against the same Sluice without, runs",
+             "Sluice with a capture running (compressed: zstd since 2026-11-23, gzip before; the default queue) "
+             "against the same Sluice without, runs",
              "interleaved. Average: mean of the runs' QPS. Minimum: the lowest 10-second interval over all runs.",
              f"Targets (issue #7): average >= {TARGET_AVG}x, minimum >= {TARGET_MIN}x.", "",
              "| workload | threads | avg QPS off | avg QPS on | ratio | min 10 s QPS off | min 10 s QPS on | ratio |"

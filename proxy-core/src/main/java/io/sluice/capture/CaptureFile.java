@@ -10,6 +10,8 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -27,18 +29,23 @@ import java.util.zip.Deflater;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The capture file format, version 1 (docs/traffic-capture.md is the reference). A capture is a directory of files
+ * The capture file format, versions 1 and 2 (docs/traffic-capture.md is the reference). A capture is a directory of files
  * {@code capture-000001.cap}, {@code capture-000002.cap}, ... and a {@code capture.json} manifest. Each file is a
  * 40-byte header followed by blocks; each block is {@code u32 length, u32 CRC-32, stored bytes}, where the stored
- * bytes are the block's records, gzip-compressed and then AES-GCM-sealed when the header says so. Blocks are
+ * bytes are the block's records, zstd- or gzip-compressed and then AES-GCM-sealed when the header says so. Blocks are
  * written whole, so a file cut short by a full disk or a crash loses at most its last block, and the reader says
  * where.
  *
  * <p>All integers are little-endian, as in the MySQL protocol.
  */
 public final class CaptureFile {
-    /** The format version written; readers refuse other versions. */
-    public static final int VERSION = 1;
+    /**
+     * The newest format version: 2 added zstd ({@link #FLAG_ZSTD}). A file is written as version 1 when it uses
+     * nothing of version 2, so that older readers still read gzip and uncompressed captures.
+     */
+    public static final int VERSION = 2;
+    /** The oldest format version this reader reads. */
+    static final int OLDEST_VERSION = 1;
     public static final String MANIFEST = "capture.json";
     static final int HEADER_SIZE = 40;
     static final int BLOCK_HEADER_SIZE = 8;
@@ -47,6 +54,9 @@ public final class CaptureFile {
 
     static final int FLAG_GZIP = 1;
     static final int FLAG_AES_GCM = 2;
+    /** Since version 2. */
+    static final int FLAG_ZSTD = 4;
+    private static final int KNOWN_FLAGS = FLAG_GZIP | FLAG_AES_GCM | FLAG_ZSTD;
 
     static final int SESSION_BEGIN = 1;
     static final int SESSION_END = 2;
@@ -54,6 +64,11 @@ public final class CaptureFile {
     static final int COMMAND = 4;
     /** The last record of a file closed cleanly: the count of records in the file before it. */
     static final int FILE_END = 0x7F;
+
+    /** Little-endian views of a byte array: one store per field where the relay threads encode records. */
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private static final byte[] MAGIC = "SLUICECP".getBytes(StandardCharsets.US_ASCII);
     private static final Pattern FILE_NAME = Pattern.compile("capture-(\\d{6})\\.cap");
@@ -76,7 +91,7 @@ public final class CaptureFile {
     /**
      * What every file of a capture starts with.
      *
-     * @param flags {@link #FLAG_GZIP}, {@link #FLAG_AES_GCM}
+     * @param flags {@link #FLAG_GZIP} or {@link #FLAG_ZSTD}, and {@link #FLAG_AES_GCM}
      * @param sequence the file's place in the capture, from 1
      * @param captureId a random id shared by the files of one capture
      * @param baseEpochMillis the wall-clock time of the capture's time 0
@@ -85,7 +100,11 @@ public final class CaptureFile {
     public record Header(int version, int flags, int sequence, long captureId, long baseEpochMillis, byte[] keyCheck) {
 
         public boolean compressed() {
-            return (flags & FLAG_GZIP) != 0;
+            return (flags & (FLAG_GZIP | FLAG_ZSTD)) != 0;
+        }
+
+        public boolean zstd() {
+            return (flags & FLAG_ZSTD) != 0;
         }
 
         public boolean encrypted() {
@@ -106,11 +125,16 @@ public final class CaptureFile {
             ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
             b.position(MAGIC.length);
             int version = b.getShort() & 0xFFFF;
-            if (version != VERSION) {
+            if (version < OLDEST_VERSION || version > VERSION) {
                 throw new CaptureFormatException(file, MAGIC.length, "format version " + version
-                        + " (expected: " + VERSION + "; use the Sluice release that wrote it)");
+                        + " (expected: " + OLDEST_VERSION + " to " + VERSION + "; use the Sluice release that wrote it)");
             }
             int flags = b.getShort() & 0xFFFF;
+            if ((flags & ~KNOWN_FLAGS) != 0 || (flags & (FLAG_GZIP | FLAG_ZSTD)) == (FLAG_GZIP | FLAG_ZSTD)
+                    || (version < 2 && (flags & FLAG_ZSTD) != 0)) {
+                throw new CaptureFormatException(file, MAGIC.length + 2, "flags 0x" + Integer.toHexString(flags)
+                        + " are not those of a version " + version + " file (use the Sluice release that wrote it)");
+            }
             int sequence = b.getInt();
             long captureId = b.getLong();
             long base = b.getLong();
@@ -122,11 +146,20 @@ public final class CaptureFile {
 
     // ---- writing ------------------------------------------------------------------------------------------------
 
-    /** Collects encoded records until the writer seals them into a block. Used by the writer thread only. */
+    /**
+     * Encodes records into a growing byte array: a {@link RecordBuffer}'s records on the thread that produces them,
+     * and the writer's block, which it fills with those buffers' bytes. Not thread-safe: each has one owner.
+     */
     static final class BlockBuilder {
-        private byte[] buf = new byte[64 * 1024];
+        private final int initialCapacity;
+        private byte[] buf;
         private int size;
         private int records;
+
+        BlockBuilder(int initialCapacity) {
+            this.initialCapacity = initialCapacity;
+            this.buf = new byte[initialCapacity];
+        }
 
         int size() {
             return size;
@@ -145,16 +178,44 @@ public final class CaptureFile {
             records = 0;
         }
 
-        void add(CaptureRecord record) {
+        /**
+         * Hands over the encoded bytes (the array itself, of which the first {@link #size()} bytes count) and starts
+         * again with a new array: the producing thread's buffer goes to the writer without being copied.
+         */
+        byte[] detach() {
+            byte[] detached = buf;
+            buf = new byte[initialCapacity];
+            clear();
+            return detached;
+        }
+
+        /** Appends {@code length} bytes of records another builder encoded. */
+        void append(byte[] encoded, int length, int recordCount) {
+            ensure(length);
+            System.arraycopy(encoded, 0, buf, size, length);
+            size += length;
+            records += recordCount;
+        }
+
+        /** Encodes a command record from its fields, without a {@link CommandRecord} (the relay's path). */
+        void addCommand(int sessionId, long timeNanos, long durationNanos, int command, byte[] payload,
+                boolean truncated, Outcome outcome, int errorCode, long affectedRows, long rows, long statementId) {
             records++;
+            int at = begin(COMMAND);
+            u32(sessionId).u64(timeNanos).u64(durationNanos).u8(command).u8(outcome.ordinal()).u16(errorCode)
+                    .u64(affectedRows).u64(rows).u32((int) statementId).u8(truncated ? 1 : 0).u32(payload.length)
+                    .bytes(payload);
+            end(at);
+        }
+
+        void add(CaptureRecord record) {
             if (record instanceof CommandRecord r) {
-                int at = begin(COMMAND);
-                u32(r.sessionId()).u64(r.timeNanos()).u64(r.durationNanos()).u8(r.command())
-                        .u8(r.outcome().ordinal()).u16(r.errorCode()).u64(r.affectedRows()).u64(r.rows())
-                        .u32((int) r.statementId()).u8(r.truncated() ? 1 : 0).u32(r.payload().length)
-                        .bytes(r.payload());
-                end(at);
-            } else if (record instanceof SessionBegin r) {
+                addCommand(r.sessionId(), r.timeNanos(), r.durationNanos(), r.command(), r.payload(), r.truncated(),
+                        r.outcome(), r.errorCode(), r.affectedRows(), r.rows(), r.statementId());
+                return;
+            }
+            records++;
+            if (record instanceof SessionBegin r) {
                 int at = begin(SESSION_BEGIN);
                 u32(r.sessionId()).u64(r.timeNanos()).u8(r.openBefore() ? 1 : 0).u32(r.capabilities())
                         .u16(r.collationId()).str(r.user()).str(r.schema()).str(r.client());
@@ -184,11 +245,7 @@ public final class CaptureFile {
         }
 
         private void end(int at) {
-            int length = size - at - 4;
-            buf[at] = (byte) length;
-            buf[at + 1] = (byte) (length >>> 8);
-            buf[at + 2] = (byte) (length >>> 16);
-            buf[at + 3] = (byte) (length >>> 24);
+            INT_LE.set(buf, at, size - at - 4);
         }
 
         private void ensure(int more) {
@@ -212,17 +269,15 @@ public final class CaptureFile {
 
         private BlockBuilder u32(int v) {
             ensure(4);
-            for (int i = 0; i < 4; i++) {
-                buf[size++] = (byte) (v >>> (8 * i));
-            }
+            INT_LE.set(buf, size, v);
+            size += 4;
             return this;
         }
 
         private BlockBuilder u64(long v) {
             ensure(8);
-            for (int i = 0; i < 8; i++) {
-                buf[size++] = (byte) (v >>> (8 * i));
-            }
+            LONG_LE.set(buf, size, v);
+            size += 8;
             return this;
         }
 
@@ -246,15 +301,14 @@ public final class CaptureFile {
      * Turns a block's records into the bytes written to the file: compressed and sealed as the header says, then
      * framed with length and CRC-32.
      *
-     * @param deflater the writer's own, reused from block to block (a new one per block allocates zlib's state each
-     *     time); reset here before use
+     * @param compressor the writer's own, of the kind the header's flags name
      */
     static byte[] seal(Header header, byte[] headerBytes, int blockIndex, byte[] content, int length, CaptureKey key,
-            Deflater deflater) {
+            BlockCompressor compressor) {
         byte[] stored = content;
         int storedLength = length;
         if (header.compressed()) {
-            stored = gzip(content, length, deflater);
+            stored = compressor.compress(content, length);
             storedLength = stored.length;
         }
         if (header.encrypted()) {
@@ -268,18 +322,6 @@ public final class CaptureFile {
                 .put(stored, 0, storedLength);
         return framed;
     }
-
-    /** A deflater for {@link #seal}: raw deflate at {@link #DEFLATE_LEVEL}, to be reused and ended by its owner. */
-    static Deflater newDeflater() {
-        return new Deflater(DEFLATE_LEVEL, true); // raw deflate: the gzip header and trailer are written here
-    }
-
-    /**
-     * Deflate level of compressed captures: the fastest. The writer shares two saturated cores with the proxy it
-     * records, and on sysbench's traffic zlib's default level 6 cost about half of the writer's CPU for files only
-     * somewhat smaller; the reader is indifferent to the level.
-     */
-    static final int DEFLATE_LEVEL = Deflater.BEST_SPEED;
 
     /** gzip's fixed 10-byte member header: magic, deflate, no flags, no time, no extra flags, OS unknown. */
     private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
@@ -466,7 +508,9 @@ public final class CaptureFile {
                             "corrupted: the block fails AES-GCM authentication (altered, or moved from elsewhere)", e);
                 }
             }
-            if (header.compressed()) {
+            if (header.zstd()) {
+                content = unzstd(content, blockOffset);
+            } else if (header.compressed()) {
                 try (GZIPInputStream gzip = new GZIPInputStream(new ByteArrayInputStream(content))) {
                     content = gzip.readAllBytes();
                 } catch (IOException e) {
@@ -477,6 +521,31 @@ public final class CaptureFile {
             block = ByteBuffer.wrap(content).order(ByteOrder.LITTLE_ENDIAN);
             recordInBlock = 0;
             return true;
+        }
+
+        /** A zstd frame's content; its declared size is checked before anything is allocated for it. */
+        private byte[] unzstd(byte[] frame, long blockOffset) throws CaptureFormatException {
+            long size = com.github.luben.zstd.Zstd.getFrameContentSize(frame);
+            if (size < 0 || size > MAX_BLOCK) {
+                throw new CaptureFormatException(file, blockOffset, "corrupted: zstd frame of "
+                        + (size < 0 ? "unknown size" : size + " bytes") + " (expected: at most " + MAX_BLOCK + ")");
+            }
+            try {
+                byte[] content = new byte[(int) size];
+                long got = com.github.luben.zstd.Zstd.decompressByteArray(content, 0, content.length, frame, 0,
+                        frame.length);
+                if (com.github.luben.zstd.Zstd.isError(got)) {
+                    throw new CaptureFormatException(file, blockOffset, "corrupted: zstd data: "
+                            + com.github.luben.zstd.Zstd.getErrorName(got));
+                }
+                if (got != size) {
+                    throw new CaptureFormatException(file, blockOffset, "corrupted: zstd data: " + got + " of " + size
+                            + " bytes");
+                }
+                return content;
+            } catch (com.github.luben.zstd.ZstdException e) {
+                throw new CaptureFormatException(file, blockOffset, "corrupted: zstd data: " + e.getMessage(), e);
+            }
         }
 
         /** Decodes one record from the current block; {@code null} for the end-of-file record. */

@@ -15,13 +15,14 @@ import java.util.regex.Pattern;
  *
  * @param output the directory the capture files go to; created if missing, and must hold no earlier capture
  * @param duration the capture stops by itself after this long
- * @param compress whether blocks are gzip-compressed
+ * @param compress whether blocks are compressed: with zstd, or gzip where zstd's native library does not load
  * @param maxSize the capture stops once its files hold this many bytes in total
  * @param fileSize a file is closed and the next one begun once it holds this many bytes
  * @param minFreeSpace the capture refuses to start, or stops, when the file system has less free space than this
  * @param keyFile a file holding an AES key (16, 24 or 32 raw bytes, or as many in hex); {@code null} for none
- * @param queueRecords the most records waiting for the writer; more are dropped and counted
- * @param queueBytes the most payload bytes waiting for the writer; more are dropped and counted
+ * @param queueRecords the most records waiting for the writer; more are dropped and counted, a chunk of records
+ *     (about 32 KiB, encoded) at a time
+ * @param queueBytes the most bytes of encoded records waiting for the writer; more are dropped and counted
  * @param maxPayload the most payload bytes kept per command; longer ones are marked truncated and not replayed
  */
 public record CaptureOptions(Path output, Duration duration, boolean compress, long maxSize, long fileSize,

@@ -1,28 +1,30 @@
 package io.sluice.capture;
 
 import io.netty.util.internal.PlatformDependent;
-import io.sluice.capture.CaptureRecord.CommandRecord;
 import java.time.Instant;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
- * One capture from start to stop: the bounded queue between the event loops and the writer thread, and the counters
- * the status reports. Event loops only ever {@link #offer} (lock-free, never blocking); when the queue is full the
- * record is dropped and counted.
+ * One capture from start to stop: the threads' {@link RecordBuffer}s, the bounded queue of their full chunks between
+ * the event loops and the writer thread, and the counters the status reports. Event loops only ever add records to
+ * their own buffer and hand full chunks over (never blocking); when the queue is full the chunk's records are
+ * dropped and counted.
  */
 public final class CaptureRun {
-    /** Bytes a record costs in the queue besides its payload: object headers and fields, roughly. */
-    static final int RECORD_OVERHEAD = 96;
-
     private final CaptureOptions options;
     private final CaptureKey key;
     private final long baseNanos;
     private final long baseEpochMillis;
     private final Instant startedAt;
-    private final Queue<CaptureRecord> queue;
+    private final Queue<RecordBuffer.Chunk> queue;
     private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicLong queuedRecords = new AtomicLong();
+    /** Every thread's buffer, created at its first record; the writer sweeps them. */
+    private final ConcurrentHashMap<Thread, RecordBuffer> buffers = new ConcurrentHashMap<>();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder sessions = new LongAdder();
 
@@ -40,6 +42,7 @@ public final class CaptureRun {
         this.baseNanos = System.nanoTime();
         this.startedAt = Instant.now();
         this.baseEpochMillis = startedAt.toEpochMilli();
+        // a chunk holds at least one record: the record bound also bounds the chunks
         this.queue = PlatformDependent.newFixedMpscQueue(options.queueRecords());
     }
 
@@ -72,52 +75,77 @@ public final class CaptureRun {
     public SessionCapture beginSession(int sessionId, String user, String schema, int capabilities, int collationId,
             String client, boolean openBefore) {
         sessions.increment();
-        offer(new CaptureRecord.SessionBegin(sessionId, now(), openBefore, capabilities, collationId, user, schema,
-                client));
-        return new SessionCapture(this, sessionId);
+        RecordBuffer buffer = buffer();
+        buffer.add(new CaptureRecord.SessionBegin(sessionId, now(), openBefore, capabilities, collationId, user,
+                schema, client));
+        return new SessionCapture(this, sessionId, buffer);
+    }
+
+    /** The calling thread's buffer: a session's event loop is its thread for life, so the session keeps it. */
+    RecordBuffer buffer() {
+        RecordBuffer buffer = buffers.get(Thread.currentThread());
+        return buffer != null ? buffer : buffers.computeIfAbsent(Thread.currentThread(), t -> new RecordBuffer(this));
     }
 
     /**
-     * Hands a record to the writer. Never blocks: when the queue is full (by records or by bytes) the record is
-     * dropped and counted. Called from event loops.
+     * Adds a record to the calling thread's buffer. Never blocks.
      *
-     * @return whether the record was queued
+     * @return whether it was taken (false once the capture stopped accepting); a record taken can still be dropped
+     *     later, with its chunk, when the writer cannot keep up
      */
     boolean offer(CaptureRecord record) {
-        if (!accepting) {
-            return false;
-        }
-        int size = sizeOf(record);
-        if (queuedBytes.addAndGet(size) > options.queueBytes() || !queue.offer(record)) {
-            queuedBytes.addAndGet(-size);
-            dropped.increment();
-            return false;
-        }
-        return true;
+        return accepting && buffer().add(record);
     }
 
-    /** The writer's side: the next record, or {@code null} when none waits. */
-    CaptureRecord poll() {
-        CaptureRecord record = queue.poll();
-        if (record != null) {
-            queuedBytes.addAndGet(-sizeOf(record));
+    /**
+     * Queues a buffer's full chunk for the writer. Never blocks: when the queue is full (by records or by bytes) the
+     * chunk's records are dropped and counted. An empty queue always takes a chunk, however large.
+     */
+    void handOff(RecordBuffer.Chunk chunk) {
+        long bytes = queuedBytes.addAndGet(chunk.length());
+        long records = queuedRecords.addAndGet(chunk.records());
+        boolean alone = records == chunk.records();
+        if ((!alone && (bytes > options.queueBytes() || records > options.queueRecords())) || !queue.offer(chunk)) {
+            queuedBytes.addAndGet(-chunk.length());
+            queuedRecords.addAndGet(-chunk.records());
+            dropped.add(chunk.records());
         }
-        return record;
     }
 
-    /** Drops what waits, counting it: the writer can no longer write. */
+    /** The writer's side: the next full chunk, or {@code null} when none waits. */
+    RecordBuffer.Chunk poll() {
+        RecordBuffer.Chunk chunk = queue.poll();
+        if (chunk != null) {
+            queuedBytes.addAndGet(-chunk.length());
+            queuedRecords.addAndGet(-chunk.records());
+        }
+        return chunk;
+    }
+
+    /**
+     * The writer's side: takes what every buffer holds short of a full chunk. Once the capture has stopped
+     * accepting, a sweep followed by draining the queue collects every record taken: buffers hand chunks over only
+     * while accepting, under the lock the sweep takes.
+     */
+    void sweep(Consumer<RecordBuffer.Chunk> into) {
+        for (RecordBuffer buffer : buffers.values()) {
+            RecordBuffer.Chunk chunk = buffer.take();
+            if (chunk != null) {
+                into.accept(chunk);
+            }
+        }
+    }
+
+    /** Drops what waits and what the buffers hold, counting it: the writer can no longer write. */
     void discardQueued() {
-        for (CaptureRecord r = poll(); r != null; r = poll()) {
-            dropped.increment();
+        sweep(chunk -> dropped.add(chunk.records()));
+        for (RecordBuffer.Chunk c = poll(); c != null; c = poll()) {
+            dropped.add(c.records());
         }
     }
 
     void countDropped(long n) {
         dropped.add(n);
-    }
-
-    private static int sizeOf(CaptureRecord record) {
-        return record instanceof CommandRecord c ? RECORD_OVERHEAD + c.payload().length : RECORD_OVERHEAD;
     }
 
     int maxPayload() {
@@ -161,6 +189,6 @@ public final class CaptureRun {
         Instant stopped = stoppedAt;
         return new CaptureStatus(stopped == null ? "running" : "stopped", options.output().toString(), startedAt,
                 stopped, options.duration(), options.maxSize(), options.compress(), key != null, sessions.sum(),
-                recordsWritten, queue.size(), dropped.sum(), bytesWritten, files, stopped == null ? null : stopReason);
+                recordsWritten, queuedRecords.get(), dropped.sum(), bytesWritten, files, stopped == null ? null : stopReason);
     }
 }

@@ -8,18 +8,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.zip.Deflater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The capture's background thread: takes records off the queue, encodes them into blocks, compresses, encrypts and
- * writes them, rotates files by size, and stops the capture when a limit is reached or the disk fails it. Nothing
+ * The capture's background thread: takes the event loops' encoded records off the queue (and, once a second, out of
+ * their buffers), gathers them into blocks, compresses, encrypts and writes them, rotates files by size, and stops the capture when a limit is reached or the disk fails it. Nothing
  * here ever runs on an event loop, so a slow disk or a slow gzip costs dropped records, never a delayed session.
  *
  * <p>Why stops are clean: blocks are written whole with one positional write each; when a write fails (disk full)
@@ -31,7 +32,10 @@ final class CaptureWriter implements Runnable {
 
     /** Records are sealed into a block once this many bytes are encoded: gzip works well at this size. */
     static final int BLOCK_TARGET = 256 * 1024;
-    /** A block is written at least this often while records arrive, so a stopped proxy loses little. */
+    /**
+     * The event loops' buffers are swept, and a block is written, at least this often while records arrive, so a
+     * stopped proxy loses little.
+     */
     static final long FLUSH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
      * How long the writer sleeps when it finds the queue empty. Each sleep is a context switch on a machine the proxy
@@ -54,9 +58,9 @@ final class CaptureWriter implements Runnable {
     private final FileOpener opener;
     private final Path dir;
     private final long captureId = new SecureRandom().nextLong();
-    private final CaptureFile.BlockBuilder block = new CaptureFile.BlockBuilder();
-    /** Reused for every block of the capture; ended when the writer stops. */
-    private final Deflater deflater = CaptureFile.newDeflater();
+    private final CaptureFile.BlockBuilder block = new CaptureFile.BlockBuilder(BLOCK_TARGET + 2 * RecordBuffer.CHUNK_BYTES);
+    /** Reused for every block of the capture; closed when the writer stops. Null when not compressing. */
+    private final BlockCompressor compressor;
 
     private FileChannel channel;
     private Path file;
@@ -85,12 +89,30 @@ final class CaptureWriter implements Runnable {
         this.onStopped = onStopped;
         this.opener = opener;
         this.dir = run.options().output();
+        this.compressor = run.options().compress() ? BlockCompressor.preferred() : null;
+    }
+
+    /** What the files' blocks are compressed with: {@code zstd}, {@code gzip} or {@code none}. */
+    String compression() {
+        return compressor == null ? "none" : compressor.flag() == CaptureFile.FLAG_ZSTD ? "zstd" : "gzip";
+    }
+
+    /** The format version of this capture's files: 2 only when they use zstd, so older readers read the rest. */
+    private int fileVersion() {
+        return compressor != null && compressor.flag() == CaptureFile.FLAG_ZSTD ? CaptureFile.VERSION : 1;
     }
 
     /** Opens the first file and writes the manifest; called on the starting thread so failures reach the caller. */
     void open() throws IOException {
         openNextFile();
         writeManifest("running");
+    }
+
+    /** Frees the compressor of a writer that will not run: {@link #open()} failed. */
+    void discard() {
+        if (compressor != null) {
+            compressor.close();
+        }
     }
 
     @Override
@@ -127,43 +149,66 @@ final class CaptureWriter implements Runnable {
         } else {
             log.info(summary, args);
         }
-        deflater.end();
+        if (compressor != null) {
+            compressor.close();
+        }
         onStopped.run();
     }
 
     private void loop() throws IOException, Stop {
         long durationNanos = run.options().duration().toNanos();
-        int sinceCheck = 0;
+        long lastSweep = System.nanoTime();
         while (true) {
-            CaptureRecord record = run.poll();
-            if (record == null) {
+            RecordBuffer.Chunk chunk = run.poll();
+            if (chunk == null) {
                 if (!run.isAccepting()) {
-                    return; // stopped and drained
+                    // Stopped: what the buffers hold, then the chunks they handed over before they saw the stop.
+                    sweep();
+                    for (chunk = run.poll(); chunk != null; chunk = run.poll()) {
+                        add(chunk);
+                    }
+                    return;
                 }
                 if (run.now() >= durationNanos) {
                     run.stopAccepting("duration " + CaptureStatus.format(run.options().duration()) + " reached");
-                    continue; // drain what the sessions queued before the deadline
+                    continue; // drain what the sessions recorded before the deadline
                 }
-                if (block.size() > 0 && System.nanoTime() - blockStartedNanos >= FLUSH_INTERVAL_NANOS) {
+                long now = System.nanoTime();
+                if (now - lastSweep >= FLUSH_INTERVAL_NANOS) {
+                    lastSweep = now;
+                    sweep(); // records of quiet loops reach the file within about a second too
+                }
+                if (block.size() > 0 && now - blockStartedNanos >= FLUSH_INTERVAL_NANOS) {
                     writeBlock(false);
                 }
                 LockSupport.parkNanos(IDLE_PARK_NANOS);
                 continue;
             }
-            if (block.size() == 0) {
-                blockStartedNanos = System.nanoTime();
+            add(chunk);
+            if (run.now() >= durationNanos && run.isAccepting()) {
+                run.stopAccepting("duration " + CaptureStatus.format(run.options().duration()) + " reached");
             }
-            block.add(record);
-            recordsInFile++;
-            if (block.size() >= blockTarget()) {
-                writeBlock(false);
-            }
-            if (++sinceCheck >= 1024) {
-                sinceCheck = 0;
-                if (run.now() >= durationNanos && run.isAccepting()) {
-                    run.stopAccepting("duration " + CaptureStatus.format(run.options().duration()) + " reached");
-                }
-            }
+        }
+    }
+
+    /** Adds what the threads' buffers hold short of a full chunk: one pass, however busy the buffers are. */
+    private void sweep() throws IOException, Stop {
+        List<RecordBuffer.Chunk> taken = new ArrayList<>();
+        run.sweep(taken::add);
+        for (RecordBuffer.Chunk chunk : taken) {
+            add(chunk);
+        }
+    }
+
+    /** Adds a chunk's records to the block, sealing the block when it is full. */
+    private void add(RecordBuffer.Chunk chunk) throws IOException, Stop {
+        if (block.size() == 0) {
+            blockStartedNanos = System.nanoTime();
+        }
+        block.append(chunk.bytes(), chunk.length(), chunk.records());
+        recordsInFile += chunk.records();
+        if (block.size() >= blockTarget()) {
+            writeBlock(false);
         }
     }
 
@@ -185,7 +230,7 @@ final class CaptureWriter implements Runnable {
         }
         checkStorage();
         byte[] framed = CaptureFile.seal(header, headerBytes, blockIndex, block.bytes(), block.size(), run.key(),
-                deflater);
+                compressor);
         if (totalBytes + framed.length > run.options().maxSize()) {
             throw new Stop("maxSize " + run.options().maxSize() + " bytes reached", false);
         }
@@ -232,9 +277,8 @@ final class CaptureWriter implements Runnable {
     private void openNextFile() throws IOException {
         sequence++;
         file = dir.resolve(CaptureFile.fileName(sequence));
-        int flags = (run.options().compress() ? CaptureFile.FLAG_GZIP : 0)
-                | (run.key() != null ? CaptureFile.FLAG_AES_GCM : 0);
-        header = new CaptureFile.Header(CaptureFile.VERSION, flags, sequence, captureId, run.baseEpochMillis(),
+        int flags = (compressor != null ? compressor.flag() : 0) | (run.key() != null ? CaptureFile.FLAG_AES_GCM : 0);
+        header = new CaptureFile.Header(fileVersion(), flags, sequence, captureId, run.baseEpochMillis(),
                 run.key() != null ? run.key().check() : new byte[CaptureKey.CHECK_LENGTH]);
         headerBytes = header.toBytes();
         channel = opener.open(file);
@@ -294,7 +338,8 @@ final class CaptureWriter implements Runnable {
         CaptureStatus status = run.status();
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("format", "sluice-traffic-capture");
-        json.put("version", CaptureFile.VERSION);
+        json.put("version", fileVersion());
+        json.put("compression", compression());
         json.put("captureId", HexFormat.of().toHexDigits(captureId));
         json.put("baseEpochMillis", run.baseEpochMillis());
         json.put("state", state);

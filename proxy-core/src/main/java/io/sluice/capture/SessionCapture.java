@@ -1,7 +1,6 @@
 package io.sluice.capture;
 
 import io.netty.buffer.ByteBuf;
-import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseTracker;
@@ -10,11 +9,14 @@ import java.util.ArrayDeque;
 /**
  * The capture of one client session, on its event loop. A command is copied (its payload only, never the buffer) when
  * it is forwarded and recorded when the {@link ResponseTracker} reports its response complete; responses come back
- * in command order, so pipelined commands wait here in a FIFO.
+ * in command order, so pipelined commands wait here in a FIFO. Records are encoded into the event loop's
+ * {@link RecordBuffer}.
  */
 public final class SessionCapture implements ResponseTracker.OutcomeListener {
     private final CaptureRun run;
     private final int sessionId;
+    /** Its event loop's buffer, where its records are encoded. */
+    private final RecordBuffer buffer;
     /** Commands forwarded and not yet answered, oldest first. */
     private final ArrayDeque<Pending> pending = new ArrayDeque<>(4);
 
@@ -34,9 +36,10 @@ public final class SessionCapture implements ResponseTracker.OutcomeListener {
         }
     }
 
-    SessionCapture(CaptureRun run, int sessionId) {
+    SessionCapture(CaptureRun run, int sessionId, RecordBuffer buffer) {
         this.run = run;
         this.sessionId = sessionId;
+        this.buffer = buffer;
     }
 
     /** The capture this session records into. */
@@ -86,7 +89,7 @@ public final class SessionCapture implements ResponseTracker.OutcomeListener {
     /** COM_CHANGE_USER succeeded. Commands still unanswered ended with the old session. */
     public void onChangeUser(String user, String schema) {
         flushUnanswered();
-        run.offer(new CaptureRecord.ChangeUser(sessionId, run.now(), user, schema));
+        buffer.add(new CaptureRecord.ChangeUser(sessionId, run.now(), user, schema));
     }
 
     /**
@@ -98,7 +101,7 @@ public final class SessionCapture implements ResponseTracker.OutcomeListener {
             tracker.summarize(null);
         }
         flushUnanswered();
-        run.offer(new CaptureRecord.SessionEnd(sessionId, run.now()));
+        buffer.add(new CaptureRecord.SessionEnd(sessionId, run.now()));
     }
 
     private void flushUnanswered() {
@@ -112,7 +115,7 @@ public final class SessionCapture implements ResponseTracker.OutcomeListener {
     private void record(Pending p, long now, Outcome outcome, int errorCode, long affectedRows, long rows,
             long statementId) {
         long duration = outcome == Outcome.NO_RESPONSE ? 0 : now - p.startNanos;
-        run.offer(new CommandRecord(sessionId, p.startNanos, duration, p.command, p.payload, p.truncated, outcome,
-                errorCode, affectedRows, rows, statementId));
+        buffer.addCommand(sessionId, p.startNanos, duration, p.command, p.payload, p.truncated, outcome, errorCode,
+                affectedRows, rows, statementId);
     }
 }

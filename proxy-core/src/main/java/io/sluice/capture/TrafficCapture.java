@@ -54,6 +54,7 @@ public final class TrafficCapture {
         try {
             writer.open();
         } catch (IOException e) {
+            writer.discard();
             throw new CaptureException(CaptureException.Kind.STORAGE, "output: " + dir + ": cannot write ("
                     + e.getMessage() + ")", e);
         }
@@ -64,7 +65,8 @@ public final class TrafficCapture {
         run = started;
         thread.start();
         log.info("Traffic capture to {} started (duration {}, maxSize {} bytes, {}{})", dir,
-                CaptureStatus.format(options.duration()), options.maxSize(), options.compress() ? "gzip" : "uncompressed",
+                CaptureStatus.format(options.duration()), options.maxSize(),
+                options.compress() ? writer.compression() : "uncompressed",
                 key != null ? ", AES-GCM encrypted" : "");
         return started.status();
     }

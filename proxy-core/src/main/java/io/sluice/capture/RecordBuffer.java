@@ -1,0 +1,77 @@
+package io.sluice.capture;
+
+import io.sluice.capture.CaptureRecord.Outcome;
+
+/**
+ * The records one thread (in practice one event loop) has captured and not yet handed to the writer, already
+ * encoded in the file's record format. Records go to the writer a chunk at a time: once {@link #CHUNK_BYTES} are
+ * encoded, the thread hands the whole array over through {@link CaptureRun#handOff}; the writer takes what is left
+ * in a buffer once a second and when the capture stops.
+ *
+ * <p>Why per thread and not a queue of records: queueing each record cost the relay an allocation and two atomic
+ * updates of counters that every event loop and the writer share, and the writer a cache miss per record and its
+ * encoding. Here a record costs its encoding into an array the thread already has in cache, under a lock no other
+ * thread takes except for the writer's sweep once a second (docs/decisions/053-capture-records-encoded-per-loop.md).
+ */
+final class RecordBuffer {
+    /** Encoded bytes after which a buffer's records are handed to the writer: about 250 sysbench commands. */
+    static final int CHUNK_BYTES = 32 * 1024;
+    /** The array each chunk starts with: a chunk's last record rarely needs it to grow. */
+    private static final int CHUNK_CAPACITY = 40 * 1024;
+
+    /** Encoded records, handed over as one piece. */
+    record Chunk(byte[] bytes, int length, int records) {
+    }
+
+    private final CaptureRun run;
+    /** Guarded by {@code this}: the owning thread adds, the writer takes what is left. */
+    private final CaptureFile.BlockBuilder encoded = new CaptureFile.BlockBuilder(CHUNK_CAPACITY);
+
+    RecordBuffer(CaptureRun run) {
+        this.run = run;
+    }
+
+    /**
+     * Adds a record.
+     *
+     * @return whether it was taken (false once the capture stopped accepting)
+     */
+    synchronized boolean add(CaptureRecord record) {
+        if (!run.isAccepting()) {
+            return false;
+        }
+        encoded.add(record);
+        handOffIfFull();
+        return true;
+    }
+
+    /** Adds a command record from its fields (see {@link CaptureRecord.CommandRecord}); the relay's path. */
+    synchronized boolean addCommand(int sessionId, long timeNanos, long durationNanos, int command, byte[] payload,
+            boolean truncated, Outcome outcome, int errorCode, long affectedRows, long rows, long statementId) {
+        if (!run.isAccepting()) {
+            return false;
+        }
+        encoded.addCommand(sessionId, timeNanos, durationNanos, command, payload, truncated, outcome, errorCode,
+                affectedRows, rows, statementId);
+        handOffIfFull();
+        return true;
+    }
+
+    private void handOffIfFull() {
+        if (encoded.size() >= CHUNK_BYTES) {
+            int length = encoded.size();
+            int records = encoded.records();
+            run.handOff(new Chunk(encoded.detach(), length, records));
+        }
+    }
+
+    /** The writer's side: what is buffered, taken out, or {@code null} when nothing is. */
+    synchronized Chunk take() {
+        if (encoded.records() == 0) {
+            return null;
+        }
+        int length = encoded.size();
+        int records = encoded.records();
+        return new Chunk(encoded.detach(), length, records);
+    }
+}
