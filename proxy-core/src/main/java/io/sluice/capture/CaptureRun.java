@@ -6,7 +6,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 
 /**
  * One capture from start to stop: the threads' {@link RecordBuffer}s, the bounded queue of their full chunks between
@@ -123,22 +122,19 @@ public final class CaptureRun {
     }
 
     /**
-     * The writer's side: takes what every buffer holds short of a full chunk. Once the capture has stopped
-     * accepting, a sweep followed by draining the queue collects every record taken: buffers hand chunks over only
-     * while accepting, under the lock the sweep takes.
+     * The writer's side: has every buffer queue what it holds short of a full chunk. Once the capture has stopped
+     * accepting, a sweep followed by draining the queue collects every record taken: buffers take records and hand
+     * chunks over only while accepting, under the lock the sweep takes.
      */
-    void sweep(Consumer<RecordBuffer.Chunk> into) {
+    void sweep() {
         for (RecordBuffer buffer : buffers.values()) {
-            RecordBuffer.Chunk chunk = buffer.take();
-            if (chunk != null) {
-                into.accept(chunk);
-            }
+            buffer.flush();
         }
     }
 
     /** Drops what waits and what the buffers hold, counting it: the writer can no longer write. */
     void discardQueued() {
-        sweep(chunk -> dropped.add(chunk.records()));
+        sweep();
         for (RecordBuffer.Chunk c = poll(); c != null; c = poll()) {
             dropped.add(c.records());
         }
@@ -189,6 +185,7 @@ public final class CaptureRun {
         Instant stopped = stoppedAt;
         return new CaptureStatus(stopped == null ? "running" : "stopped", options.output().toString(), startedAt,
                 stopped, options.duration(), options.maxSize(), options.compress(), key != null, sessions.sum(),
-                recordsWritten, queuedRecords.get(), dropped.sum(), bytesWritten, files, stopped == null ? null : stopReason);
+                recordsWritten, queuedRecords.get(), dropped.sum(), bytesWritten, files,
+                stopped == null ? null : stopReason);
     }
 }

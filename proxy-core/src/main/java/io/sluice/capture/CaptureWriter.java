@@ -8,10 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -19,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The capture's background thread: takes the event loops' encoded records off the queue (and, once a second, out of
- * their buffers), gathers them into blocks, compresses, encrypts and writes them, rotates files by size, and stops the capture when a limit is reached or the disk fails it. Nothing
- * here ever runs on an event loop, so a slow disk or a slow gzip costs dropped records, never a delayed session.
+ * The capture's background thread: takes the event loops' encoded records off the queue (and, once a second, has
+ * their buffers queue what they hold), gathers them into blocks, compresses, encrypts and writes them, rotates files
+ * by size, and stops the capture when a limit is reached or the disk fails it. Nothing here ever runs on an event
+ * loop, so a slow disk or a slow compressor costs dropped records, never a delayed session.
  *
  * <p>Why stops are clean: blocks are written whole with one positional write each; when a write fails (disk full)
  * the file is truncated back to the end of the last whole block, so readers find either whole blocks or, if even the
@@ -30,7 +29,7 @@ import org.slf4j.LoggerFactory;
 final class CaptureWriter implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(CaptureWriter.class);
 
-    /** Records are sealed into a block once this many bytes are encoded: gzip works well at this size. */
+    /** Records are sealed into a block once this many bytes are encoded: compression works well at this size. */
     static final int BLOCK_TARGET = 256 * 1024;
     /**
      * The event loops' buffers are swept, and a block is written, at least this often while records arrive, so a
@@ -58,7 +57,8 @@ final class CaptureWriter implements Runnable {
     private final FileOpener opener;
     private final Path dir;
     private final long captureId = new SecureRandom().nextLong();
-    private final CaptureFile.BlockBuilder block = new CaptureFile.BlockBuilder(BLOCK_TARGET + 2 * RecordBuffer.CHUNK_BYTES);
+    private final CaptureFile.BlockBuilder block =
+            new CaptureFile.BlockBuilder(BLOCK_TARGET + 2 * RecordBuffer.CHUNK_BYTES);
     /** Reused for every block of the capture; closed when the writer stops. Null when not compressing. */
     private final BlockCompressor compressor;
 
@@ -162,8 +162,8 @@ final class CaptureWriter implements Runnable {
             RecordBuffer.Chunk chunk = run.poll();
             if (chunk == null) {
                 if (!run.isAccepting()) {
-                    // Stopped: what the buffers hold, then the chunks they handed over before they saw the stop.
-                    sweep();
+                    // Stopped: the buffers queue what they hold, behind the chunks they handed over before.
+                    run.sweep();
                     for (chunk = run.poll(); chunk != null; chunk = run.poll()) {
                         add(chunk);
                     }
@@ -176,7 +176,8 @@ final class CaptureWriter implements Runnable {
                 long now = System.nanoTime();
                 if (now - lastSweep >= FLUSH_INTERVAL_NANOS) {
                     lastSweep = now;
-                    sweep(); // records of quiet loops reach the file within about a second too
+                    run.sweep(); // records of quiet loops reach the file within about a second too
+                    continue;
                 }
                 if (block.size() > 0 && now - blockStartedNanos >= FLUSH_INTERVAL_NANOS) {
                     writeBlock(false);
@@ -188,15 +189,6 @@ final class CaptureWriter implements Runnable {
             if (run.now() >= durationNanos && run.isAccepting()) {
                 run.stopAccepting("duration " + CaptureStatus.format(run.options().duration()) + " reached");
             }
-        }
-    }
-
-    /** Adds what the threads' buffers hold short of a full chunk: one pass, however busy the buffers are. */
-    private void sweep() throws IOException, Stop {
-        List<RecordBuffer.Chunk> taken = new ArrayList<>();
-        run.sweep(taken::add);
-        for (RecordBuffer.Chunk chunk : taken) {
-            add(chunk);
         }
     }
 

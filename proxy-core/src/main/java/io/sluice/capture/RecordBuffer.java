@@ -5,8 +5,8 @@ import io.sluice.capture.CaptureRecord.Outcome;
 /**
  * The records one thread (in practice one event loop) has captured and not yet handed to the writer, already
  * encoded in the file's record format. Records go to the writer a chunk at a time: once {@link #CHUNK_BYTES} are
- * encoded, the thread hands the whole array over through {@link CaptureRun#handOff}; the writer takes what is left
- * in a buffer once a second and when the capture stops.
+ * encoded, the thread hands the whole array over through {@link CaptureRun#handOff}; once a second and when the
+ * capture stops, the writer has each buffer hand over what it holds ({@link #flush}).
  *
  * <p>Why per thread and not a queue of records: queueing each record cost the relay an allocation and two atomic
  * updates of counters that every event loop and the writer share, and the writer a cache miss per record and its
@@ -14,7 +14,7 @@ import io.sluice.capture.CaptureRecord.Outcome;
  * thread takes except for the writer's sweep once a second (docs/decisions/053-capture-records-encoded-per-loop.md).
  */
 final class RecordBuffer {
-    /** Encoded bytes after which a buffer's records are handed to the writer: about 250 sysbench commands. */
+    /** Encoded bytes after which a buffer's records are handed to the writer: about 350 sysbench commands. */
     static final int CHUNK_BYTES = 32 * 1024;
     /** The array each chunk starts with: a chunk's last record rarely needs it to grow. */
     private static final int CHUNK_CAPACITY = 40 * 1024;
@@ -24,7 +24,7 @@ final class RecordBuffer {
     }
 
     private final CaptureRun run;
-    /** Guarded by {@code this}: the owning thread adds, the writer takes what is left. */
+    /** Guarded by {@code this}: the owning thread adds, the writer's sweep flushes. */
     private final CaptureFile.BlockBuilder encoded = new CaptureFile.BlockBuilder(CHUNK_CAPACITY);
 
     RecordBuffer(CaptureRun run) {
@@ -65,13 +65,16 @@ final class RecordBuffer {
         }
     }
 
-    /** The writer's side: what is buffered, taken out, or {@code null} when nothing is. */
-    synchronized Chunk take() {
-        if (encoded.records() == 0) {
-            return null;
+    /**
+     * The writer's sweep: hands over what is buffered, short of a full chunk, through the same queue as full chunks.
+     * Through the queue, not straight to the writer, so that this buffer's chunks stay in the order its records were
+     * taken: a chunk it handed over before the sweep waits ahead in the queue.
+     */
+    synchronized void flush() {
+        if (encoded.records() > 0) {
+            int length = encoded.size();
+            int records = encoded.records();
+            run.handOff(new Chunk(encoded.detach(), length, records));
         }
-        int length = encoded.size();
-        int records = encoded.records();
-        return new Chunk(encoded.detach(), length, records);
     }
 }

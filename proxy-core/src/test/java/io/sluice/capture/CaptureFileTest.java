@@ -344,6 +344,28 @@ class CaptureFileTest {
         times.values().forEach(t -> assertThat(t).containsExactlyElementsOf(expected));
     }
 
+    /** The writer's sweeps (once a second) queue a buffer's partial chunk behind its full ones, never ahead. */
+    @Test
+    void aThreadsRecordsKeepTheirOrderAcrossSweeps() throws Exception {
+        TrafficCapture capture = new TrafficCapture();
+        CaptureOptions options = options("sweeps");
+        capture.start(options);
+        CaptureRun run = capture.run();
+        int records = 24_000;
+        for (int i = 0; i < records; i++) {
+            run.offer(new SessionEnd(1, i));
+            if (i % 100 == 99) {
+                Thread.sleep(10); // 240 pauses: the records span two sweeps or more, in chunks and partial ones
+            }
+        }
+
+        CaptureStatus status = capture.stop();
+
+        assertThat(status.dropped()).isZero();
+        assertThat(CaptureFile.readAll(options.output(), null).stream().map(CaptureRecord::timeNanos).toList())
+                .containsExactlyElementsOf(LongStream.range(0, records).boxed().toList());
+    }
+
     @Test
     void aQuietThreadsRecordsReachTheFileWithinAboutASecond() throws Exception {
         TrafficCapture capture = new TrafficCapture();
