@@ -313,8 +313,7 @@ class CaptureFileTest {
     void recordsOfSeveralThreadsAllArriveAndKeepEachThreadsOrder() throws Exception {
         TrafficCapture capture = new TrafficCapture();
         CaptureOptions options = options("threads");
-        capture.start(options);
-        CaptureRun run = capture.run();
+        CaptureRun run = startAndOffer(capture, options, List.of());
         int threads = 4;
         int perThread = 10_000; // 40,000 records in all: under the default queue bound, so none is dropped
         List<Thread> producers = new ArrayList<>();
@@ -349,8 +348,7 @@ class CaptureFileTest {
     void aThreadsRecordsKeepTheirOrderAcrossSweeps() throws Exception {
         TrafficCapture capture = new TrafficCapture();
         CaptureOptions options = options("sweeps");
-        capture.start(options);
-        CaptureRun run = capture.run();
+        CaptureRun run = startAndOffer(capture, options, List.of());
         int records = 24_000;
         for (int i = 0; i < records; i++) {
             run.offer(new SessionEnd(1, i));
@@ -370,8 +368,7 @@ class CaptureFileTest {
     void aQuietThreadsRecordsReachTheFileWithinAboutASecond() throws Exception {
         TrafficCapture capture = new TrafficCapture();
         CaptureOptions options = options("quiet");
-        capture.start(options);
-        CaptureRun run = capture.run();
+        CaptureRun run = startAndOffer(capture, options, List.of());
         run.offer(new SessionEnd(42, 1)); // far short of a chunk: only the writer's sweep takes it
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
