@@ -31,6 +31,9 @@ abstract class BlockCompressor implements AutoCloseable {
     /** The file-header flag of what this compressor writes. */
     abstract int flag();
 
+    /** Its name in the log and the manifest: {@code zstd} or {@code gzip}. */
+    abstract String name();
+
     /** The first {@code length} bytes of {@code content}, compressed. */
     abstract byte[] compress(byte[] content, int length);
 
@@ -68,6 +71,11 @@ abstract class BlockCompressor implements AutoCloseable {
         }
 
         @Override
+        String name() {
+            return "zstd";
+        }
+
+        @Override
         byte[] compress(byte[] content, int length) {
             byte[] out = new byte[(int) com.github.luben.zstd.Zstd.compressBound(length)];
             int size = context.compressByteArray(out, 0, out.length, content, 0, length);
@@ -87,6 +95,11 @@ abstract class BlockCompressor implements AutoCloseable {
         @Override
         int flag() {
             return CaptureFile.FLAG_GZIP;
+        }
+
+        @Override
+        String name() {
+            return "gzip";
         }
 
         @Override

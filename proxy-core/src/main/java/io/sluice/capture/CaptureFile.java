@@ -1,5 +1,7 @@
 package io.sluice.capture;
 
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdException;
 import io.sluice.capture.CaptureRecord.ChangeUser;
 import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
@@ -29,12 +31,12 @@ import java.util.zip.Deflater;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The capture file format, versions 1 and 2 (docs/traffic-capture.md is the reference). A capture is a directory of files
- * {@code capture-000001.cap}, {@code capture-000002.cap}, ... and a {@code capture.json} manifest. Each file is a
- * 40-byte header followed by blocks; each block is {@code u32 length, u32 CRC-32, stored bytes}, where the stored
- * bytes are the block's records, zstd- or gzip-compressed and then AES-GCM-sealed when the header says so. Blocks are
- * written whole, so a file cut short by a full disk or a crash loses at most its last block, and the reader says
- * where.
+ * The capture file format, versions 1 and 2 (docs/traffic-capture.md is the reference). A capture is a directory of
+ * files {@code capture-000001.cap}, {@code capture-000002.cap}, ... and a {@code capture.json} manifest. Each file is
+ * a 40-byte header followed by blocks; each block is {@code u32 length, u32 CRC-32, stored bytes}, where the stored
+ * bytes are the block's records, zstd- or gzip-compressed and then AES-GCM-sealed when the header says so. Blocks
+ * are written whole, so a file cut short by a full disk or a crash loses at most its last block, and the reader
+ * says where.
  *
  * <p>All integers are little-endian, as in the MySQL protocol.
  */
@@ -126,8 +128,8 @@ public final class CaptureFile {
             b.position(MAGIC.length);
             int version = b.getShort() & 0xFFFF;
             if (version < OLDEST_VERSION || version > VERSION) {
-                throw new CaptureFormatException(file, MAGIC.length, "format version " + version
-                        + " (expected: " + OLDEST_VERSION + " to " + VERSION + "; use the Sluice release that wrote it)");
+                throw new CaptureFormatException(file, MAGIC.length, "format version " + version + " (expected: "
+                        + OLDEST_VERSION + " to " + VERSION + "; use the Sluice release that wrote it)");
             }
             int flags = b.getShort() & 0xFFFF;
             if ((flags & ~KNOWN_FLAGS) != 0 || (flags & (FLAG_GZIP | FLAG_ZSTD)) == (FLAG_GZIP | FLAG_ZSTD)
@@ -525,25 +527,25 @@ public final class CaptureFile {
 
         /** A zstd frame's content; its declared size is checked before anything is allocated for it. */
         private byte[] unzstd(byte[] frame, long blockOffset) throws CaptureFormatException {
-            long size = com.github.luben.zstd.Zstd.getFrameContentSize(frame);
+            long size = Zstd.getFrameContentSize(frame);
             if (size < 0 || size > MAX_BLOCK) {
                 throw new CaptureFormatException(file, blockOffset, "corrupted: zstd frame of "
                         + (size < 0 ? "unknown size" : size + " bytes") + " (expected: at most " + MAX_BLOCK + ")");
             }
             try {
                 byte[] content = new byte[(int) size];
-                long got = com.github.luben.zstd.Zstd.decompressByteArray(content, 0, content.length, frame, 0,
+                long got = Zstd.decompressByteArray(content, 0, content.length, frame, 0,
                         frame.length);
-                if (com.github.luben.zstd.Zstd.isError(got)) {
+                if (Zstd.isError(got)) {
                     throw new CaptureFormatException(file, blockOffset, "corrupted: zstd data: "
-                            + com.github.luben.zstd.Zstd.getErrorName(got));
+                            + Zstd.getErrorName(got));
                 }
                 if (got != size) {
                     throw new CaptureFormatException(file, blockOffset, "corrupted: zstd data: " + got + " of " + size
                             + " bytes");
                 }
                 return content;
-            } catch (com.github.luben.zstd.ZstdException e) {
+            } catch (ZstdException e) {
                 throw new CaptureFormatException(file, blockOffset, "corrupted: zstd data: " + e.getMessage(), e);
             }
         }

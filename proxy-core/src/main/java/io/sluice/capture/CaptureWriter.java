@@ -94,7 +94,7 @@ final class CaptureWriter implements Runnable {
 
     /** What the files' blocks are compressed with: {@code zstd}, {@code gzip} or {@code none}. */
     String compression() {
-        return compressor == null ? "none" : compressor.flag() == CaptureFile.FLAG_ZSTD ? "zstd" : "gzip";
+        return compressor == null ? "none" : compressor.name();
     }
 
     /** The format version of this capture's files: 2 only when they use zstd, so older readers read the rest. */

@@ -64,9 +64,8 @@ public final class TrafficCapture {
         writerThread = thread;
         run = started;
         thread.start();
-        log.info("Traffic capture to {} started (duration {}, maxSize {} bytes, {}{})", dir,
-                CaptureStatus.format(options.duration()), options.maxSize(),
-                options.compress() ? writer.compression() : "uncompressed",
+        log.info("Traffic capture to {} started (duration {}, maxSize {} bytes, compression {}{})", dir,
+                CaptureStatus.format(options.duration()), options.maxSize(), writer.compression(),
                 key != null ? ", AES-GCM encrypted" : "");
         return started.status();
     }
