@@ -46,6 +46,7 @@ NUMERIC = ["threads", "repeat", "time_s", "exit_code", "queries", "qps", "tps", 
 C_RSS_MAX_MIB = 300        # Sluice RSS with 15,000 idle connections, -Xmx512m
 C_QPS_RATIO_MIN = 0.98     # point_select QPS with the idle connections / without
 D_QPS_RATIO_MIN = 0.98     # point_select QPS with churn / without
+B_RSS_RATIO_MAX = 1.2      # proxy RSS during range_10000 / its RSS at rest
 D_NEW_CONNS_MAX_SHARE = 0.01  # "no backend handshake per client connection": new server
                               # connections <= 1 % of the churn connections
 
@@ -131,7 +132,45 @@ def load(folder):
     if os.path.exists(sp):
         with open(sp, newline="") as f:
             skipped = list(csv.DictReader(f))
+    rest = {}
+    rp = os.path.join(folder, "rest_rss.csv")
+    if os.path.exists(rp):
+        with open(rp, newline="") as f:
+            rest = {r["target"]: num(r["rss_kb"]) for r in csv.DictReader(f) if num(r["rss_kb"])}
+    meta["rest_rss_kb"] = rest
     return meta, rows, skipped
+
+
+def b_rss(rows, rest):
+    """Workload b's memory target: each proxy's highest RSS while range_10000 ran, against its RSS at rest."""
+    out = []
+    for t in TARGETS:
+        if t not in rest:
+            continue
+        peaks = [r["proxy_rss_max_kb"] for r in rows
+                 if r["workload"] == "range_10000" and r["target"] == t and r["proxy_rss_max_kb"]]
+        if not peaks:
+            continue
+        out.append({"target": t, "rest_mib": rest[t] / 1024, "peak_mib": max(peaks) / 1024,
+                    "ratio": max(peaks) / rest[t], "runs": len(peaks)})
+    return out
+
+
+def b_rss_table(entries):
+    if not entries:
+        return ""
+    lines = ["### b: proxy RSS during range_10000 against its RSS at rest",
+             "",
+             f"| target | RSS at rest MiB | highest RSS during range_10000 MiB | ratio | Sluice: ≤ {B_RSS_RATIO_MAX} |",
+             "|---|---:|---:|---:|---|"]
+    for e in entries:
+        check = mark(e["ratio"] <= B_RSS_RATIO_MAX) if e["target"].startswith("sluice") else ""
+        lines.append(f"| {e['target']} | {e['rest_mib']:.1f} | {e['peak_mib']:.1f} | {e['ratio']:.3f} | {check} |")
+    lines.append("")
+    lines.append("At rest: VmRSS once, idle 3 s after the run's first warm-up and before its first measured run. "
+                 "During range_10000: the highest VmRSS sampled (about once a second) over its runs. Workloads run "
+                 "before b in the same run grow a JVM's heap first, so the ratio of an a,b run is the stricter one.")
+    return "\n".join(lines)
 
 
 def sideload(rows, kind):
@@ -448,6 +487,9 @@ def main(argv):
     summary = summarise(rows)
     c_rows, d_rows = sideload(rows, "idle"), sideload(rows, "churn")
     text = tables(summary)
+    rss_b = b_rss(rows, meta.get("rest_rss_kb", {}))
+    if rss_b:
+        text += "\n\n" + b_rss_table(rss_b)
     extra = side_tables(c_rows, d_rows, skipped, meta)
     if extra:
         text += "\n\n" + extra
@@ -460,7 +502,7 @@ def main(argv):
                     f"{meta.get('machine', {}).get('cpus')} CPUs shared by proxy, sysbench and MariaDB.\n\n")
         f.write(text + "\n")
     with open(os.path.join(folder, "results.json"), "w") as f:
-        json.dump({"meta": meta, "summary": summary, "idle": c_rows, "churn": d_rows, "skipped": skipped,
+        json.dump({"meta": meta, "summary": summary, "b_rss": rss_b, "idle": c_rows, "churn": d_rows, "skipped": skipped,
                    "runs": rows}, f, indent=2)
     title = f"sysbench QPS ratios — {meta.get('started_utc', '')}, {meta.get('time_s', '?')} s × {meta.get('repeats', '?')}"
     made = chart(summary, os.path.join(folder, "ratios.png"), title)

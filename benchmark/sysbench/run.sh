@@ -1364,6 +1364,26 @@ echo "$CSV_HEADER" >"$CSV"
 [[ -n $SLUICE_HOME ]] && cp "$SLUICE_HOME/conf/config.yaml" "$OUT/sluice-config.yaml"
 [[ -n $SLUICE_TX_HOME ]] && cp "$SLUICE_TX_HOME/conf/config.yaml" "$OUT/sluice_tx-config.yaml"
 
+# RSS of each proxy at rest, once per run: idle for REST_SETTLE_S after the first warm-up (JIT compiled, pools
+# open), before any measured run. Workload b's target compares the RSS during range_10000 with it (report.py).
+# Later workloads grow a JVM's heap before b runs, so with a and b in one run the ratio is the stricter one.
+REST_SETTLE_S=3
+REST_RSS_DONE=0
+record_rest_rss() {
+  (( REST_RSS_DONE )) && return 0
+  REST_RSS_DONE=1
+  sleep "$REST_SETTLE_S"
+  echo "target,rss_kb" >"$OUT/rest_rss.csv"
+  local t pid rss
+  for t in "${TARGET_LIST[@]}"; do
+    pid=$(proxy_pid "$t")
+    [[ -n $pid ]] || continue
+    rss=$(rss_kb "$pid")
+    echo "$t,$rss" >>"$OUT/rest_rss.csv"
+    log "at rest: $t RSS $(( ${rss:-0} / 1024 )) MiB"
+  done
+}
+
 log "results -> ${OUT#"$REPO_ROOT"/}"
 log "targets: ${TARGET_LIST[*]} | workloads: ${WL_LIST[*]} | ${TIME}s x ${REPEATS} repeats, warm-up ${WARMUP}s | $TABLES x $TABLE_SIZE rows"
 for grp in "${GROUPS_LIST[@]}"; do
@@ -1381,6 +1401,7 @@ for grp in "${GROUPS_LIST[@]}"; do
           || { tail -5 "$WORK/warmup.log" >&2; log "warm-up against $target failed"; }
       done
     fi
+    record_rest_rss
     for ((rep = 1; rep <= REPEATS; rep++)); do
       # Each round starts one target later than the one before (direct, haproxy, sluice; then haproxy, sluice,
       # direct; ...), so no target always runs right after the same one: on this 2-core machine a run's QPS
