@@ -876,14 +876,20 @@ DB_COLS=",,"           # server_conns_start,server_conns_max,backend_handshakes
 DB_THREADS_BASE=""     # Threads_connected of other clients, before any proxy started
 sql_calls() { [[ -f $SQL_COUNT_FILE ]] && wc -l <"$SQL_COUNT_FILE" || echo 0; }
 
-# A Sluice leg's own view, exact and unaffected by other clients of MariaDB: its /metrics, sampled alongside.
-#   proxy_backend_conns_max = max of sluice_backend_connections (open now: active or idle in the pool)
-#   proxy_backend_opened    = delta of sluice_backend_connections_opened (backend connections that logged in)
+# A Sluice leg's own view, exact and unaffected by other clients of MariaDB: its admin API's pool counters
+# (GET /api/backends), sampled every PROXY_SAMPLE_S seconds alongside.
+#   proxy_backend_conns_max = max of the pools' "open" (backend connections open now: active or idle)
+#   proxy_backend_opened    = delta of the pools' "created" (backend connections that logged in; the same
+#                             counter as /metrics' sluice_backend_connections_opened)
+# Not /metrics: a Prometheus scrape cost Sluice about 6 ms of CPU (27 ms while its code was still being compiled)
+# and 1.2 MiB of garbage, and at one scrape a second that was charged to the proxy CPU per query of every Sluice
+# run, and its garbage grew the RSS that workload b checks. /api/backends costs about a third of that.
+PROXY_SAMPLE_S=2
 admin_of() { case "$1" in sluice|sluice_capture) echo "$SLUICE_ADMIN" ;; sluice_tx) echo "$SLUICE_TX_ADMIN" ;; *) echo "" ;; esac; }
-metrics_read() {  # metrics_read HOST:PORT -> "open opened" (blank when /metrics does not answer)
-  curl -s -m 2 "http://$1/metrics" 2>/dev/null | awk '
-    /^sluice_backend_connections_opened(_total)?[ {]/ { o += $NF; ho = 1 }
-    /^sluice_backend_connections[ {]/                 { c += $NF; hc = 1 }
+metrics_read() {  # metrics_read HOST:PORT -> "open opened" (blank when the admin API does not answer)
+  curl -s -m 2 "http://$1/api/backends" 2>/dev/null | grep -o '"\(open\|created\)":[0-9]*' | awk -F: '
+    $1 == "\"open\""    { c += $2; hc = 1 }
+    $1 == "\"created\"" { o += $2; ho = 1 }
     END { if (ho || hc) printf "%d %d\n", c, o }'
 }
 PROXY_COLS=","        # proxy_backend_conns_max,proxy_backend_opened
@@ -894,7 +900,7 @@ db_sampler_start() {  # db_sampler_start TARGET
   rm -f "$WORK/metrics.txt"
   if [[ -n $maddr ]] && command -v curl >/dev/null; then
     metrics_read "$maddr" >"$WORK/metrics.txt"
-    ( while :; do metrics_read "$maddr" >>"$WORK/metrics.txt"; sleep 1; done ) &
+    ( while :; do metrics_read "$maddr" >>"$WORK/metrics.txt"; sleep "$PROXY_SAMPLE_S"; done ) &
     METRICS_PID=$!
   fi
   DBSTAT_OUT="$WORK/dbstat.txt"
@@ -1364,23 +1370,21 @@ echo "$CSV_HEADER" >"$CSV"
 [[ -n $SLUICE_HOME ]] && cp "$SLUICE_HOME/conf/config.yaml" "$OUT/sluice-config.yaml"
 [[ -n $SLUICE_TX_HOME ]] && cp "$SLUICE_TX_HOME/conf/config.yaml" "$OUT/sluice_tx-config.yaml"
 
-# RSS of each proxy at rest, once per run: idle for REST_SETTLE_S after the first warm-up (JIT compiled, pools
-# open), before any measured run. Workload b's target compares the RSS during range_10000 with it (report.py).
-# Later workloads grow a JVM's heap before b runs, so with a and b in one run the ratio is the stricter one.
+# RSS of each proxy at rest (rest_rss.csv), for workload b's target (RSS during range_10000 <= 1.2x at rest; see
+# report.py). Read after REST_SETTLE_S idle: once at the start of the run, after the first warm-up (JIT compiled,
+# pools open; "start"), and again before range_10000's warm-up ("before_range_10000"), since the workloads run before
+# it in the same run grow a JVM's heap (new client and server connections each run, metrics scrapes).
 REST_SETTLE_S=3
-REST_RSS_DONE=0
-record_rest_rss() {
-  (( REST_RSS_DONE )) && return 0
-  REST_RSS_DONE=1
+record_rest_rss() {  # record_rest_rss WHEN
   sleep "$REST_SETTLE_S"
-  echo "target,rss_kb" >"$OUT/rest_rss.csv"
+  [[ -f $OUT/rest_rss.csv ]] || echo "when,target,rss_kb" >"$OUT/rest_rss.csv"
   local t pid rss
   for t in "${TARGET_LIST[@]}"; do
     pid=$(proxy_pid "$t")
     [[ -n $pid ]] || continue
     rss=$(rss_kb "$pid")
-    echo "$t,$rss" >>"$OUT/rest_rss.csv"
-    log "at rest: $t RSS $(( ${rss:-0} / 1024 )) MiB"
+    echo "$1,$t,$rss" >>"$OUT/rest_rss.csv"
+    log "at rest ($1): $t RSS $(( ${rss:-0} / 1024 )) MiB"
   done
 }
 
@@ -1395,13 +1399,14 @@ for grp in "${GROUPS_LIST[@]}"; do
     else
       log "== $w: $(wl_test "$w") $(wl_args "$w") threads=$th"
     fi
+    [[ $w == range_10000 && -f $OUT/rest_rss.csv ]] && record_rest_rss before_range_10000
     if (( WARMUP > 0 )); then
       for target in "${TARGET_LIST[@]}"; do
         run_sysbench "$w" "$th" "$target" "$WARMUP" "$WORK/warmup.log" \
           || { tail -5 "$WORK/warmup.log" >&2; log "warm-up against $target failed"; }
       done
     fi
-    record_rest_rss
+    [[ -f $OUT/rest_rss.csv ]] || record_rest_rss start
     for ((rep = 1; rep <= REPEATS; rep++)); do
       # Each round starts one target later than the one before (direct, haproxy, sluice; then haproxy, sluice,
       # direct; ...), so no target always runs right after the same one: on this 2-core machine a run's QPS
