@@ -81,7 +81,7 @@ public final class EventLoopPool {
      */
     static final int SERVER_READS_PER_WAKE_UP = 16;
     /** Shared: it keeps no state of its own, each channel gets its own handle. */
-    static final AdaptiveRecvByteBufAllocator SERVER_READS =
+    private static final AdaptiveRecvByteBufAllocator SERVER_READS =
             new AdaptiveRecvByteBufAllocator(SERVER_READ_MIN_BYTES, SERVER_READ_MIN_BYTES, SERVER_READ_MAX_BYTES);
 
     static {
