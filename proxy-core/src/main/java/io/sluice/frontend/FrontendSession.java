@@ -121,6 +121,8 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     /** Backends this session could not connect to, left out when it fails over; null until it first fails. */
     private List<String> failedBackends;
     private long failoverDeadlineNanos;
+    /** Pooled connections found broken while restoring this session's variables, in the acquire under way. */
+    private int brokenOnSync;
 
     private boolean acquiring;
     private ArrayDeque<Queued> queued;
@@ -143,6 +145,14 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
     // ---- transaction pooling (issue #8); see docs/design/2026-11-22-transaction-pooling.md ----
     /** The server's "Unknown database": a schema a login had found is gone. */
     private static final int SERVER_ER_BAD_DB_ERROR = 1049;
+    /**
+     * Transaction pooling: how many pooled connections one acquire may find broken when it restores the session's
+     * variables, before the client gets the error. Each one is closed, so this bounds the new connections a server that
+     * breaks every connection at once can cost per command.
+     */
+    private static final int MAX_BROKEN_ON_SYNC = 3;
+    /** MariaDB's "Connection was killed", sent to a connection killed while it waited for a command. */
+    private static final int SERVER_ER_CONNECTION_KILLED = 1927;
     /**
      * The session gives its backend connection back between transactions: {@code pooling: TRANSACTION}, and the
      * client negotiated CLIENT_SESSION_TRACK, without which its state could not be followed.
@@ -676,6 +686,7 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
      */
     private void acquireBackend(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
         failedBackends = null;
+        brokenOnSync = 0;
         failoverDeadlineNanos = System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(context.pool(dataSource).dataSource().connectionTimeoutMilliseconds());
         tryAcquire(replySequenceId, onReady, closeOnFailure);
@@ -720,6 +731,13 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
                     acquiring = false;
                     if (phase == Phase.CLOSED) {
                         from.release(connection);
+                    } else if (error != null && connectionGone(error) && ++brokenOnSync <= MAX_BROKEN_ON_SYNC) {
+                        // The server ended the connection while it was idle in the pool (killed, timed out, shutting
+                        // down) and its close was not yet seen. Nothing of the client's reached it, and it is closed
+                        // now: take another one.
+                        log.debug("client {}: {}; taking another connection", channel.remoteAddress(),
+                                error.getMessage());
+                        tryAcquire(replySequenceId, onReady, closeOnFailure);
                     } else if (error != null) {
                         onAcquireFailed(error, replySequenceId, closeOnFailure);
                     } else {
@@ -804,6 +822,22 @@ public final class FrontendSession extends ChannelInboundHandlerAdapter
         log.info("client {}: cannot connect to backend {} ({}); failing over to {}", channel.remoteAddress(), from,
                 cause.getMessage(), dataSource);
         return true;
+    }
+
+    /**
+     * Whether a failure on a pooled connection means the server had already ended it: it broke without an answer, or
+     * its answer is one a server sends just before it closes a connection.
+     */
+    private static boolean connectionGone(BackendException error) {
+        BackendError serverError = error.serverError();
+        if (serverError == null) {
+            return true;
+        }
+        int code = serverError.code();
+        // A server shutting down, and MySQL 8.0.24+ closing a connection idle past its wait_timeout, send the same
+        // errors Sluice sends in those cases.
+        return code == SERVER_ER_CONNECTION_KILLED || code == ErrorCode.ER_SERVER_SHUTDOWN.code()
+                || code == ErrorCode.ER_CLIENT_INTERACTION_TIMEOUT.code();
     }
 
     private void onAcquireFailed(Throwable cause, int replySequenceId, boolean closeOnFailure) {

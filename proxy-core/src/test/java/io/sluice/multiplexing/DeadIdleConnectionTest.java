@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -164,6 +165,39 @@ class DeadIdleConnectionTest {
             }
             ps.close();
             assertThat(proxy.sluice().backends().get(0).createdConnections()).isGreaterThan(createdBefore);
+            assertThat(proxy.sluice().backends().get(0).openConnections()).isLessThanOrEqualTo(MAX_POOL);
+        }
+    }
+
+    /**
+     * The same, round after round, with the statement sent as soon as the server no longer lists the killed
+     * connections: Sluice may not have seen their close yet, and restoring the session's time_zone on one of them
+     * fails. The session then takes another connection; the client never sees the error.
+     */
+    @Test
+    void killedIdleConnectionsFoundWhileRestoringTheSessionAreReplaced() throws Exception {
+        try (Connection client = proxy.connect(JdbcDriver.MARIADB, db, "");
+             Connection root = TestMariaDb.get().rootConnection();
+             Statement s = client.createStatement()) {
+            s.execute("SET time_zone = '-03:00'"); // every server connection that others used needs it restored
+            for (int round = 0; round < 8; round++) {
+                Set<Long> ids = sluiceServerConnections();
+                try (Statement k = root.createStatement()) {
+                    for (long id : ids) {
+                        k.execute("KILL CONNECTION " + id);
+                    }
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (serverConnectionsAlive(root, ids) > 0 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                try (ResultSet rs = s.executeQuery("SELECT @@time_zone, CONNECTION_ID(), COUNT(*) FROM t")) {
+                    rs.next();
+                    assertThat(rs.getString(1)).as("round %d", round).isEqualTo("-03:00");
+                    assertThat(rs.getLong(2)).as("round %d: not a killed connection", round).isNotIn(ids);
+                    assertThat(rs.getLong(3)).isEqualTo(2);
+                }
+            }
             assertThat(proxy.sluice().backends().get(0).openConnections()).isLessThanOrEqualTo(MAX_POOL);
         }
     }
