@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -16,6 +15,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
 import io.sluice.config.ConfigException;
+import io.sluice.transport.RelayEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -52,8 +52,9 @@ public final class AdminServer implements AutoCloseable {
      * @throws ConfigException when the port cannot be bound
      */
     public static AdminServer start(AdminConfig config, Sluice sluice) {
-        // NIO on purpose: one thread and a handful of connections, where the native transports gain nothing.
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-admin", true),
+        // NIO on purpose: one thread and a handful of connections, where the native transports gain nothing. A relay
+        // group's loop, so that close() also closes kept-alive HTTP connections (decision 058).
+        EventLoopGroup group = new RelayEventLoopGroup(1, new DefaultThreadFactory("sluice-admin", true),
                 NioIoHandler.newFactory());
         try {
             Channel channel = new ServerBootstrap()

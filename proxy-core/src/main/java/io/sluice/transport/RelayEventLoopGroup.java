@@ -29,6 +29,12 @@ import java.util.concurrent.ThreadFactory;
  *   changes, which turns suspension, and the timing, off.</li>
  * </ul>
  * See decision 051.
+ *
+ * <p>And one fix: <b>a loop always closes its channels when it shuts down</b> (decision 058). Netty closes them in
+ * its loop's {@code run()}, only on a turn that finds the shutdown already begun after its I/O step. A shutdown with
+ * no quiet period that begins while the loop is running tasks ends the loop at the next
+ * {@code confirmShutdown()} without that step: the channels' sockets stay open with no thread behind them, and a
+ * client waits forever for an answer. {@link RelayEventLoop#confirmShutdown()} closes them first.
  */
 public final class RelayEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
@@ -51,7 +57,7 @@ public final class RelayEventLoopGroup extends MultiThreadIoEventLoopGroup {
         return new RelayEventLoop(this, executor, ioHandlerFactory);
     }
 
-    /** One loop of the group: Netty's own, with the one-second deadline taken out. */
+    /** One loop of the group: Netty's own, with the one-second deadline taken out and its channels closed at the end. */
     static final class RelayEventLoop extends SingleThreadIoEventLoop {
 
         RelayEventLoop(RelayEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
@@ -62,6 +68,20 @@ public final class RelayEventLoopGroup extends MultiThreadIoEventLoopGroup {
         @Override
         protected long deadlineNanos() {
             return nextScheduledTaskDeadlineNanos();
+        }
+
+        /**
+         * Netty's check that a shutting-down loop may end, after closing what is still registered on it. Netty does
+         * the same close in {@code run()}, but only when it sees the shutdown right after an I/O step; a shutdown
+         * (quiet period 0) that began during the turn's tasks reaches this check first and ended the loop with its
+         * channels open. Closing twice is harmless: a closed channel is no longer registered.
+         */
+        @Override
+        protected boolean confirmShutdown() {
+            if (isShuttingDown() && inEventLoop()) {
+                ioHandler().prepareToDestroy();
+            }
+            return super.confirmShutdown();
         }
 
         /** For tests: {@link #deadlineNanos()} as the loop sees it; call it on the loop. */

@@ -3,18 +3,30 @@ package io.sluice.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.transport.RelayEventLoopGroup.RelayEventLoop;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +36,8 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The relay loops wait for I/O without Netty 4.2's one-second deadline, and scheduled tasks still run. The wake-up
+ * The relay loops wait for I/O without Netty 4.2's one-second deadline, scheduled tasks still run, and a loop that
+ * shuts down closes its channels. The wake-up
  * count comes from the kernel ({@code voluntary_ctxt_switches} of the loop's thread), so the tests need Linux and
  * the native transport they name.
  */
@@ -105,6 +118,62 @@ class RelayEventLoopGroupTest {
         } finally {
             plain.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             relay.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void epollLoopClosesItsChannelsWhenItsShutdownBeginsDuringATask() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "epoll");
+        assertShutdownClosesChannels(EpollIoHandler.newFactory(), EpollServerSocketChannel::new);
+    }
+
+    @Test
+    void nioLoopClosesItsChannelsWhenItsShutdownBeginsDuringATask() throws Exception {
+        assertShutdownClosesChannels(NioIoHandler.newFactory(), NioServerSocketChannel::new);
+    }
+
+    /**
+     * Sluice.close() hands each loop a task (closing the pools) right before it shuts the group down with no quiet
+     * period. When the shutdown begins while a loop runs such a task, Netty's own loop ended without closing its
+     * channels: the accepted client's socket stayed open, and the client waited for ever.
+     */
+    private static void assertShutdownClosesChannels(IoHandlerFactory handler,
+            ChannelFactory<? extends ServerChannel> serverChannel) throws Exception {
+        EventLoopGroup group = new RelayEventLoopGroup(1, new DefaultThreadFactory("relay-test"), handler);
+        CountDownLatch accepted = new CountDownLatch(1);
+        Channel server = new ServerBootstrap()
+                .group(group)
+                .channelFactory(serverChannel)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        accepted.countDown();
+                    }
+                })
+                .bind("127.0.0.1", 0).sync().channel();
+        try (Socket client = new Socket("127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort())) {
+            assertThat(accepted.await(10, TimeUnit.SECONDS)).as("the client was accepted").isTrue();
+            CountDownLatch taskRunning = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            group.next().execute(() -> {
+                taskRunning.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertThat(taskRunning.await(10, TimeUnit.SECONDS)).isTrue();
+
+            Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            release.countDown();
+
+            assertThat(terminated.await(10, TimeUnit.SECONDS)).as("the loop ended").isTrue();
+            assertThat(server.isOpen()).as("the listener is closed").isFalse();
+            client.setSoTimeout(5_000);
+            assertThat(client.getInputStream().read()).as("the client reads the end of the stream").isEqualTo(-1);
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 
