@@ -43,6 +43,9 @@ IDLE_COUNTS="1000,5000,10000,15000"   # workload c; 0 (the baseline) is always a
 CHURN_RATES="100,200,300"             # workload d; 0 (the baseline) is always added
 CHURN_WARMUP=0                        # workload d: seconds of churn before the counting window opens
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
+SLUICE_SCHED=""             # empty = bin/start.sh's default (batch, decision 059)
+HAPROXY_SCHED=normal         # as the Debian package starts HAProxy
+SLUICE_TX_SCHED=""          # empty = as the sluice leg
 SLUICE_JAVA_OPTS=""
 SLUICE_JAVA_OPTS_SET=0
 SLUICE_CONFIG_EXTRA=""  # YAML appended to the generated config.yaml, e.g. "metrics: {enabled: false}"
@@ -96,6 +99,13 @@ Targets and proxies
   --worker-threads N     Sluice server.workerThreads = HAProxy nbthread [$WORKER_THREADS]
   --sluice-java-opts S   JAVA_OPTS for Sluice's bin/start.sh [start.sh defaults; with
                          workload c: "$SLUICE_JAVA_OPTS_C"]
+  --sluice-sched P       SLUICE_CPU_SCHEDULING for Sluice's bin/start.sh: batch or normal
+                         [start.sh's default, batch]
+  --sluice-tx-sched P    as --sluice-sched, for the sluice_tx leg only [as the sluice leg]:
+                         with --sluice-tx-pooling session, an A/B of the policy in one run
+  --haproxy-sched P      scheduling policy HAProxy runs under: normal (as Debian's package
+                         starts it) or batch (SCHED_BATCH, as start.sh runs Sluice; the
+                         like-for-like check of decision 059)           [$HAPROXY_SCHED]
   --sluice-tx-pooling MODE
                          pooling.mode of the sluice_tx leg [$SLUICE_TX_POOLING]; with
                          session and --sluice-tx-config-extra, sluice_tx is an A/B leg:
@@ -211,6 +221,9 @@ while [[ $# -gt 0 ]]; do
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
     --churn-warmup) CHURN_WARMUP=$2; shift 2 ;;
     --sluice-java-opts) SLUICE_JAVA_OPTS=$2; SLUICE_JAVA_OPTS_SET=1; shift 2 ;;
+    --sluice-sched) SLUICE_SCHED=$2; shift 2 ;;
+    --haproxy-sched) HAPROXY_SCHED=$2; shift 2 ;;
+    --sluice-tx-sched) SLUICE_TX_SCHED=$2; shift 2 ;;
     --sluice-config-extra) SLUICE_CONFIG_EXTRA=$2; shift 2 ;;
     --sluice-tx-pooling) SLUICE_TX_POOLING=$(tr 'A-Z' 'a-z' <<<"$2"); shift 2 ;;
     --sluice-tx-config-extra) SLUICE_TX_CONFIG_EXTRA=$2; shift 2 ;;
@@ -226,6 +239,9 @@ while [[ $# -gt 0 ]]; do
 done
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+[[ -z $SLUICE_SCHED || $SLUICE_SCHED == batch || $SLUICE_SCHED == normal ]] || die "--sluice-sched: batch or normal (got '$SLUICE_SCHED')"
+[[ -z $SLUICE_TX_SCHED || $SLUICE_TX_SCHED == batch || $SLUICE_TX_SCHED == normal ]] || die "--sluice-tx-sched: batch or normal (got '$SLUICE_TX_SCHED')"
+[[ $HAPROXY_SCHED == batch || $HAPROXY_SCHED == normal ]] || die "--haproxy-sched: batch or normal (got '$HAPROXY_SCHED')"
 for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT SLUICE_TX_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE IDLE_CONCURRENCY POOL_IDLE_MS; do
   is_uint "${!v}" || die "--$(tr 'A-Z_' 'a-z-' <<<"$v") must be a non-negative integer (got '${!v}')"
 done
@@ -274,8 +290,8 @@ if [[ -n $SLUICE_TX_CONFIG_EXTRA && ! -f $SLUICE_TX_CONFIG_EXTRA ]]; then
   die "--sluice-tx-config-extra $SLUICE_TX_CONFIG_EXTRA: no such file"
 fi
 if has_sluice_tx && has_sluice && [[ $POOLING == "$SLUICE_TX_POOLING" && -z $SLUICE_TX_CONFIG_EXTRA ]] \
-    && (( ! SLUICE_TX_JAVA_OPTS_SET )); then
-  die "targets sluice and sluice_tx would run the same config (pooling $POOLING): change --pooling, --sluice-tx-pooling, --sluice-tx-config-extra or --sluice-tx-java-opts"
+    && (( ! SLUICE_TX_JAVA_OPTS_SET )) && [[ -z $SLUICE_TX_SCHED || $SLUICE_TX_SCHED == "$SLUICE_SCHED" ]]; then
+  die "targets sluice and sluice_tx would run the same config (pooling $POOLING): change --pooling, --sluice-tx-pooling, --sluice-tx-config-extra, --sluice-tx-java-opts or --sluice-tx-sched"
 fi
 pooling_of() {  # pooling_of TARGET -> session|transaction for a Sluice leg, empty for direct/haproxy
   case "$1" in sluice|sluice_capture) echo "$POOLING" ;; sluice_tx) echo "$SLUICE_TX_POOLING" ;; *) echo "" ;; esac
@@ -598,6 +614,17 @@ listener_pid() {  # pid of the process listening on HOST:PORT (via ss)
   ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2
 }
 
+# sched_of PID: the scheduling policies of a process's threads, as names (e.g. "batch", or "batch,normal" when
+# they differ), from field 41 of each thread's stat.
+sched_of() {
+  local t f names=()
+  for t in /proc/"$1"/task/*/stat; do
+    f=$(sed -e 's/^.*) //' "$t" 2>/dev/null | cut -d' ' -f39) || continue
+    case "$f" in 0) names+=(normal) ;; 3) names+=(batch) ;; 5) names+=(idle) ;; '') ;; *) names+=("policy$f") ;; esac
+  done
+  printf '%s\n' "${names[@]}" | sort -u | paste -sd, -
+}
+
 # ---------------------------------------------------------------- HAProxy
 start_haproxy() {
   port_free "$HAPROXY_PORT" || die "port $HAPROXY_PORT is already in use (use --haproxy-port)"
@@ -623,14 +650,16 @@ listen mysql
     server mariadb $HOST:$MYSQL_PORT
 EOF
   haproxy -c -q -f "$cfg" || die "invalid HAProxy config $cfg"
-  haproxy -f "$cfg" -D -p "$HAPROXY_PIDFILE" >"$WORK/haproxy.log" 2>&1 || { cat "$WORK/haproxy.log" >&2; die "HAProxy failed to start"; }
+  local sched=()
+  [[ $HAPROXY_SCHED == batch ]] && sched=(chrt --batch 0)   # the daemon and its threads inherit it
+  "${sched[@]}" haproxy -f "$cfg" -D -p "$HAPROXY_PIDFILE" >"$WORK/haproxy.log" 2>&1 || { cat "$WORK/haproxy.log" >&2; die "HAProxy failed to start"; }
   local i
   for ((i = 0; i < 50; i++)); do [[ -s $HAPROXY_PIDFILE ]] && break; sleep 0.1; done
   HAPROXY_PID=$(head -1 "$HAPROXY_PIDFILE" 2>/dev/null || true)
   [[ -n $HAPROXY_PID ]] || die "HAProxy wrote no pid file"
   wait_port "$HAPROXY_PORT" 10 "$HAPROXY_PID" || die "HAProxy not listening on $HAPROXY_PORT"
   sql "$HAPROXY_PORT" 'SELECT 1' >/dev/null || die "no MySQL answer through HAProxy"
-  log "HAProxy $(haproxy -v | head -1 | awk '{print $3}') on $HOST:$HAPROXY_PORT, nbthread $WORKER_THREADS, maxconn $HAPROXY_MAXCONN, pid $HAPROXY_PID"
+  log "HAProxy $(haproxy -v | head -1 | awk '{print $3}') on $HOST:$HAPROXY_PORT, nbthread $WORKER_THREADS, maxconn $HAPROXY_MAXCONN, pid $HAPROXY_PID, scheduling $(sched_of "$HAPROXY_PID")"
 }
 
 # ---------------------------------------------------------------- Sluice
@@ -741,6 +770,9 @@ start_sluice() {
   (
     cd "$home"
     if [[ -n $java_opts ]]; then export JAVA_OPTS="$java_opts"; fi
+    sched=$SLUICE_SCHED
+    [[ $leg == sluice_tx && -n $SLUICE_TX_SCHED ]] && sched=$SLUICE_TX_SCHED
+    if [[ -n $sched ]]; then export SLUICE_CPU_SCHEDULING=$sched; fi
     exec bin/start.sh "$port" "$home/conf"
   ) >"$WORK/$leg-start.log" 2>&1 </dev/null &
   printf -v "${var}_LAUNCHER_PID" '%s' "$!"
@@ -760,7 +792,7 @@ start_sluice() {
   local admin
   admin=$(ss -Hltnp 2>/dev/null | grep "pid=$pid," | awk '{print $4}' | grep -v ":$port\$" | head -1 || true)
   printf -v "${var}_ADMIN" '%s' "$admin"
-  log "Sluice ($leg) up on $HOST:$port, pid $pid, admin ${admin:-not found}"
+  log "Sluice ($leg) up on $HOST:$port, pid $pid, admin ${admin:-not found}, scheduling $(sched_of "$pid")"
 }
 
 stop_sluice() {  # stop_sluice HOME PID LAUNCHER_PID NAME
@@ -1336,6 +1368,9 @@ cat >"$OUT/meta.json" <<EOF
   "mariadb_max_connections": $(sql "$MYSQL_PORT" 'SELECT @@GLOBAL.max_connections'),
   "mariadb_open_files_limit": "$( [[ -n $DB_PID ]] && nofile_of "$DB_PID")",
   "sluice_java_opts": $(json_str "${SLUICE_JAVA_OPTS_EFFECTIVE:-start.sh defaults}"),
+  "sluice_sched": "$( [[ -n ${SLUICE_PID:-} ]] && sched_of "$SLUICE_PID")",
+  "haproxy_sched": "$( [[ -n ${HAPROXY_PID:-} ]] && sched_of "$HAPROXY_PID")",
+  "sluice_tx_sched": "$( [[ -n ${SLUICE_TX_PID:-} ]] && sched_of "$SLUICE_TX_PID")",
   "rand_type": "uniform",
   "worker_threads": $WORKER_THREADS,
   "pooling": "$POOLING",

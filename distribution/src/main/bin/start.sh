@@ -12,6 +12,11 @@
 #   JAVA_OPTS              JVM flags; when unset: -Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50
 #                          -Dio.netty.leakDetection.level=disabled
 #   SLUICE_START_TIMEOUT   seconds to wait for the "listening on" line (default: 30)
+#   SLUICE_CPU_SCHEDULING  the Linux scheduling policy of the JVM's threads: batch (default) or normal.
+#                          batch (SCHED_BATCH, via chrt) stops each arriving packet from preempting whatever
+#                          runs on the core, which on a host shared with the database halves the proxy's CPU per
+#                          large result; see docs/decisions/059-sched-batch-by-default.md. Falls back to normal,
+#                          with a warning, where chrt is missing or the policy is refused.
 #
 # Writes <install>/sluice.pid; stdout and stderr go to <install>/logs/stdout.log (the previous run's is kept as
 # stdout.log.1). Exit status: 0 once Sluice listens, 1 when it could not start, 2 for bad arguments.
@@ -87,6 +92,25 @@ fi
 DEFAULT_JAVA_OPTS="-Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50 -Dio.netty.leakDetection.level=disabled"
 JAVA_OPTS=${JAVA_OPTS-$DEFAULT_JAVA_OPTS}
 
+SCHEDULING=${SLUICE_CPU_SCHEDULING:-batch}
+SCHED_PREFIX=()
+case "$SCHEDULING" in
+    batch)
+        # SCHED_BATCH needs no privilege; every thread the JVM starts inherits it. A container whose seccomp
+        # profile refuses sched_setscheduler gets the normal policy rather than no proxy.
+        if command -v chrt >/dev/null 2>&1 && chrt --batch 0 true 2>/dev/null; then
+            SCHED_PREFIX=(chrt --batch 0)
+        else
+            echo "sluice: warning: cannot run under SCHED_BATCH (chrt missing or refused); using the normal policy" >&2
+        fi
+        ;;
+    normal) ;;
+    *)
+        echo "sluice: SLUICE_CPU_SCHEDULING: $SCHEDULING (expected: batch or normal)" >&2
+        exit 2
+        ;;
+esac
+
 mkdir -p "$LOG_DIR"
 [ -f "$STDOUT_LOG" ] && mv -f "$STDOUT_LOG" "$STDOUT_LOG.1"
 : > "$STDOUT_LOG"
@@ -94,7 +118,8 @@ mkdir -p "$LOG_DIR"
 cd "$SLUICE_HOME" || exit 1
 # JAVA_OPTS is split on spaces on purpose: it holds several flags.
 # shellcheck disable=SC2086
-nohup "$JAVA" $JAVA_OPTS \
+# chrt execs java in place, so $! is still the JVM's pid.
+nohup "${SCHED_PREFIX[@]}" "$JAVA" $JAVA_OPTS \
     -Dsluice.home="$SLUICE_HOME" \
     -Dlogback.configurationFile="$LOGBACK_XML" \
     -cp "$SLUICE_HOME/lib/*" \

@@ -39,6 +39,8 @@ class DistributionIT {
     private static final Duration SCRIPT_TIMEOUT = Duration.ofSeconds(90);
     // Small heap: the machine is shared and the test only runs SELECT 1.
     private static final String JAVA_OPTS = "-Xms32m -Xmx128m -XX:+UseSerialGC";
+    private static final int SCHED_OTHER = 0;
+    private static final int SCHED_BATCH = 3;
 
     private static Path home;
     private static Path work;
@@ -130,6 +132,8 @@ class DistributionIT {
         long pid = Long.parseLong(Files.readString(home.resolve("sluice.pid")).trim());
         assertThat(isRunning(pid)).isTrue();
         assertThat(start.output).contains("(pid " + pid + ")");
+        // start.sh's default policy (decision 059), inherited by the relay loops and every other thread.
+        assertThat(schedulingPolicies(pid)).as("policies of pid %d's threads", pid).containsOnly(SCHED_BATCH);
 
         // TLS is on by default: the first start generated a CA and a server certificate into the conf dir.
         assertThat(conf.resolve("ca.pem")).isRegularFile();
@@ -259,6 +263,35 @@ class DistributionIT {
     }
 
     @Test
+    void normalSchedulingIsOneVariableAway() throws Exception {
+        Path conf = writeConf("conf-normal", backendConfig());
+        int port = freePort();
+
+        Result start = run(List.of(home.resolve("bin/start.sh").toString(), String.valueOf(port), conf.toString()),
+                home, "SLUICE_CPU_SCHEDULING", "normal");
+
+        assertThat(start.status).as(start.output).isZero();
+        long pid = Long.parseLong(Files.readString(home.resolve("sluice.pid")).trim());
+        assertThat(schedulingPolicies(pid)).as("policies of pid %d's threads", pid).containsOnly(SCHED_OTHER);
+        try (Connection connection = DriverManager.getConnection(
+                        "jdbc:mariadb://127.0.0.1:" + port + "/?user=root&password=root");
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT 2")) {
+            assertThat(rows.next()).isTrue();
+            assertThat(rows.getInt(1)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void unknownSchedulingPolicyRefusesToStart() throws Exception {
+        Result start = run(List.of(home.resolve("bin/start.sh").toString()), home, "SLUICE_CPU_SCHEDULING", "fifo");
+
+        assertThat(start.status).as(start.output).isEqualTo(2);
+        assertThat(start.output).contains("sluice: SLUICE_CPU_SCHEDULING: fifo (expected: batch or normal)");
+        assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    @Test
     void badPortArgumentRefusesToStart() throws Exception {
         Result start = script("start.sh", "not-a-port");
 
@@ -319,6 +352,29 @@ class DistributionIT {
     }
 
     /**
+     * The scheduling policy of each of a process's threads: field 41 of /proc/PID/task/TID/stat (0 SCHED_OTHER,
+     * 3 SCHED_BATCH). Threads that exit while being read are skipped.
+     */
+    private static List<Integer> schedulingPolicies(long pid) throws IOException {
+        List<Integer> policies = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+            for (Path task : tasks.toList()) {
+                String text;
+                try {
+                    text = Files.readString(task.resolve("stat"));
+                } catch (IOException e) {
+                    continue;
+                }
+                // Fields after "(comm)" start at field 3, so field 41 is index 38 of the rest.
+                String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+                policies.add(Integer.parseInt(fields[38]));
+            }
+        }
+        assertThat(policies).as("threads of pid %d", pid).isNotEmpty();
+        return policies;
+    }
+
+    /**
      * Whether a process runs, zombies excluded: after start.sh exits the JVM is re-parented, and a dead one may stay
      * a zombie until its new parent reaps it.
      */
@@ -376,13 +432,17 @@ class DistributionIT {
         return builder.start();
     }
 
-    private static Result run(List<String> command, Path directory) throws Exception {
+    /** Runs a command; {@code environment} holds extra variables as name, value pairs. */
+    private static Result run(List<String> command, Path directory, String... environment) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         if (directory != null) {
             builder.directory(directory.toFile());
         }
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().put("JAVA_OPTS", JAVA_OPTS);
+        for (int i = 0; i < environment.length; i += 2) {
+            builder.environment().put(environment[i], environment[i + 1]);
+        }
         Process process = builder.start();
         // start.sh redirects java's output to a file, so this stream ends when the script does.
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
