@@ -1,21 +1,8 @@
 package io.sluice.admin;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.handler.timeout.ReadTimeoutException;
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import io.sluice.BackendSnapshot;
 import io.sluice.ReloadResult;
 import io.sluice.Sluice;
@@ -25,8 +12,15 @@ import io.sluice.capture.CaptureEndpoints;
 import io.sluice.config.ConfigException;
 import io.sluice.frontend.SessionSnapshot;
 import io.sluice.metrics.SluiceMetrics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,15 +28,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes one admin request. The request is released by {@link SimpleChannelInboundHandler}; every response is a
- * {@link FullHttpResponse} that Netty releases once written.
+ * Routes one admin request, on the admin server's own thread. The JDK's HTTP server parses the request (and answers
+ * 400 itself to one it cannot parse); this class reads a body of at most {@link AdminServer#MAX_REQUEST_BYTES} and
+ * writes one complete response.
  */
-final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+final class AdminHandler implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(AdminHandler.class);
 
     private static final String JSON = "application/json; charset=utf-8";
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final String BACKENDS = "/api/backends";
+
+    private static final int OK = 200;
+    private static final int BAD_REQUEST = 400;
+    private static final int UNAUTHORIZED = 401;
+    private static final int FORBIDDEN = 403;
+    private static final int NOT_FOUND = 404;
+    private static final int METHOD_NOT_ALLOWED = 405;
+    private static final int CONFLICT = 409;
+    private static final int PAYLOAD_TOO_LARGE = 413;
+    private static final int INTERNAL_SERVER_ERROR = 500;
+    private static final int SERVICE_UNAVAILABLE = 503;
 
     private final Sluice sluice;
     private final byte[] token;
@@ -53,64 +59,80 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
     }
 
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        if (request.decoderResult().isFailure()) {
-            send(ctx, request, HttpResponseStatus.BAD_REQUEST, error("bad request: "
-                    + request.decoderResult().cause().getMessage()), JSON, false);
-            return;
-        }
-        Reply reply;
-        try {
-            reply = route(request);
-        } catch (RuntimeException e) {
-            log.warn("admin {} {} failed", request.method(), request.uri(), e);
-            reply = new Reply(HttpResponseStatus.INTERNAL_SERVER_ERROR, error(e.toString()), JSON);
-        }
-        send(ctx, request, reply.status(), reply.body(), reply.contentType(), HttpUtil.isKeepAlive(request));
+    /** What routing needs of a request. */
+    private record Request(String method, String uri, String path, Map<String, List<String>> parameters,
+            String authorization, String body) {
     }
 
-    private record Reply(HttpResponseStatus status, String body, String contentType) {
-        static Reply json(HttpResponseStatus status, String body) {
+    @Override
+    public void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            Reply reply;
+            String method = exchange.getRequestMethod();
+            URI uri = exchange.getRequestURI();
+            long length = contentLength(exchange.getRequestHeaders());
+            if (length > AdminServer.MAX_REQUEST_BYTES) {
+                reply = Reply.json(PAYLOAD_TOO_LARGE, error("request body over " + AdminServer.MAX_REQUEST_BYTES
+                        + " bytes"));
+                exchange.getResponseHeaders().set("Connection", "close"); // the body is not read
+            } else {
+                String body = readBody(exchange.getRequestBody());
+                try {
+                    reply = route(new Request(method, uri.toString(), decode(uri.getRawPath()),
+                            parameters(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("Authorization"),
+                            body));
+                } catch (RuntimeException e) {
+                    log.warn("admin {} {} failed", method, uri, e);
+                    reply = Reply.json(INTERNAL_SERVER_ERROR, error(e.toString()));
+                }
+            }
+            send(exchange, uri.toString(), reply);
+        } catch (IOException | RuntimeException e) {
+            log.debug("admin connection {}: {}", exchange.getRemoteAddress(), e.toString());
+            throw e;
+        }
+    }
+
+    private record Reply(int status, String body, String contentType) {
+        static Reply json(int status, String body) {
             return new Reply(status, body, JSON);
         }
     }
 
-    private Reply route(FullHttpRequest request) {
-        QueryStringDecoder uri = new QueryStringDecoder(request.uri());
-        String path = uri.path();
-        HttpMethod method = request.method();
+    private Reply route(Request request) {
+        String path = request.path();
+        String method = request.method();
         if (path.equals("/metrics")) {
-            if (!method.equals(HttpMethod.GET)) {
+            if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
             SluiceMetrics metrics = sluice.metrics();
             if (metrics == null) {
-                return Reply.json(HttpResponseStatus.NOT_FOUND, error("metrics are disabled (metrics.enabled: false)"));
+                return Reply.json(NOT_FOUND, error("metrics are disabled (metrics.enabled: false)"));
             }
-            return new Reply(HttpResponseStatus.OK, metrics.scrape(), SluiceMetrics.contentType());
+            return new Reply(OK, metrics.scrape(), SluiceMetrics.contentType());
         }
         if (path.equals("/health")) {
-            if (!method.equals(HttpMethod.GET)) {
+            if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
             boolean draining = sluice.isDraining();
             String body = new Json().beginObject().member("status", draining ? "draining" : "serving")
                     .member("clientConnections", sluice.clientConnections()).endObject().toString();
-            return Reply.json(draining ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.OK, body);
+            return Reply.json(draining ? SERVICE_UNAVAILABLE : OK, body);
         }
         if (path.equals(BACKENDS)) {
-            if (!method.equals(HttpMethod.GET)) {
+            if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
             Json json = new Json().beginArray();
             for (BackendSnapshot backend : sluice.backends()) {
                 backend(json, backend);
             }
-            return Reply.json(HttpResponseStatus.OK, json.endArray().toString());
+            return Reply.json(OK, json.endArray().toString());
         }
         if (path.startsWith(BACKENDS + "/") && (path.endsWith("/drain") || path.endsWith("/undrain"))) {
-            if (!method.equals(HttpMethod.POST)) {
+            if (!method.equals("POST")) {
                 return notAllowed("POST");
             }
             Reply denied = authorize(request);
@@ -118,28 +140,28 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 return denied;
             }
             boolean drain = path.endsWith("/drain");
-            String name = QueryStringDecoder.decodeComponent(path.substring(BACKENDS.length() + 1,
+            String name = decode(path.substring(BACKENDS.length() + 1,
                     path.lastIndexOf('/')));
             boolean found = drain ? sluice.drain(name) : sluice.undrain(name);
             if (!found) {
-                return Reply.json(HttpResponseStatus.NOT_FOUND, error("no backend named '" + name + "'"));
+                return Reply.json(NOT_FOUND, error("no backend named '" + name + "'"));
             }
             log.info("admin API: {} backend {}", drain ? "drained" : "undrained", name);
             for (BackendSnapshot backend : sluice.backends()) {
                 if (backend.state().name().equals(name)) {
-                    return Reply.json(HttpResponseStatus.OK, backend(new Json(), backend).toString());
+                    return Reply.json(OK, backend(new Json(), backend).toString());
                 }
             }
-            return Reply.json(HttpResponseStatus.OK, "{}");
+            return Reply.json(OK, "{}");
         }
         if (path.equals("/api/sessions")) {
-            if (!method.equals(HttpMethod.GET)) {
+            if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
-            return Reply.json(HttpResponseStatus.OK, sessions(isSet(uri.parameters().get("verbose"))));
+            return Reply.json(OK, sessions(isSet(request.parameters().get("verbose"))));
         }
         if (path.equals("/api/config/reload")) {
-            if (!method.equals(HttpMethod.POST)) {
+            if (!method.equals("POST")) {
                 return notAllowed("POST");
             }
             Reply denied = authorize(request);
@@ -149,17 +171,17 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return reload();
         }
         if (CaptureEndpoints.handles(path)) {
-            if (method.equals(HttpMethod.POST)) {
+            if (method.equals("POST")) {
                 Reply denied = authorize(request);
                 if (denied != null) {
                     return denied;
                 }
             }
             CaptureEndpoints.Response response = new CaptureEndpoints(sluice.trafficCapture())
-                    .handle(method.name(), path, request.content().toString(StandardCharsets.UTF_8));
-            return Reply.json(HttpResponseStatus.valueOf(response.status()), response.json());
+                    .handle(method, path, request.body());
+            return Reply.json(response.status(), response.json());
         }
-        return Reply.json(HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics,"
+        return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics,"
                 + " /health, /api/backends, /api/backends/{name}/drain, /api/backends/{name}/undrain, /api/sessions,"
                 + " /api/config/reload, /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
     }
@@ -170,16 +192,16 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             result = sluice.reload();
         } catch (ConfigException e) {
             log.error("admin API: config reload refused, the running config stays: {}", e.getMessage());
-            return Reply.json(HttpResponseStatus.BAD_REQUEST, error("reload refused, the running config stays: "
+            return Reply.json(BAD_REQUEST, error("reload refused, the running config stays: "
                     + e.getMessage()));
         } catch (IllegalStateException e) {
-            return Reply.json(HttpResponseStatus.CONFLICT, error(e.getMessage()));
+            return Reply.json(CONFLICT, error(e.getMessage()));
         }
         Json json = new Json().beginObject().name("changes").beginArray();
         result.changes().forEach(json::value);
         json.endArray().name("restartRequired").beginArray();
         result.restartRequired().forEach(json::value);
-        return Reply.json(HttpResponseStatus.OK, json.endArray().endObject().toString());
+        return Reply.json(OK, json.endArray().endObject().toString());
     }
 
     /** {@code ?verbose}, {@code ?verbose=true} and {@code ?verbose=1} all ask for the list. */
@@ -249,12 +271,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     /** {@code null} when the request carries the configured bearer token, else the refusal. */
-    private Reply authorize(FullHttpRequest request) {
+    private Reply authorize(Request request) {
         if (token == null) {
-            return Reply.json(HttpResponseStatus.FORBIDDEN,
-                    error("mutating calls are disabled: set admin.token in config.yaml"));
+            return Reply.json(FORBIDDEN, error("mutating calls are disabled: set admin.token in config.yaml"));
         }
-        String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+        String header = request.authorization();
         String prefix = "Bearer ";
         boolean ok = header != null && header.regionMatches(true, 0, prefix, 0, prefix.length())
                 // constant time: the comparison must not tell how much of a guess was right
@@ -263,50 +284,81 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (!ok) {
             log.warn("admin API: {} {} refused: {} bearer token", request.method(), request.uri(),
                     header == null ? "no" : "wrong");
-            return Reply.json(HttpResponseStatus.UNAUTHORIZED, error(header == null
+            return Reply.json(UNAUTHORIZED, error(header == null
                     ? "missing Authorization: Bearer <admin.token>" : "wrong token"));
         }
         return null;
     }
 
     private static Reply notAllowed(String allowed) {
-        return new Reply(HttpResponseStatus.METHOD_NOT_ALLOWED, error("method not allowed (expected: " + allowed
-                + ")"), JSON);
+        return Reply.json(METHOD_NOT_ALLOWED, error("method not allowed (expected: " + allowed + ")"));
     }
 
     private static String error(String message) {
         return new Json().beginObject().member("error", message).endObject().toString();
     }
 
-    private static void send(ChannelHandlerContext ctx, FullHttpRequest request, HttpResponseStatus status,
-            String body, String contentType, boolean keepAlive) {
-        ByteBuf content = ByteBufUtil.writeUtf8(ctx.alloc(), body);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType)
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes())
-                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
-        if (status == HttpResponseStatus.UNAUTHORIZED) {
-            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
+    /** The declared body length; -1 without one (the JDK server has already refused a malformed one with 400). */
+    private static long contentLength(Headers headers) {
+        String value = headers.getFirst("Content-Length");
+        if (value == null) {
+            return -1;
         }
-        if (status == HttpResponseStatus.METHOD_NOT_ALLOWED) {
-            response.headers().set(HttpHeaderNames.ALLOW, request.uri().startsWith("/api/config")
-                    || request.uri().matches("/api/backends/.+")
-                    || request.uri().startsWith(CaptureEndpoints.STATUS_PATH + "/") ? "POST" : "GET");
-        }
-        if (keepAlive) {
-            HttpUtil.setKeepAlive(response, true);
-            ctx.writeAndFlush(response, ctx.voidPromise());
-        } else {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
         }
     }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (!(cause instanceof ReadTimeoutException)) {
-            log.debug("admin connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
+    /** The body, read up to the limit (a chunked body has no Content-Length to check first). */
+    private static String readBody(InputStream in) throws IOException {
+        byte[] bytes = in.readNBytes(AdminServer.MAX_REQUEST_BYTES + 1);
+        if (bytes.length > AdminServer.MAX_REQUEST_BYTES) {
+            throw new IOException("request body over " + AdminServer.MAX_REQUEST_BYTES + " bytes");
         }
-        ctx.close();
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static String decode(String component) {
+        return component == null ? "" : URLDecoder.decode(component, StandardCharsets.UTF_8);
+    }
+
+    /** {@code a=1&b&a=2} as {a: [1, 2], b: [""]}. */
+    private static Map<String, List<String>> parameters(String rawQuery) {
+        Map<String, List<String>> parameters = new HashMap<>();
+        if (rawQuery == null || rawQuery.isEmpty()) {
+            return parameters;
+        }
+        for (String pair : rawQuery.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String name = decode(eq < 0 ? pair : pair.substring(0, eq));
+            String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+            parameters.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+        }
+        return parameters;
+    }
+
+    private static void send(HttpExchange exchange, String uri, Reply reply) throws IOException {
+        byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
+        Headers headers = exchange.getResponseHeaders();
+        headers.set("Content-Type", reply.contentType());
+        headers.set("Cache-Control", "no-store");
+        if (reply.status() == UNAUTHORIZED) {
+            headers.set("WWW-Authenticate", "Bearer realm=\"sluice\"");
+        }
+        if (reply.status() == METHOD_NOT_ALLOWED) {
+            headers.set("Allow", uri.startsWith("/api/config") || uri.matches("/api/backends/.+")
+                    || uri.startsWith(CaptureEndpoints.STATUS_PATH + "/") ? "POST" : "GET");
+        }
+        exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
     }
 }

@@ -183,7 +183,9 @@ class AdminApiTest {
 
     @Test
     void malformedAndOversizedRequestsGetHttpErrorsAndTheServerCarriesOn() throws Exception {
-        assertThat(raw("THIS IS NOT HTTP\r\n\r\n")).startsWith("HTTP/1.1 400");
+        // The JDK server reads "THIS IS NOT HTTP" as method THIS on a path that no context serves: 404
+        assertThat(raw("THIS IS NOT HTTP\r\n\r\n")).startsWith("HTTP/1.1 404");
+        assertThat(raw("GET\r\n\r\n")).startsWith("HTTP/1.1 400");
         assertThat(raw("GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n")).startsWith("HTTP/1.1 400");
         assertThat(raw("POST /api/config/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"))
                 .startsWith("HTTP/1.1 413");
