@@ -36,7 +36,6 @@ final class AdminHandler implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(AdminHandler.class);
 
     private static final String JSON = "application/json; charset=utf-8";
-    private static final String TEXT = "text/plain; charset=utf-8";
     private static final String BACKENDS = "/api/backends";
 
     private static final int OK = 200;
@@ -71,12 +70,12 @@ final class AdminHandler implements HttpHandler {
             String method = exchange.getRequestMethod();
             URI uri = exchange.getRequestURI();
             long length = contentLength(exchange.getRequestHeaders());
-            if (length > AdminServer.MAX_REQUEST_BYTES) {
+            String body = length > AdminServer.MAX_REQUEST_BYTES ? null : readBody(exchange.getRequestBody());
+            if (body == null) {
                 reply = Reply.json(PAYLOAD_TOO_LARGE, error("request body over " + AdminServer.MAX_REQUEST_BYTES
                         + " bytes"));
-                exchange.getResponseHeaders().set("Connection", "close"); // the body is not read
+                exchange.getResponseHeaders().set("Connection", "close"); // the rest of the body is not read
             } else {
-                String body = readBody(exchange.getRequestBody());
                 try {
                     reply = route(new Request(method, uri.toString(), decode(uri.getRawPath()),
                             parameters(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("Authorization"),
@@ -311,13 +310,10 @@ final class AdminHandler implements HttpHandler {
         }
     }
 
-    /** The body, read up to the limit (a chunked body has no Content-Length to check first). */
+    /** The body, or {@code null} when it is over the limit (a chunked body has no Content-Length to check first). */
     private static String readBody(InputStream in) throws IOException {
         byte[] bytes = in.readNBytes(AdminServer.MAX_REQUEST_BYTES + 1);
-        if (bytes.length > AdminServer.MAX_REQUEST_BYTES) {
-            throw new IOException("request body over " + AdminServer.MAX_REQUEST_BYTES + " bytes");
-        }
-        return new String(bytes, StandardCharsets.UTF_8);
+        return bytes.length > AdminServer.MAX_REQUEST_BYTES ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
     private static String decode(String component) {

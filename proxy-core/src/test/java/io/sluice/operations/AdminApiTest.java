@@ -189,6 +189,9 @@ class AdminApiTest {
         assertThat(raw("GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n")).startsWith("HTTP/1.1 400");
         assertThat(raw("POST /api/config/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"))
                 .startsWith("HTTP/1.1 413");
+        // a chunked body declares no length: it is cut off at the limit
+        assertThat(raw("POST /api/config/reload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4e20\r\n"
+                + "x".repeat(20_000) + "\r\n0\r\n\r\n")).startsWith("HTTP/1.1 413");
         assertThat(admin.get("/health").status()).isEqualTo(200);
     }
 
