@@ -918,11 +918,24 @@ sql_calls() { [[ -f $SQL_COUNT_FILE ]] && wc -l <"$SQL_COUNT_FILE" || echo 0; }
 # run, and its garbage grew the RSS that workload b checks. /api/backends costs about a third of that.
 PROXY_SAMPLE_S=2
 admin_of() { case "$1" in sluice|sluice_capture) echo "$SLUICE_ADMIN" ;; sluice_tx) echo "$SLUICE_TX_ADMIN" ;; *) echo "" ;; esac; }
+# Read with bash alone (/dev/tcp, a regex), not curl | grep | awk: those were three processes started every
+# PROXY_SAMPLE_S seconds during Sluice runs only, a side load HAProxy's runs did not get. (Removing them did not
+# remove the p95 excess that polling goes with at 64 threads: docs/benchmarks.md, 2026-11-23 22:31-22:40.)
 metrics_read() {  # metrics_read HOST:PORT -> "open opened" (blank when the admin API does not answer)
-  curl -s -m 2 "http://$1/api/backends" 2>/dev/null | grep -o '"\(open\|created\)":[0-9]*' | awk -F: '
-    $1 == "\"open\""    { c += $2; hc = 1 }
-    $1 == "\"created\"" { o += $2; ho = 1 }
-    END { if (ho || hc) printf "%d %d\n", c, o }'
+  local host=${1%:*} port=${1##*:} response="" line c=0 o=0 seen=0 rest
+  host=${host#[}; host=${host%]}; host=${host#::ffff:}
+  { exec 7<>"/dev/tcp/$host/$port"; } 2>/dev/null || return 0
+  printf 'GET /api/backends HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n' "$host" >&7
+  while IFS= read -r -t 2 line <&7 || [[ -n $line ]]; do response+=$line; done
+  exec 7<&-
+  rest=$response
+  while [[ $rest =~ \"(open|created)\":([0-9]+) ]]; do
+    if [[ ${BASH_REMATCH[1]} == open ]]; then c=$((c + BASH_REMATCH[2])); else o=$((o + BASH_REMATCH[2])); fi
+    seen=1
+    rest=${rest#*"${BASH_REMATCH[0]}"}
+  done
+  (( seen )) && printf '%d %d\n' "$c" "$o"
+  return 0
 }
 PROXY_COLS=","        # proxy_backend_conns_max,proxy_backend_opened
 
