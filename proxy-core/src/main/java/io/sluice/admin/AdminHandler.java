@@ -297,7 +297,10 @@ final class AdminHandler implements HttpHandler {
         return new Json().beginObject().member("error", message).endObject().toString();
     }
 
-    /** The declared body length; -1 without one (the JDK server has already refused a malformed one with 400). */
+    /**
+     * The declared body length; -1 without one. The JDK server answers 400 itself to a value that is not a number;
+     * should one get through, it counts as too large.
+     */
     private static long contentLength(Headers headers) {
         String value = headers.getFirst("Content-Length");
         if (value == null) {
