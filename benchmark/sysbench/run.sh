@@ -614,6 +614,27 @@ listener_pid() {  # pid of the process listening on HOST:PORT (via ss)
   ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2
 }
 
+# cpu_group_of PID: the group the kernel shares CPU time by for this process: its autogroup (one per session, when
+# /proc/sys/kernel/sched_autogroup_enabled is 1) or else its cpu cgroup. Every target must be in a group of its own,
+# apart from sysbench's (this script's): a proxy in sysbench's group splits one share with 64 client threads while
+# MariaDB and a daemonised HAProxy each get a whole one, which moved QPS and p95 by 10-30% (decision 061).
+AUTOGROUP=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0)
+cpu_group_of() {
+  if [[ $AUTOGROUP == 1 && -r /proc/$1/autogroup ]]; then
+    cut -d' ' -f1 <"/proc/$1/autogroup"
+  else
+    grep -m1 -E '^[0-9]+:(cpu,cpuacct|cpu|):' "/proc/$1/cgroup" 2>/dev/null | cut -d: -f3
+  fi
+}
+check_cpu_group() {  # check_cpu_group NAME PID: warn when a target shares the harness's CPU group
+  local mine theirs
+  mine=$(cpu_group_of $$) theirs=$(cpu_group_of "$2")
+  if [[ -n $theirs && $theirs == "$mine" ]]; then
+    log "WARNING: $1 (pid $2) shares this script's CPU group ($theirs) with sysbench, unlike the other targets; its"
+    log "  QPS and latency are not comparable (start it in a session of its own: setsid; decision 061)"
+  fi
+}
+
 # sched_of PID: the scheduling policies of a process's threads, as names (e.g. "batch", or "batch,normal" when
 # they differ), from field 41 of each thread's stat.
 sched_of() {
@@ -659,7 +680,8 @@ EOF
   [[ -n $HAPROXY_PID ]] || die "HAProxy wrote no pid file"
   wait_port "$HAPROXY_PORT" 10 "$HAPROXY_PID" || die "HAProxy not listening on $HAPROXY_PORT"
   sql "$HAPROXY_PORT" 'SELECT 1' >/dev/null || die "no MySQL answer through HAProxy"
-  log "HAProxy $(haproxy -v | head -1 | awk '{print $3}') on $HOST:$HAPROXY_PORT, nbthread $WORKER_THREADS, maxconn $HAPROXY_MAXCONN, pid $HAPROXY_PID, scheduling $(sched_of "$HAPROXY_PID")"
+  log "HAProxy $(haproxy -v | head -1 | awk '{print $3}') on $HOST:$HAPROXY_PORT, nbthread $WORKER_THREADS, maxconn $HAPROXY_MAXCONN, pid $HAPROXY_PID, scheduling $(sched_of "$HAPROXY_PID"), CPU group $(cpu_group_of "$HAPROXY_PID")"
+  check_cpu_group HAProxy "$HAPROXY_PID"
 }
 
 # ---------------------------------------------------------------- Sluice
@@ -792,7 +814,8 @@ start_sluice() {
   local admin
   admin=$(ss -Hltnp 2>/dev/null | grep "pid=$pid," | awk '{print $4}' | grep -v ":$port\$" | head -1 || true)
   printf -v "${var}_ADMIN" '%s' "$admin"
-  log "Sluice ($leg) up on $HOST:$port, pid $pid, admin ${admin:-not found}, scheduling $(sched_of "$pid")"
+  log "Sluice ($leg) up on $HOST:$port, pid $pid, admin ${admin:-not found}, scheduling $(sched_of "$pid"), CPU group $(cpu_group_of "$pid")"
+  check_cpu_group "Sluice ($leg)" "$pid"
 }
 
 stop_sluice() {  # stop_sluice HOME PID LAUNCHER_PID NAME
@@ -823,6 +846,8 @@ find_db_pid() {
   f=$(sql "$MYSQL_PORT" 'SELECT @@pid_file' 2>/dev/null || true)
   [[ -n $f && -r $f ]] && DB_PID=$(head -1 "$f")
   [[ -n $DB_PID ]] || DB_PID=$(pgrep -xo mariadbd || pgrep -xo mysqld || true)
+  [[ -n $DB_PID ]] && check_cpu_group MariaDB "$DB_PID"
+  return 0
 }
 
 # ---------------------------------------------------------------- side loads (c, d)
@@ -1384,6 +1409,12 @@ cat >"$OUT/meta.json" <<EOF
   "sluice_sched": "$( [[ -n ${SLUICE_PID:-} ]] && sched_of "$SLUICE_PID")",
   "haproxy_sched": "$( [[ -n ${HAPROXY_PID:-} ]] && sched_of "$HAPROXY_PID")",
   "sluice_tx_sched": "$( [[ -n ${SLUICE_TX_PID:-} ]] && sched_of "$SLUICE_TX_PID")",
+  "sched_autogroup": $AUTOGROUP,
+  "cpu_group_harness": "$(cpu_group_of $$)",
+  "cpu_group_mariadb": "$( [[ -n $DB_PID ]] && cpu_group_of "$DB_PID")",
+  "cpu_group_sluice": "$( [[ -n ${SLUICE_PID:-} ]] && cpu_group_of "$SLUICE_PID")",
+  "cpu_group_haproxy": "$( [[ -n ${HAPROXY_PID:-} ]] && cpu_group_of "$HAPROXY_PID")",
+  "cpu_group_sluice_tx": "$( [[ -n ${SLUICE_TX_PID:-} ]] && cpu_group_of "$SLUICE_TX_PID")",
   "rand_type": "uniform",
   "worker_threads": $WORKER_THREADS,
   "pooling": "$POOLING",

@@ -18,6 +18,7 @@
 #                          large result; see docs/decisions/059-sched-batch-by-default.md. Falls back to normal,
 #                          with a warning, where chrt is missing or the policy is refused.
 #
+# The JVM runs in a session of its own (setsid), as a daemon does.
 # Writes <install>/sluice.pid; stdout and stderr go to <install>/logs/stdout.log (the previous run's is kept as
 # stdout.log.1). Exit status: 0 once Sluice listens, 1 when it could not start, 2 for bad arguments.
 
@@ -116,10 +117,22 @@ mkdir -p "$LOG_DIR"
 : > "$STDOUT_LOG"
 
 cd "$SLUICE_HOME" || exit 1
+# The JVM gets a session of its own, as a daemon does (HAProxy -D, a systemd service): a hang-up or Ctrl-C in
+# the terminal that started it does not reach it, and where the kernel groups CPU time by session
+# (/proc/sys/kernel/sched_autogroup_enabled, on by default in most distributions) the proxy competes for the cores as
+# one service of its own, not as part of whatever else that terminal runs. Without this, Sluice shared its CPU share
+# with the sysbench clients started from the same shell while HAProxy did not: docs/decisions/061-own-session.md.
+SESSION_PREFIX=()
+if command -v setsid >/dev/null 2>&1; then
+    SESSION_PREFIX=(setsid)
+fi
+# setsid execs in place only when its caller does not lead a process group; without job control (set +m, the
+# default in a script) a background child never does, so $! stays the JVM's pid.
+set +m
 # JAVA_OPTS is split on spaces on purpose: it holds several flags.
 # shellcheck disable=SC2086
-# chrt execs java in place, so $! is still the JVM's pid.
-nohup "${SCHED_PREFIX[@]}" "$JAVA" $JAVA_OPTS \
+# setsid and chrt exec java in place, so $! is still the JVM's pid.
+nohup "${SESSION_PREFIX[@]}" "${SCHED_PREFIX[@]}" "$JAVA" $JAVA_OPTS \
     -Dsluice.home="$SLUICE_HOME" \
     -Dlogback.configurationFile="$LOGBACK_XML" \
     -cp "$SLUICE_HOME/lib/*" \

@@ -133,6 +133,9 @@ class DistributionIT {
         long pid = Long.parseLong(Files.readString(home.resolve("sluice.pid")).trim());
         assertThat(isRunning(pid)).isTrue();
         assertThat(start.output).contains("(pid " + pid + ")");
+        // A session of its own, as a daemon (decision 061): not the test JVM's, which started the script.
+        assertThat(sessionId(pid)).as("session of pid %d", pid).isEqualTo(pid);
+        assertThat(sessionId(ProcessHandle.current().pid())).isNotEqualTo(pid);
         // start.sh's default policy (decision 059), inherited by the relay loops and every other thread; where this
         // machine refuses it, the documented fallback: a warning and the normal policy.
         if (machineAllowsSchedBatch()) {
@@ -389,6 +392,14 @@ class DistributionIT {
         }
         assertThat(policies).as("threads of pid %d", pid).isNotEmpty();
         return policies;
+    }
+
+    /** The session id of a process: field 6 of /proc/PID/stat, counted after the command name. */
+    private static long sessionId(long pid) throws IOException {
+        String text = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+        // "pid (comm) state ppid pgrp session ...": comm may hold spaces and parentheses, so read after the last ')'.
+        String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[3]);
     }
 
     /**
