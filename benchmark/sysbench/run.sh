@@ -944,8 +944,8 @@ sql_calls() { [[ -f $SQL_COUNT_FILE ]] && wc -l <"$SQL_COUNT_FILE" || echo 0; }
 PROXY_SAMPLE_S=2
 admin_of() { case "$1" in sluice|sluice_capture) echo "$SLUICE_ADMIN" ;; sluice_tx) echo "$SLUICE_TX_ADMIN" ;; *) echo "" ;; esac; }
 # Read with bash alone (/dev/tcp, a regex), not curl | grep | awk: those were three processes started every
-# PROXY_SAMPLE_S seconds during Sluice runs only, a side load HAProxy's runs did not get. (Removing them did not
-# remove the p95 excess that polling goes with at 64 threads: docs/benchmarks.md, 2026-11-23 22:31-22:40.)
+# PROXY_SAMPLE_S seconds during Sluice runs only, a side load HAProxy's runs did not get. (Polling itself did not
+# move Sluice's p95 in hand A/B rounds; the excess then blamed on it was the CPU grouping: decision 061.)
 metrics_read() {  # metrics_read HOST:PORT -> "open opened" (blank when the admin API does not answer)
   local host=${1%:*} port=${1##*:} response="" line c=0 o=0 seen=0 rest
   host=${host#[}; host=${host%]}; host=${host#::ffff:}
@@ -968,7 +968,7 @@ db_sampler_start() {  # db_sampler_start TARGET
   local fifo="$WORK/dbstat.fifo" i maddr
   maddr=$(admin_of "${1:-}")
   rm -f "$WORK/metrics.txt"
-  if [[ -n $maddr ]] && command -v curl >/dev/null; then
+  if [[ -n $maddr ]]; then
     metrics_read "$maddr" >"$WORK/metrics.txt"
     ( while :; do metrics_read "$maddr" >>"$WORK/metrics.txt"; sleep "$PROXY_SAMPLE_S"; done ) &
     METRICS_PID=$!

@@ -85,16 +85,17 @@ final class AdminHandler implements HttpHandler {
                     reply = Reply.json(INTERNAL_SERVER_ERROR, error(e.toString()));
                 }
             }
-            send(exchange, uri.toString(), reply);
+            send(exchange, reply);
         } catch (IOException | RuntimeException e) {
             log.debug("admin connection {}: {}", exchange.getRemoteAddress(), e.toString());
             throw e;
         }
     }
 
-    private record Reply(int status, String body, String contentType) {
+    /** A response; {@code allow} is the method a 405's path takes (the Allow header), else {@code null}. */
+    private record Reply(int status, String body, String contentType, String allow) {
         static Reply json(int status, String body) {
-            return new Reply(status, body, JSON);
+            return new Reply(status, body, JSON, null);
         }
     }
 
@@ -109,7 +110,7 @@ final class AdminHandler implements HttpHandler {
             if (metrics == null) {
                 return Reply.json(NOT_FOUND, error("metrics are disabled (metrics.enabled: false)"));
             }
-            return new Reply(OK, metrics.scrape(), SluiceMetrics.contentType());
+            return new Reply(OK, metrics.scrape(), SluiceMetrics.contentType(), null);
         }
         if (path.equals("/health")) {
             if (!method.equals("GET")) {
@@ -178,7 +179,7 @@ final class AdminHandler implements HttpHandler {
             }
             CaptureEndpoints.Response response = new CaptureEndpoints(sluice.trafficCapture())
                     .handle(method, path, request.body());
-            return Reply.json(response.status(), response.json());
+            return new Reply(response.status(), response.json(), JSON, response.allow());
         }
         return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics,"
                 + " /health, /api/backends, /api/backends/{name}/drain, /api/backends/{name}/undrain, /api/sessions,"
@@ -290,7 +291,7 @@ final class AdminHandler implements HttpHandler {
     }
 
     private static Reply notAllowed(String allowed) {
-        return Reply.json(METHOD_NOT_ALLOWED, error("method not allowed (expected: " + allowed + ")"));
+        return new Reply(METHOD_NOT_ALLOWED, error("method not allowed (expected: " + allowed + ")"), JSON, allowed);
     }
 
     private static String error(String message) {
@@ -341,7 +342,7 @@ final class AdminHandler implements HttpHandler {
         return parameters;
     }
 
-    private static void send(HttpExchange exchange, String uri, Reply reply) throws IOException {
+    private static void send(HttpExchange exchange, Reply reply) throws IOException {
         byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
         Headers headers = exchange.getResponseHeaders();
         headers.set("Content-Type", reply.contentType());
@@ -349,9 +350,8 @@ final class AdminHandler implements HttpHandler {
         if (reply.status() == UNAUTHORIZED) {
             headers.set("WWW-Authenticate", "Bearer realm=\"sluice\"");
         }
-        if (reply.status() == METHOD_NOT_ALLOWED) {
-            headers.set("Allow", uri.startsWith("/api/config") || uri.matches("/api/backends/.+")
-                    || uri.startsWith(CaptureEndpoints.STATUS_PATH + "/") ? "POST" : "GET");
+        if (reply.allow() != null) {
+            headers.set("Allow", reply.allow());
         }
         exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);
         if (body.length > 0) {

@@ -28,8 +28,14 @@ public final class CaptureEndpoints {
         this.capture = capture;
     }
 
-    /** What to send back: an HTTP status code and a JSON body. */
-    public record Response(int status, String json) {
+    /**
+     * What to send back: an HTTP status code, a JSON body, and for a 405 the method the path takes (the HTTP
+     * {@code Allow} header), else {@code null}.
+     */
+    public record Response(int status, String json, String allow) {
+        public Response(int status, String json) {
+            this(status, json, null);
+        }
     }
 
     /** Whether {@code path} is one of these routes (an admin server may dispatch on it). */
@@ -80,13 +86,17 @@ public final class CaptureEndpoints {
     }
 
     private static Response methodNotAllowed(String allowed) {
-        return error(405, "method not allowed (expected: " + allowed + ")");
+        return new Response(405, errorJson("method not allowed (expected: " + allowed + ")"), allowed);
     }
 
     private static Response error(int status, String message) {
+        return new Response(status, errorJson(message));
+    }
+
+    private static String errorJson(String message) {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("error", message);
-        return new Response(status, Json.write(json));
+        return Json.write(json);
     }
 
     private static String stripQuery(String path) {

@@ -171,8 +171,17 @@ class AdminApiTest {
     void wrongMethodsAndUnknownPathsGetHttpErrors() {
         Response postHealth = admin.post("/health", TOKEN);
         Response getDrain = admin.get("/api/backends/ds_0/drain");
+        Response getReload = admin.get("/api/config/reload");
+        Response getCaptureStart = admin.get("/api/traffic/capture/start");
+        Response postCaptureStatus = admin.post("/api/traffic/capture", TOKEN);
         Response unknown = admin.get("/nothing-here");
 
+        assertThat(getReload.status()).isEqualTo(405);
+        assertThat(getReload.header("allow")).isEqualTo("POST");
+        assertThat(getCaptureStart.status()).isEqualTo(405);
+        assertThat(getCaptureStart.header("allow")).isEqualTo("POST");
+        assertThat(postCaptureStatus.status()).isEqualTo(405);
+        assertThat(postCaptureStatus.header("allow")).isEqualTo("GET");
         assertThat(postHealth.status()).isEqualTo(405);
         assertThat(postHealth.header("allow")).isEqualTo("GET");
         assertThat(getDrain.status()).isEqualTo(405);
