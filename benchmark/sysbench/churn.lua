@@ -14,6 +14,10 @@
 -- 180 us. The clients share the 2 cores with the proxy and MariaDB, so the client's own cost was a large part of
 -- the QPS that workload d lost (docs/benchmarks.md, 2026-11-23 "d with a cheaper churn client").
 --
+-- With --blocks=N (run.sh --churn-blocks N) the churn is on only in N blocks of 5 s, the first 3 s after this
+-- client starts and then every 10 s; events that fall outside a block do nothing. One client process serves
+-- every block, so its start-up is paid once, outside them.
+--
 -- Output, one line per worker thread when it ends (run.sh's report merges them):
 --   CHURN ok=N failed=M
 --   CHURNLAT us,us,...        latencies of the successful connections, in microseconds
@@ -32,11 +36,26 @@ local function micros()
   return tonumber(ts.tv_sec) * 1000000 + tonumber(ts.tv_nsec) / 1000
 end
 
-local driver, ok, failed, latencies, errors
+sysbench.cmdline.options = {
+  blocks = {"0 = churn all the time; N = only in N blocks of 5 s, from 3 s after the start and every 10 s", 0},
+}
+
+local driver, ok, failed, latencies, errors, started
 
 function thread_init()
   driver = sysbench.sql.driver()
   ok, failed, latencies, errors = 0, 0, {}, {}
+  started = micros()
+end
+
+-- Whether the churn is on now: always without --blocks; inside one of the blocks with it.
+local function churning()
+  local blocks = sysbench.opt.blocks
+  if blocks == 0 then
+    return true
+  end
+  local t = (micros() - started) / 1000000 - 3
+  return t >= 0 and t < 10 * blocks and t % 10 < 5
 end
 
 local function one()
@@ -49,6 +68,9 @@ local function one()
 end
 
 function event()
+  if not churning() then
+    return
+  end
   local t0 = micros()
   local done, err = pcall(one)
   if done then

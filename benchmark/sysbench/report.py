@@ -41,7 +41,7 @@ NUMERIC = ["threads", "repeat", "time_s", "exit_code", "queries", "qps", "tps", 
            "proxy_rss_max_kb", "db_cpu_s_per_kq", "loadavg1",
            "side_n", "side_ok", "side_failed", "side_dropped", "side_p50_ms", "side_p95_ms", "side_rate",
            "db_new_conns", "db_rss_kb", "max_pool_size", "server_conns_start", "server_conns_max",
-           "backend_handshakes", "proxy_backend_conns_max", "proxy_backend_opened"]
+           "backend_handshakes", "proxy_backend_conns_max", "proxy_backend_opened", "side_cpu_s", "box_idle_s", "qps_churn_on", "qps_churn_off"]
 # The issue's targets (workloads c and d), checked for Sluice.
 C_RSS_MAX_MIB = 300        # Sluice RSS with 15,000 idle connections, -Xmx512m
 C_QPS_RATIO_MIN = 0.98     # point_select QPS with the idle connections / without
@@ -207,9 +207,14 @@ def sideload(rows, kind):
         ok = [r for r in runs.values() if r["exit_code"] == 0 and r["qps"]]
         base = by.get((0, t), {})
         ratios = []
+        paired = False
         for rep in sorted(runs):
             x, y = runs[rep], base.get(rep)
-            if y and x["exit_code"] == 0 and y["exit_code"] == 0 and x["qps"] and y["qps"]:
+            if x["exit_code"] == 0 and x.get("qps_churn_on") and x.get("qps_churn_off"):
+                # run.sh --churn-blocks: with and without churn in the same sysbench run
+                ratios.append(x["qps_churn_on"] / x["qps_churn_off"])
+                paired = True
+            elif y and x["exit_code"] == 0 and y["exit_code"] == 0 and x["qps"] and y["qps"]:
                 ratios.append(x["qps"] / y["qps"])
         base_ok = [r for r in base.values() if r["exit_code"] == 0 and r["qps"]]
         mib = lambda v: None if v is None else round(v / 1024, 1)
@@ -220,7 +225,7 @@ def sideload(rows, kind):
             "qps_median": median([r["qps"] for r in ok]),
             "p95_ms_median": median([r["p95_ms"] for r in ok]),
             "qps_ratio": ({"min": min(ratios), "median": statistics.median(ratios), "max": max(ratios),
-                           "pairs": len(ratios)} if ratios else None),
+                           "pairs": len(ratios), "within_run": paired} if ratios else None),
             "proxy_rss_mib_median": mib(median([r["proxy_rss_kb"] for r in ok])),
             "proxy_rss_mib_max": mib(max([r["proxy_rss_max_kb"] for r in ok if r["proxy_rss_max_kb"]], default=None)),
             "proxy_rss_mib_base": mib(median([r["proxy_rss_kb"] for r in base_ok])),
@@ -235,9 +240,25 @@ def sideload(rows, kind):
             "db_new_conns_median": median([r.get("db_new_conns") for r in runs.values()]),
             "db_new_conns_sum": sum((r.get("db_new_conns") or 0) for r in runs.values()),
             "loadavg1_median": median([r.get("loadavg1") for r in runs.values()]),
+            "side_cpu_s_median": median([r.get("side_cpu_s") for r in runs.values()]),
+            "box_idle_s_median": median([r.get("box_idle_s") for r in runs.values()]),
+            "time_s": median([r.get("time_s") for r in runs.values()]),
             **conns(runs.values()),
         })
     return out
+
+
+def client_cpu_cell(g, cpus, blocks):
+    """The churn client's CPU seconds and their share of what the cores offered while it ran: run.sh runs it from
+    1 s after sysbench starts to 1 s before the end, or for 5 s per block with --churn-blocks."""
+    cpu = g.get("side_cpu_s_median")
+    if cpu is None:
+        return "-"
+    within = g["qps_ratio"] and g["qps_ratio"].get("within_run")
+    secs = 5 * blocks if within and blocks else (g["time_s"] - 2 if g.get("time_s") else None)
+    if not cpus or not secs:
+        return fmt(cpu, 2)
+    return f"{fmt(cpu, 2)} ({cpu / (cpus * secs):.1%})"
 
 
 def ratio_cell(r):
@@ -300,11 +321,13 @@ def side_tables(c_rows, d_rows, skipped, meta):
         lines.append("### d: connection churn during oltp_point_select")
         lines.append("")
         lines.append("| churn conn/s | target | churn ok / failed | achieved /s | churn p50 / p95 ms | QPS "
-                     "| QPS with / without churn (min–max) | p95 ms | new server conns | per churn conn "
+                     "| QPS with / without churn (min–max) | churn client CPU s (share of the box) | box idle s "
+                     "| p95 ms | new server conns | per churn conn "
                      f"| Sluice: ratio ≥ {D_QPS_RATIO_MIN}, new ≤ {D_NEW_CONNS_MAX_SHARE:.0%} "
                      "| server conns max (start) | backend handshakes (whole run) | Sluice's backend conns max / opened "
                      "| TRANSACTION: peak ≤ maxPoolSize |")
-        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|")
+        lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|")
+        cpus = num(meta.get("machine", {}).get("cpus"))
         for g in d_rows:
             if g["n"] == 0:
                 continue
@@ -322,7 +345,8 @@ def side_tables(c_rows, d_rows, skipped, meta):
                 + (" ⚠" if g["side_failed_sum"] else ""),
                 fmt(g["side_rate_median"], 1),
                 f"{fmt(g['side_p50_ms_median'], 2)} / {fmt(g['side_p95_ms_median'], 2)}", qps,
-                ratio_cell(g["qps_ratio"]), fmt(g["p95_ms_median"], 2), fmt(g["db_new_conns_median"]),
+                ratio_cell(g["qps_ratio"]), client_cpu_cell(g, cpus, num(meta.get("churn_blocks"))), fmt(g["box_idle_s_median"], 2),
+                fmt(g["p95_ms_median"], 2), fmt(g["db_new_conns_median"]),
                 fmt(share, 3) if share is not None else "-", check] + conns_cells(g)) + " |")
         base = [g for g in d_rows if g["n"] == 0]
         if base:
@@ -331,6 +355,20 @@ def side_tables(c_rows, d_rows, skipped, meta):
                          + ", ".join(f"{label(g['target'], g['pooling'])} {fmt(g['db_new_conns_median'])}"
                                      for g in base)
                          + " (other clients of the MariaDB server also count here).")
+        if any(g["qps_ratio"] and g["qps_ratio"].get("within_run") for g in d_rows):
+            lines.append("")
+            lines.append(f"QPS with / without churn is paired within each run (`--churn-blocks "
+                         f"{meta.get('churn_blocks', '?')}`): the churn runs in blocks of 5 s, every 10 s from 4 s "
+                         "after the start, and the ratio is the mean QPS of the seconds with churn over that of "
+                         "the seconds without, from sysbench's 1-s reports (the second of each switch and the one "
+                         "after it dropped). QPS is the whole run's, churn and quiet seconds together.")
+        lines.append("")
+        lines.append("Churn client CPU = user + system seconds of the churn client (`churn.lua` under sysbench) "
+                     "over its run, median over the repeats (with --churn-blocks it is started once per block, and "
+                     "each start costs a little); its share is of the CPU time all cores offered while it ran. Box idle = CPU seconds no process used while sysbench ran, all cores together. When "
+                     "the box is saturated (idle near 0) the churn client's own share already comes out of the "
+                     "measured QPS, whatever the path: with churn, QPS cannot exceed about (1 − that share) × "
+                     "the QPS without, before the proxy and the server have spent anything on the churn.")
         lines.append("")
         lines.append("Churn runs from 1 s after sysbench starts to 1 s before it ends, so sysbench's own 16 "
                      "connections are outside the window; new server connections = MariaDB `Connections` "

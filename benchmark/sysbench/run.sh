@@ -42,6 +42,7 @@ SSL_PROVIDER=AUTO     # Sluice server.tls.provider with --ssl: AUTO, OPENSSL or 
 IDLE_COUNTS="1000,5000,10000,15000"   # workload c; 0 (the baseline) is always added
 CHURN_RATES="100,200,300"             # workload d; 0 (the baseline) is always added
 CHURN_WARMUP=0                        # workload d: seconds of churn before the counting window opens
+CHURN_BLOCKS=0                        # workload d: 0 = churn_0 baseline runs; N = churn in N 5-s blocks of one run
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
 SLUICE_SCHED=""             # empty = bin/start.sh's default (batch, decision 059)
 HAPROXY_SCHED=normal         # as the Debian package starts HAProxy
@@ -161,6 +162,13 @@ Workloads
   --churn-warmup S       workload d: seconds the churn runs before new server
                          connections are counted (a proxy's pool grows to the
                          load's peak first)                            [$CHURN_WARMUP]
+  --churn-blocks N       workload d, paired within one run: each churn_R point is one
+                         sysbench run of 4 + 10*N s with the churn on in N blocks of
+                         5 s (from 4 s, every 10 s) and off in between; with/without
+                         = mean QPS of the on seconds / the off seconds, both read from
+                         sysbench's 1-s reports (the 2 s after each switch dropped).
+                         No churn_0 runs. 0 = a separate churn_0 run per round, which
+                         on a small shared host varies by ±20% from run to run [$CHURN_BLOCKS]
 
 Data
   --tables N             sysbench tables                              [$TABLES]
@@ -220,6 +228,7 @@ while [[ $# -gt 0 ]]; do
     --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
     --churn-warmup) CHURN_WARMUP=$2; shift 2 ;;
+    --churn-blocks) CHURN_BLOCKS=$2; shift 2 ;;
     --sluice-java-opts) SLUICE_JAVA_OPTS=$2; SLUICE_JAVA_OPTS_SET=1; shift 2 ;;
     --sluice-sched) SLUICE_SCHED=$2; shift 2 ;;
     --haproxy-sched) HAPROXY_SCHED=$2; shift 2 ;;
@@ -322,6 +331,10 @@ add_list() {  # add_list VAR "1,2,3" OPTION: validated unsigned ints appended to
   done
 }
 IFS=',' read -r -a _w <<<"$WORKLOADS"
+is_uint "$CHURN_BLOCKS" || die "--churn-blocks must be a whole number"
+churn_base() {  # the baseline point of workload d: churn_0, unless the blocks of one run pair it
+  (( CHURN_BLOCKS > 0 )) || echo "0,"
+}
 for w in "${_w[@]}"; do
   case "$w" in
     a) for x in $WL_A; do WL_LIST+=("$x"); done ;;
@@ -330,9 +343,9 @@ for w in "${_w[@]}"; do
     point_select|read_only|write_only|read_write) WL_LIST+=("$w") ;;
     range_[0-9]*) is_uint "${w#range_}" && (( ${w#range_} > 0 )) || die "bad workload '$w'"; WL_LIST+=("$w") ;;
     c) add_list IDLE_SET "0,$IDLE_COUNTS" --idle-counts ;;
-    d) add_list CHURN_SET "0,$CHURN_RATES" --churn-rates ;;
+    d) add_list CHURN_SET "$(churn_base)$CHURN_RATES" --churn-rates ;;
     idle_*) add_list IDLE_SET "0,${w#idle_}" "workload $w" ;;
-    churn_*) add_list CHURN_SET "0,${w#churn_}" "workload $w" ;;
+    churn_*) add_list CHURN_SET "$(churn_base)${w#churn_}" "workload $w" ;;
     "") ;;
     *) die "unknown workload '$w' (a, b, c, d, point_select, read_only, write_only, read_write, range_N, idle_N, churn_R)" ;;
   esac
@@ -360,7 +373,8 @@ if [[ -n $CHURN_SET ]]; then
   GROUPS_LIST+=("${g# }")
   CHURN_SET=$(tr ' ' ',' <<<"${g# }" | sed 's/churn_//g')
   is_uint "$CHURN_WARMUP" || die "--churn-warmup must be a whole number of seconds"
-  (( TIME >= 4 + CHURN_WARMUP )) || die "workload d needs --time >= 4 + --churn-warmup (churn runs from 1 s after the start to 1 s before the end, counted after the warm-up)"
+  (( CHURN_BLOCKS == 0 || CHURN_WARMUP == 0 )) || die "--churn-blocks and --churn-warmup do not go together"
+  (( CHURN_BLOCKS > 0 || TIME >= 4 + CHURN_WARMUP )) || die "workload d needs --time >= 4 + --churn-warmup (churn runs from 1 s after the start to 1 s before the end, counted after the warm-up)"
 fi
 (( ${#WL_LIST[@]} > 0 )) || die "no workloads"
 
@@ -831,6 +845,17 @@ stop_sluice() {  # stop_sluice HOME PID LAUNCHER_PID NAME
 
 # ---------------------------------------------------------------- measuring
 CLK_TCK=$(getconf CLK_TCK)
+box_idle_ticks() {  # idle + iowait clock ticks of all CPUs together (first line of /proc/stat)
+  awk '/^cpu /{print $5 + $6; exit}' /proc/stat
+}
+
+children_cpu_s() {  # children_cpu_s FILE: CPU seconds (user + system) of this shell's reaped children, into FILE
+  # `times` must run in this shell itself: in a pipeline or $(...) it would report a fresh fork's (empty) children
+  times >"$1"
+  tail -1 "$1" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%.2f\n", s }' >"$1.s"
+  mv "$1.s" "$1"
+}
+
 cpu_ticks() {  # utime+stime of a pid in clock ticks (fields 14,15 of /proc/PID/stat)
   local s
   s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo ""; return; }
@@ -1054,7 +1079,7 @@ db_settle() {
 
 sideload_start() {
   local w=$1 target=$2 port=$3 logf=$4 i
-  SIDE_KIND="" SIDE_N="" SIDE_LOG=$logf SIDE_CONN0="" SIDE_NEWC="" SIDE_COLS=",,,,,,,,"
+  SIDE_KIND="" SIDE_N="" SIDE_LOG=$logf SIDE_CONN0="" SIDE_NEWC="" SIDE_COLS=",,,,,,,," SIDE_CPU=""
   case "$w" in
     idle_*) SIDE_KIND=idle SIDE_N=${w#idle_} ;;
     churn_*) SIDE_KIND=churn SIDE_N=${w#churn_} ;;
@@ -1095,12 +1120,26 @@ sideload_start() {
   fi
   # churn (also for rate 0: the window measures the baseline's new server connections)
   local secs=$(( TIME - 2 ))
+  (( CHURN_BLOCKS > 0 && SIDE_N > 0 )) && secs=$(( 5 * CHURN_BLOCKS ))
   (
     sleep 1   # sysbench has connected by now: its connections are not in the window
     (( CHURN_WARMUP > 0 )) || db_status Connections >"$WORK/side_conn0"
-    if (( SIDE_N > 0 )); then
+    if (( CHURN_BLOCKS > 0 && SIDE_N > 0 )); then
+      # --churn-blocks: one client, started 1 s after sysbench, churning for 5 s from 3 s after its own start
+      # (4 s after sysbench's), every 10 s (see churn_blocks_qps)
+      children_cpu_s "$WORK/side_cpu0"
+      sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
+        --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" \
+        --blocks="$CHURN_BLOCKS" --time=$(( 10 * CHURN_BLOCKS - 2 )) run </dev/null &
+      echo $! >"$WORK/side_churn.pid"
+      wait "$(cat "$WORK/side_churn.pid")" || true
+      children_cpu_s "$WORK/side_cpu1"
+      awk -v a="$(cat "$WORK/side_cpu0")" -v b="$(cat "$WORK/side_cpu1")" 'BEGIN{printf "%.2f\n", b - a}' >"$WORK/side_cpu"
+      rm -f "$WORK/side_cpu0" "$WORK/side_cpu1"
+    elif (( SIDE_N > 0 )); then
       # sysbench's own client (libmariadb) logs in exactly as the measured connections do, at a third of a
       # Python handshake's CPU; 16 threads bound the connections in flight (arrivals queue behind them)
+      children_cpu_s "$WORK/side_cpu0"   # the status queries' mysql clients are children too; only sysbench counts
       sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
         --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" --time="$secs" \
         run </dev/null &
@@ -1110,6 +1149,9 @@ sideload_start() {
         db_status Connections >"$WORK/side_conn0"
       fi
       wait "$(cat "$WORK/side_churn.pid")" || true
+      children_cpu_s "$WORK/side_cpu1"
+      awk -v a="$(cat "$WORK/side_cpu0")" -v b="$(cat "$WORK/side_cpu1")" 'BEGIN{printf "%.2f\n", b - a}' >"$WORK/side_cpu"
+      rm -f "$WORK/side_cpu0" "$WORK/side_cpu1"
     else
       sleep "$CHURN_WARMUP"
       (( CHURN_WARMUP > 0 )) && db_status Connections >"$WORK/side_conn0"
@@ -1158,11 +1200,14 @@ sideload_stop() {
   else
     c0=$(cat "$WORK/side_conn0" 2>/dev/null || true)
     c1=$(cat "$WORK/side_conn1" 2>/dev/null || true)
-    rm -f "$WORK/side_conn0" "$WORK/side_conn1"
+    SIDE_CPU=$(cat "$WORK/side_cpu" 2>/dev/null || true)
+    rm -f "$WORK/side_conn0" "$WORK/side_conn1" "$WORK/side_cpu"
     # new server connections in the churn window; the second status query counts 1
     [[ -n $c0 && -n $c1 ]] && newc=$(( c1 - c0 - 1 ))
   fi
-  SIDE_COLS=$("$PY" - "$SIDE_KIND" "$SIDE_N" "$json" "$newc" "$SIDE_LOG" "$(( TIME - 2 ))" <<'PYEOF'
+  local side_secs=$(( TIME - 2 ))
+  [[ $SIDE_KIND == churn ]] && (( CHURN_BLOCKS > 0 && SIDE_N > 0 )) && side_secs=$(( 5 * CHURN_BLOCKS ))
+  SIDE_COLS=$("$PY" - "$SIDE_KIND" "$SIDE_N" "$json" "$newc" "$SIDE_LOG" "$side_secs" <<'PYEOF'
 import json, re, sys
 kind, n, js, new, logf, secs = sys.argv[1:7]
 d = json.loads(js) if js else {}
@@ -1207,8 +1252,27 @@ PYEOF
 }
 
 CSV="$OUT/results.csv"
-CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log,$SIDE_HEADER,db_rss_kb,pooling,max_pool_size,server_conns_start,server_conns_max,backend_handshakes,proxy_backend_conns_max,proxy_backend_opened"
+CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log,$SIDE_HEADER,db_rss_kb,pooling,max_pool_size,server_conns_start,server_conns_max,backend_handshakes,proxy_backend_conns_max,proxy_backend_opened,side_cpu_s,box_idle_s,qps_churn_on,qps_churn_off"
 SKIPPED="$OUT/skipped.csv"   # workload,target,reason: points a target cannot reach here
+
+# --churn-blocks: the churn is on over about [4 + 10b, 9 + 10b] s of the run for block b. sysbench's report at
+# second s covers (s - 1, s]; the on seconds are 4 + 10b + 2..5 and the off seconds 4 + 10b + 7..9, so that the
+# second in which the churn starts or stops, and the one after it, count for neither.
+churn_blocks_qps() {  # churn_blocks_qps LOG BLOCKS -> "QPS_ON,QPS_OFF" (blank when the reports are missing)
+  awk -v nb="$2" '
+    match($0, /^\[ *[0-9]+s \]/) {
+      s = substr($0, 2, RLENGTH - 2) + 0
+      if (match($0, /qps: [0-9.]+/)) q[s] = substr($0, RSTART + 5, RLENGTH - 5) + 0
+    }
+    END {
+      for (b = 0; b < nb; b++) {
+        s0 = 4 + 10 * b
+        for (s = s0 + 2; s <= s0 + 5; s++) if (s in q) { on += q[s]; non++ }
+        for (s = s0 + 7; s <= s0 + 9; s++) if (s in q) { off += q[s]; noff++ }
+      }
+      if (non && noff) printf "%.2f,%.2f\n", on / non, off / noff; else print ","
+    }' "$1"
+}
 
 parse_sysbench() {  # parse_sysbench LOG -> "queries qps tps avg p95 errors reconnects" (blank = missing)
   awk '
@@ -1256,8 +1320,8 @@ sysbench_ssl_dir() {
   echo "$dir"
 }
 
-run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit code
-  local w=$1 th=$2 target=$3 secs=$4 logf=$5 rc=0
+run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE [REPORT_INTERVAL] -> exit code
+  local w=$1 th=$2 target=$3 secs=$4 logf=$5 interval=${6:-$REPORT_INTERVAL} rc=0
   local -a extra
   read -r -a extra <<<"$(wl_args "$w")"
   sb_conn "$(port_of "$target")"
@@ -1267,7 +1331,7 @@ run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE -> exit
     sbdir=$(sysbench_ssl_dir)
   fi
   (cd "$sbdir" && exec sysbench "$(wl_test "$w")" "${SB_CONN[@]}" --threads="$th" --time="$secs" \
-    --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval="$REPORT_INTERVAL" "${extra[@]}" run) >"$logf" 2>&1 &
+    --rand-type=uniform --db-ps-mode="$PS_MODE" --report-interval="$interval" "${extra[@]}" run) >"$logf" 2>&1 &
   SYSBENCH_PID=$!
   wait "$SYSBENCH_PID" || rc=$?
   SYSBENCH_PID=""
@@ -1314,7 +1378,17 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   fi
   [[ -n $DB_PID ]] && d0=$(cpu_ticks "$DB_PID")
   [[ $target == sluice_capture ]] && capture_start "${w}_t${th}_r${rep}"
-  run_sysbench "$w" "$th" "$target" "$TIME" "$logf" || rc=$?
+  local idle0 idle1 box_idle
+  idle0=$(box_idle_ticks)
+  local secs=$TIME interval=$REPORT_INTERVAL blocks=0
+  if [[ $w == churn_* ]] && (( CHURN_BLOCKS > 0 && ${w#churn_} > 0 )); then
+    blocks=$CHURN_BLOCKS secs=$(( 4 + 10 * CHURN_BLOCKS )) interval=1
+  fi
+  run_sysbench "$w" "$th" "$target" "$secs" "$logf" "$interval" || rc=$?
+  idle1=$(box_idle_ticks)
+  # CPU seconds no process used while sysbench ran, all cores together: near 0 = the cores were saturated, and
+  # any CPU a side load or the proxy takes comes out of the measured QPS
+  box_idle=$(awk -v a="$idle0" -v b="$idle1" -v hz="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/hz}')
   [[ $target == sluice_capture ]] && capture_stop "${w}_t${th}_r${rep}"
   [[ -n $DB_PID ]] && d1=$(cpu_ticks "$DB_PID")
   local db_rss=""
@@ -1328,8 +1402,9 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   fi
   db_sampler_stop "$target"   # before sideload_stop: closing the idle clients is not part of the run
   sideload_stop
-  local parsed q
+  local parsed q on_off=","
   parsed=$(parse_sysbench "$logf")
+  (( blocks > 0 )) && on_off=$(churn_blocks_qps "$logf" "$blocks")
   q=$(cut -d, -f1 <<<"$parsed")
   local cpu_s="" cpu_kq="" db_kq=""
   if [[ -n $c0 && -n $c1 ]]; then
@@ -1339,7 +1414,7 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   if [[ -n $d0 && -n $d1 && -n $q && $q != 0 ]]; then
     db_kq=$(awk -v a="$d0" -v b="$d1" -v hz="$CLK_TCK" -v q="$q" 'BEGIN{printf "%.5f", (b-a)/hz/q*1000}')
   fi
-  echo "$w,$(wl_test "$w"),$th,$rep,$target,$TIME,$rc,$parsed,$cpu_s,$cpu_kq,$rss,$rssmax,$db_kq,$load,$started,$logrel,$SIDE_COLS,$db_rss,$(pooling_of "$target"),$(pool_size_of "$target"),$DB_COLS,$PROXY_COLS" >>"$CSV"
+  echo "$w,$(wl_test "$w"),$th,$rep,$target,$secs,$rc,$parsed,$cpu_s,$cpu_kq,$rss,$rssmax,$db_kq,$load,$started,$logrel,$SIDE_COLS,$db_rss,$(pooling_of "$target"),$(pool_size_of "$target"),$DB_COLS,$PROXY_COLS,${SIDE_CPU:-},$box_idle,$on_off" >>"$CSV"
   local qps avg p95 err side=""
   IFS=, read -r _ qps _ avg p95 err _ <<<"$parsed"
   if [[ -n $SIDE_KIND ]]; then
@@ -1347,6 +1422,7 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
     IFS=, read -r sk sn sok sf sd s50 s95 srate snew <<<"$SIDE_COLS"
     if [[ $sk == idle ]]; then side=" idle ok=$sok fail=$sf drop=$sd new_srv_conns=${snew:--}"
     else side=" churn ok=$sok fail=$sf p50=${s50:--}ms p95=${s95:--}ms new_srv_conns=${snew:--}"; fi
+    [[ $on_off != "," ]] && side+=" qps_on/off=$(awk -F, '{ if ($2 > 0) printf "%.3f", $1 / $2 }' <<<"$on_off")"
   fi
   local srv_max hs pmax
   IFS=, read -r _ srv_max hs <<<"$DB_COLS"
@@ -1400,6 +1476,7 @@ cat >"$OUT/meta.json" <<EOF
   "idle_counts": "$IDLE_SET",
   "churn_rates": "$CHURN_SET",
   "churn_warmup_s": $CHURN_WARMUP,
+  "churn_blocks": $CHURN_BLOCKS,
   "idle_concurrency": $IDLE_CONCURRENCY,
   "open_files_limit": $NOFILE,
   "haproxy_maxconn": $HAPROXY_MAXCONN,
@@ -1468,7 +1545,7 @@ record_rest_rss() {  # record_rest_rss WHEN
 }
 
 log "results -> ${OUT#"$REPO_ROOT"/}"
-log "targets: ${TARGET_LIST[*]} | workloads: ${WL_LIST[*]} | ${TIME}s x ${REPEATS} repeats, warm-up ${WARMUP}s | $TABLES x $TABLE_SIZE rows"
+log "targets: ${TARGET_LIST[*]} | workloads: ${WL_LIST[*]} | ${TIME}s x ${REPEATS} repeats, warm-up ${WARMUP}s | $TABLES x $TABLE_SIZE rows$( (( CHURN_BLOCKS > 0 && MAX_CHURN > 0 )) && echo " | churn_R: $(( 4 + 10 * CHURN_BLOCKS ))s runs, churn in $CHURN_BLOCKS blocks of 5 s" )"
 for grp in "${GROUPS_LIST[@]}"; do
   read -r -a gw <<<"$grp"
   w=${gw[0]}
