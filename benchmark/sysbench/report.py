@@ -41,7 +41,8 @@ NUMERIC = ["threads", "repeat", "time_s", "exit_code", "queries", "qps", "tps", 
            "proxy_rss_max_kb", "db_cpu_s_per_kq", "loadavg1",
            "side_n", "side_ok", "side_failed", "side_dropped", "side_p50_ms", "side_p95_ms", "side_rate",
            "db_new_conns", "db_rss_kb", "max_pool_size", "server_conns_start", "server_conns_max",
-           "backend_handshakes", "proxy_backend_conns_max", "proxy_backend_opened", "side_cpu_s", "box_idle_s", "qps_churn_on", "qps_churn_off"]
+           "backend_handshakes", "proxy_backend_conns_max", "proxy_backend_opened", "side_cpu_s", "box_idle_s",
+           "qps_churn_on", "qps_churn_off"]
 # The targets (workloads c and d), checked for Sluice.
 C_RSS_MAX_MIB = 300        # Sluice RSS with 15,000 idle connections, -Xmx512m
 C_QPS_RATIO_MIN = 0.98     # point_select QPS with the idle connections / without
@@ -345,7 +346,8 @@ def side_tables(c_rows, d_rows, skipped, meta):
                 + (" ⚠" if g["side_failed_sum"] else ""),
                 fmt(g["side_rate_median"], 1),
                 f"{fmt(g['side_p50_ms_median'], 2)} / {fmt(g['side_p95_ms_median'], 2)}", qps,
-                ratio_cell(g["qps_ratio"]), client_cpu_cell(g, cpus, num(meta.get("churn_blocks"))), fmt(g["box_idle_s_median"], 2),
+                ratio_cell(g["qps_ratio"]), client_cpu_cell(g, cpus, num(meta.get("churn_blocks"))),
+                fmt(g["box_idle_s_median"], 2),
                 fmt(g["p95_ms_median"], 2), fmt(g["db_new_conns_median"]),
                 fmt(share, 3) if share is not None else "-", check] + conns_cells(g)) + " |")
         base = [g for g in d_rows if g["n"] == 0]
@@ -360,12 +362,12 @@ def side_tables(c_rows, d_rows, skipped, meta):
             lines.append(f"QPS with / without churn is paired within each run (`--churn-blocks "
                          f"{meta.get('churn_blocks', '?')}`): the churn runs in blocks of 5 s, every 10 s from 4 s "
                          "after the start, and the ratio is the mean QPS of the seconds with churn over that of "
-                         "the seconds without, from sysbench's 1-s reports (the second of each switch and the one "
-                         "after it dropped). QPS is the whole run's, churn and quiet seconds together.")
+                         "the seconds without, from sysbench's 1-s reports (the seconds around each switch "
+                         "dropped). QPS is the whole run's, churn and quiet seconds together.")
         lines.append("")
         lines.append("Churn client CPU = user + system seconds of the churn client (`churn.lua` under sysbench) "
-                     "over its run, median over the repeats (with --churn-blocks it is started once per block, and "
-                     "each start costs a little); its share is of the CPU time all cores offered while it ran. Box idle = CPU seconds no process used while sysbench ran, all cores together. When "
+                     "over its run, median over the repeats; its share is of the CPU time all cores offered while it "
+                     "churned. Box idle = CPU seconds no process used while sysbench ran, all cores together. When "
                      "the box is saturated (idle near 0) the churn client's own share already comes out of the "
                      "measured QPS, whatever the path: with churn, QPS cannot exceed about (1 − that share) × "
                      "the QPS without, before the proxy and the server have spent anything on the churn.")

@@ -166,7 +166,7 @@ Workloads
                          sysbench run of 4 + 10*N s with the churn on in N blocks of
                          5 s (from 4 s, every 10 s) and off in between; with/without
                          = mean QPS of the on seconds / the off seconds, both read from
-                         sysbench's 1-s reports (the 2 s after each switch dropped).
+                         sysbench's 1-s reports (the seconds around a switch dropped).
                          No churn_0 runs. 0 = a separate churn_0 run per round, which
                          on a small shared host varies by ±20% from run to run [$CHURN_BLOCKS]
 
@@ -1124,24 +1124,16 @@ sideload_start() {
   (
     sleep 1   # sysbench has connected by now: its connections are not in the window
     (( CHURN_WARMUP > 0 )) || db_status Connections >"$WORK/side_conn0"
-    if (( CHURN_BLOCKS > 0 && SIDE_N > 0 )); then
-      # --churn-blocks: one client, started 1 s after sysbench, churning for 5 s from 3 s after its own start
-      # (4 s after sysbench's), every 10 s (see churn_blocks_qps)
-      children_cpu_s "$WORK/side_cpu0"
-      sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
-        --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" \
-        --blocks="$CHURN_BLOCKS" --time=$(( 10 * CHURN_BLOCKS - 2 )) run </dev/null &
-      echo $! >"$WORK/side_churn.pid"
-      wait "$(cat "$WORK/side_churn.pid")" || true
-      children_cpu_s "$WORK/side_cpu1"
-      awk -v a="$(cat "$WORK/side_cpu0")" -v b="$(cat "$WORK/side_cpu1")" 'BEGIN{printf "%.2f\n", b - a}' >"$WORK/side_cpu"
-      rm -f "$WORK/side_cpu0" "$WORK/side_cpu1"
-    elif (( SIDE_N > 0 )); then
+    if (( SIDE_N > 0 )); then
       # sysbench's own client (libmariadb) logs in exactly as the measured connections do, at a third of a
-      # Python handshake's CPU; 16 threads bound the connections in flight (arrivals queue behind them)
+      # Python handshake's CPU; 16 threads bound the connections in flight (arrivals queue behind them).
+      # With --churn-blocks it churns for 5 s from 3 s after its own start (4 s after sysbench's), every 10 s
+      # (see churn_blocks_qps).
+      local -a span=(--time="$secs")
+      (( CHURN_BLOCKS > 0 )) && span=(--blocks="$CHURN_BLOCKS" --time=$(( 10 * CHURN_BLOCKS - 2 )))
       children_cpu_s "$WORK/side_cpu0"   # the status queries' mysql clients are children too; only sysbench counts
       sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
-        --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" --time="$secs" \
+        --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" "${span[@]}" \
         run </dev/null &
       echo $! >"$WORK/side_churn.pid"
       if (( CHURN_WARMUP > 0 )); then
@@ -1255,9 +1247,10 @@ CSV="$OUT/results.csv"
 CSV_HEADER="workload,test,threads,repeat,target,time_s,exit_code,queries,qps,tps,avg_ms,p95_ms,errors,reconnects,proxy_cpu_s,proxy_cpu_s_per_kq,proxy_rss_kb,proxy_rss_max_kb,db_cpu_s_per_kq,loadavg1,started_utc,log,$SIDE_HEADER,db_rss_kb,pooling,max_pool_size,server_conns_start,server_conns_max,backend_handshakes,proxy_backend_conns_max,proxy_backend_opened,side_cpu_s,box_idle_s,qps_churn_on,qps_churn_off"
 SKIPPED="$OUT/skipped.csv"   # workload,target,reason: points a target cannot reach here
 
-# --churn-blocks: the churn is on over about [4 + 10b, 9 + 10b] s of the run for block b. sysbench's report at
-# second s covers (s - 1, s]; the on seconds are 4 + 10b + 2..5 and the off seconds 4 + 10b + 7..9, so that the
-# second in which the churn starts or stops, and the one after it, count for neither.
+# --churn-blocks: the churn is on over about [4 + 10b, 9 + 10b] s of the run for block b (within a tenth of a
+# second: both sysbench processes start their clocks after their own start-up). sysbench's report at second s
+# covers (s - 1, s]; the on seconds are 4 + 10b + 2..5 and the off seconds 4 + 10b + 7..9, so that the seconds
+# around a switch count for neither.
 churn_blocks_qps() {  # churn_blocks_qps LOG BLOCKS -> "QPS_ON,QPS_OFF" (blank when the reports are missing)
   awk -v nb="$2" '
     match($0, /^\[ *[0-9]+s \]/) {
