@@ -335,6 +335,9 @@ is_uint "$CHURN_BLOCKS" || die "--churn-blocks must be a whole number"
 churn_base() {  # the baseline point of workload d: churn_0, unless the blocks of one run pair it
   (( CHURN_BLOCKS > 0 )) || echo "0,"
 }
+churn_blocks_of() {  # churn_blocks_of WORKLOAD: the churn blocks of its run (--churn-blocks for churn_R, R > 0), else 0
+  if [[ $1 == churn_* ]] && (( CHURN_BLOCKS > 0 && ${1#churn_} > 0 )); then echo "$CHURN_BLOCKS"; else echo 0; fi
+}
 for w in "${_w[@]}"; do
   case "$w" in
     a) for x in $WL_A; do WL_LIST+=("$x"); done ;;
@@ -1079,7 +1082,7 @@ db_settle() {
 
 sideload_start() {
   local w=$1 target=$2 port=$3 logf=$4 i
-  SIDE_KIND="" SIDE_N="" SIDE_LOG=$logf SIDE_CONN0="" SIDE_NEWC="" SIDE_COLS=",,,,,,,," SIDE_CPU=""
+  SIDE_KIND="" SIDE_N="" SIDE_LOG=$logf SIDE_CONN0="" SIDE_NEWC="" SIDE_COLS=",,,,,,,," SIDE_CPU="" SIDE_SECS=""
   case "$w" in
     idle_*) SIDE_KIND=idle SIDE_N=${w#idle_} ;;
     churn_*) SIDE_KIND=churn SIDE_N=${w#churn_} ;;
@@ -1119,8 +1122,10 @@ sideload_start() {
     return 0
   fi
   # churn (also for rate 0: the window measures the baseline's new server connections)
-  local secs=$(( TIME - 2 ))
-  (( CHURN_BLOCKS > 0 && SIDE_N > 0 )) && secs=$(( 5 * CHURN_BLOCKS ))
+  local blocks secs=$(( TIME - 2 ))
+  blocks=$(churn_blocks_of "$w")
+  (( blocks > 0 )) && secs=$(( 5 * blocks ))
+  SIDE_SECS=$secs   # the seconds the churn runs, for sideload_stop's achieved rate
   (
     sleep 1   # sysbench has connected by now: its connections are not in the window
     (( CHURN_WARMUP > 0 )) || db_status Connections >"$WORK/side_conn0"
@@ -1130,7 +1135,7 @@ sideload_start() {
       # With --churn-blocks it churns for 5 s from 3 s after its own start (4 s after sysbench's), every 10 s
       # (see churn_blocks_qps).
       local -a span=(--time="$secs")
-      (( CHURN_BLOCKS > 0 )) && span=(--blocks="$CHURN_BLOCKS" --time=$(( 10 * CHURN_BLOCKS - 2 )))
+      (( blocks > 0 )) && span=(--blocks="$blocks" --time=$(( 10 * blocks - 2 )))
       children_cpu_s "$WORK/side_cpu0"   # the status queries' mysql clients are children too; only sysbench counts
       sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
         --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" "${span[@]}" \
@@ -1197,9 +1202,7 @@ sideload_stop() {
     # new server connections in the churn window; the second status query counts 1
     [[ -n $c0 && -n $c1 ]] && newc=$(( c1 - c0 - 1 ))
   fi
-  local side_secs=$(( TIME - 2 ))
-  [[ $SIDE_KIND == churn ]] && (( CHURN_BLOCKS > 0 && SIDE_N > 0 )) && side_secs=$(( 5 * CHURN_BLOCKS ))
-  SIDE_COLS=$("$PY" - "$SIDE_KIND" "$SIDE_N" "$json" "$newc" "$SIDE_LOG" "$side_secs" <<'PYEOF'
+  SIDE_COLS=$("$PY" - "$SIDE_KIND" "$SIDE_N" "$json" "$newc" "$SIDE_LOG" "${SIDE_SECS:-$(( TIME - 2 ))}" <<'PYEOF'
 import json, re, sys
 kind, n, js, new, logf, secs = sys.argv[1:7]
 d = json.loads(js) if js else {}
@@ -1373,10 +1376,9 @@ measure() {  # measure WORKLOAD THREADS REPEAT TARGET
   [[ $target == sluice_capture ]] && capture_start "${w}_t${th}_r${rep}"
   local idle0 idle1 box_idle
   idle0=$(box_idle_ticks)
-  local secs=$TIME interval=$REPORT_INTERVAL blocks=0
-  if [[ $w == churn_* ]] && (( CHURN_BLOCKS > 0 && ${w#churn_} > 0 )); then
-    blocks=$CHURN_BLOCKS secs=$(( 4 + 10 * CHURN_BLOCKS )) interval=1
-  fi
+  local secs=$TIME interval=$REPORT_INTERVAL blocks
+  blocks=$(churn_blocks_of "$w")
+  (( blocks > 0 )) && secs=$(( 4 + 10 * blocks )) interval=1
   run_sysbench "$w" "$th" "$target" "$secs" "$logf" "$interval" || rc=$?
   idle1=$(box_idle_ticks)
   # CPU seconds no process used while sysbench ran, all cores together: near 0 = the cores were saturated, and
