@@ -35,6 +35,7 @@ SLUICE_DIST=""
 POOLING=session       # pooling.mode of the sluice leg (sluice_tx is always transaction)
 MAX_POOL_SIZE=""      # dataSources.ds_0.maxPoolSize; empty = 300, or the largest thread count if higher
 POOL_IDLE_MS=2000     # dataSources.ds_0.idleTimeoutMilliseconds: idle pooled connections close between runs
+POOL_IDLE_SET=0       # --pool-idle-timeout-ms given (else a run of d alone with --churn-blocks keeps 600000)
 IDLE_DB=auto          # workload c: schema the idle clients name at login; auto = sbtest with a TRANSACTION leg
 PS_MODE=auto          # sysbench --db-ps-mode: auto = server-side prepared statements
 SSL=0                 # --ssl: sysbench --mysql-ssl=on against Sluice, whose TLS is then required
@@ -168,7 +169,9 @@ Workloads
                          = mean QPS of the on seconds / the off seconds, both read from
                          sysbench's 1-s reports (the seconds around a switch dropped).
                          No churn_0 runs. 0 = a separate churn_0 run per round, which
-                         on a small shared host varies by ±20% from run to run [$CHURN_BLOCKS]
+                         on a small shared host varies by ±20% from run to run [$CHURN_BLOCKS].
+                         A run of d alone then keeps Sluice's pools warm between blocks
+                         and rounds (--pool-idle-timeout-ms defaults to Sluice's own 600000)
 
 Data
   --tables N             sysbench tables                              [$TABLES]
@@ -212,7 +215,7 @@ while [[ $# -gt 0 ]]; do
     --sluice-tx-port) SLUICE_TX_PORT=$2; shift 2 ;;
     --pooling) POOLING=$2; shift 2 ;;
     --max-pool-size) MAX_POOL_SIZE=$2; shift 2 ;;
-    --pool-idle-timeout-ms) POOL_IDLE_MS=$2; shift 2 ;;
+    --pool-idle-timeout-ms) POOL_IDLE_MS=$2; POOL_IDLE_SET=1; shift 2 ;;
     --idle-db) IDLE_DB=$2; shift 2 ;;
     --mysql-port) MYSQL_PORT=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
@@ -378,6 +381,13 @@ if [[ -n $CHURN_SET ]]; then
   is_uint "$CHURN_WARMUP" || die "--churn-warmup must be a whole number of seconds"
   (( CHURN_BLOCKS == 0 || CHURN_WARMUP == 0 )) || die "--churn-blocks and --churn-warmup do not go together"
   (( CHURN_BLOCKS > 0 || TIME >= 4 + CHURN_WARMUP )) || die "workload d needs --time >= 4 + --churn-warmup (churn runs from 1 s after the start to 1 s before the end, counted after the warm-up)"
+  # Paired d alone: the 2-s default would empty Sluice's pool in every 5-s gap between blocks, so each block would
+  # start by regrowing it and d's "no backend handshake per client while the pool has idle connections" would be
+  # read on a pool the harness keeps draining. Sluice's own default keeps it, as a user's would. Only when d is the
+  # whole run: with other workloads the warm pool would count in their server_conns_max.
+  if (( CHURN_BLOCKS > 0 && ! POOL_IDLE_SET && ${#GROUPS_LIST[@]} == 1 )); then
+    POOL_IDLE_MS=600000
+  fi
 fi
 (( ${#WL_LIST[@]} > 0 )) || die "no workloads"
 

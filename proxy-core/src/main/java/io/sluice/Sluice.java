@@ -177,7 +177,8 @@ public final class Sluice implements AutoCloseable {
                     .channelFactory(transport.serverChannelFactory())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    // No TCP_NODELAY option: every transport sets it on a new socket already, and asking again is
+                    // one more setsockopt per client (NoDelayByDefaultTest checks the default).
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                             new WriteBufferWaterMark(bufferSize / 2, bufferSize))

@@ -394,7 +394,7 @@ public final class EventLoopPool {
         ChannelFuture connect = new Bootstrap()
                 .group(loop)
                 .channelFactory(parent.transport().socketChannelFactory())
-                .option(ChannelOption.TCP_NODELAY, true)
+                // TCP_NODELAY is every transport's default (NoDelayByDefaultTest): not set again
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(bufferSize / 2, bufferSize))
