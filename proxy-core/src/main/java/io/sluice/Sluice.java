@@ -146,7 +146,7 @@ public final class Sluice implements AutoCloseable {
         try {
             SessionKey defaultKey = new SessionKey(Capabilities.PROXY_SUPPORTED & serverInfo.capabilities()
                     & ~Capabilities.CLIENT_MULTI_STATEMENTS, serverInfo.collationId(),
-                    serverInfo.mariaDbCapabilities());
+                    Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), config.pooling().multiplexing()));
             BackendGroup group = new BackendGroup(config.loadBalancer(), config.healthCheck());
             for (DataSourceConfig dataSource : config.dataSources().values()) {
                 BackendPool pool = new BackendPool(dataSource, workerGroup, transport, server.connBufferSize(),

@@ -175,7 +175,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         this.key = key;
         this.schema = schema;
         this.ready = ready;
-        this.tracker = new ResponseTracker(key.deprecateEof(), this);
+        this.tracker = new ResponseTracker(key.deprecateEof(), key.cacheMetadata(), this);
         boolean multiplexing = pooled && pool.parent().pooling().multiplexing();
         this.trackingState = multiplexing && Capabilities.has(key.capabilities(), Capabilities.CLIENT_SESSION_TRACK);
         this.statements = multiplexing ? new StatementCache(pool.parent().pooling().preparedStatementCacheSize())

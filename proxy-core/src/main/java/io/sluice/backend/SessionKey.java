@@ -26,4 +26,9 @@ public record SessionKey(int capabilities, int collationId, int mariaDbCapabilit
     public boolean deprecateEof() {
         return Capabilities.has(capabilities, Capabilities.CLIENT_DEPRECATE_EOF);
     }
+
+    /** Whether result sets carry MariaDB's "metadata follows" byte and may leave out column definitions. */
+    public boolean cacheMetadata() {
+        return (mariaDbCapabilities & Capabilities.MARIADB_CLIENT_CACHE_METADATA) != 0;
+    }
 }

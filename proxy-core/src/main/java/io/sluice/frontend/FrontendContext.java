@@ -78,7 +78,7 @@ public final class FrontendContext {
         int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
         this.capabilities = serverInfo.hasMariaDbCapabilities() ? offered : offered | Capabilities.CLIENT_LONG_PASSWORD;
         this.mariaDbCapabilities = serverInfo.hasMariaDbCapabilities()
-                ? serverInfo.mariaDbCapabilities() & Capabilities.MARIADB_PROXY_SUPPORTED : 0;
+                ? Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), pooling.multiplexing()) : 0;
     }
 
     public ProxyConfig config() {

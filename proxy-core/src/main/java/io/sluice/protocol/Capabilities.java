@@ -61,15 +61,37 @@ public final class Capabilities {
      * MariaDB's extended capabilities, a second 32-bit word carried in reserved bytes of the greeting and the
      * handshake response, present when the server leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset.
      * EXTENDED_METADATA only adds fields inside column definitions, which the relay never parses, so it can cross;
-     * the others change the result format (CACHE_METADATA), add unsolicited packets (PROGRESS) or add commands
-     * (STMT_BULK_OPERATIONS), and are not offered.
+     * CACHE_METADATA changes the result format in a way the relay follows ({@link #MARIADB_CLIENT_CACHE_METADATA});
+     * the others add unsolicited packets (PROGRESS) or commands (STMT_BULK_OPERATIONS), and are not offered.
      *
      * @see <a href="https://mariadb.com/kb/en/connection/">MariaDB connection phase</a>
      */
     public static final int MARIADB_CLIENT_EXTENDED_METADATA = 1 << 3;
 
+    /**
+     * MariaDB 10.6+: a column count carries a "metadata follows" byte, and COM_STMT_EXECUTE leaves out column
+     * definitions the client already has from the prepare or an earlier execute on the same connection. MariaDB's
+     * own connectors (Connector/C, hence sysbench, and Connector/J) ask for it, so without it every execute through
+     * Sluice made the server build and send the definitions that a direct connection skips. Offered only when a
+     * session keeps its backend connection (session pooling): in transaction pooling a statement runs on
+     * connections where Sluice prepared it, whose skipped definitions could then differ from those the client got.
+     */
+    public static final int MARIADB_CLIENT_CACHE_METADATA = 1 << 4;
+
     /** The MariaDB extended capabilities Sluice relays. */
-    public static final int MARIADB_PROXY_SUPPORTED = MARIADB_CLIENT_EXTENDED_METADATA;
+    public static final int MARIADB_PROXY_SUPPORTED = MARIADB_CLIENT_EXTENDED_METADATA | MARIADB_CLIENT_CACHE_METADATA;
+
+    /**
+     * The MariaDB extended capabilities Sluice offers clients and asks of its backend connections.
+     *
+     * @param server what the backend's greeting offers
+     * @param multiplexing whether sessions share backend connections between transactions (transaction pooling)
+     */
+    public static int mariaDbOffered(int server, boolean multiplexing) {
+        int supported = multiplexing ? MARIADB_PROXY_SUPPORTED & ~MARIADB_CLIENT_CACHE_METADATA
+                : MARIADB_PROXY_SUPPORTED;
+        return server & supported;
+    }
 
     private Capabilities() {
     }

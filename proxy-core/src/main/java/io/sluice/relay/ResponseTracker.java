@@ -103,6 +103,7 @@ public final class ResponseTracker {
     }
 
     private final boolean deprecateEof;
+    private final boolean cacheMetadata;
     private final Listener listener;
 
     private State state = State.IDLE;
@@ -150,7 +151,21 @@ public final class ResponseTracker {
      * @param listener told about LOCAL INFILE requests and finished responses
      */
     public ResponseTracker(boolean deprecateEof, Listener listener) {
+        this(deprecateEof, false, listener);
+    }
+
+    /**
+     * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
+     *     end with an OK packet headed 0xFE
+     * @param cacheMetadata whether MariaDB's MARIADB_CLIENT_CACHE_METADATA was negotiated: a column count is then
+     *     followed by a "metadata follows" byte, and when it is 0 the column definitions are left out (MariaDB skips
+     *     them on COM_STMT_EXECUTE when they have not changed since the client last had them)
+     * @param listener told about LOCAL INFILE requests and finished responses
+     * @see <a href="https://mariadb.com/kb/en/result-set-packets/#column-count-packet">Column count packet</a>
+     */
+    public ResponseTracker(boolean deprecateEof, boolean cacheMetadata, Listener listener) {
         this.deprecateEof = deprecateEof;
+        this.cacheMetadata = cacheMetadata;
         this.listener = listener;
     }
 
@@ -412,7 +427,12 @@ public final class ResponseTracker {
                     listener.onLocalInfileRequest();
                 } else {
                     countdown = lenenc(0);
-                    state = countdown > 0 ? State.COLUMNS : State.ROWS;
+                    if (cacheMetadata && !metadataFollows()) {
+                        countdown = 0; // no column definitions: straight to their EOF, or to the rows without one
+                        state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+                    } else {
+                        state = countdown > 0 ? State.COLUMNS : State.ROWS;
+                    }
                 }
                 break;
             case COLUMNS:
@@ -563,6 +583,15 @@ public final class ResponseTracker {
             default:
                 throw new IllegalArgumentException("kind: " + kind + " (expected: one of EXPECT_*)");
         }
+    }
+
+    /**
+     * The "metadata follows" byte after the column count in the head (MARIADB_CLIENT_CACHE_METADATA). A count packet
+     * without it (not sent by MariaDB once the capability is on) is read as one with its metadata.
+     */
+    private boolean metadataFollows() {
+        int at = lenencSize(0);
+        return at >= headFill || head[at] != 0;
     }
 
     /** Notes the error code of the ERR packet in the head, if this packet is one and a capture is listening. */

@@ -110,6 +110,11 @@ final class MySqlWire {
         return payload().lenenc(n).toBytes();
     }
 
+    /** A column count with MariaDB's "metadata follows" byte (MARIADB_CLIENT_CACHE_METADATA). */
+    static byte[] columnCount(long n, boolean metadataFollows) {
+        return payload().lenenc(n).int1(metadataFollows ? 1 : 0).toBytes();
+    }
+
     /** Protocol::ColumnDefinition41. */
     static byte[] columnDefinition(String name, int type) {
         return payload().lenencStr("def").lenencStr("db").lenencStr("t").lenencStr("t").lenencStr(name)

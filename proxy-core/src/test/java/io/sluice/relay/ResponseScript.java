@@ -24,6 +24,8 @@ final class ResponseScript {
 
     final String name;
     final boolean deprecateEof;
+    /** MARIADB_CLIENT_CACHE_METADATA: every column count is followed by a "metadata follows" byte. */
+    final boolean cacheMetadata;
     final List<Integer> kinds = new ArrayList<>();
     final List<String> events = new ArrayList<>();
     /** For each command, the stream offset just past its final packet. */
@@ -36,8 +38,13 @@ final class ResponseScript {
     private int status;
 
     ResponseScript(String name, boolean deprecateEof) {
+        this(name, deprecateEof, false);
+    }
+
+    ResponseScript(String name, boolean deprecateEof, boolean cacheMetadata) {
         this.name = name;
         this.deprecateEof = deprecateEof;
+        this.cacheMetadata = cacheMetadata;
     }
 
     byte[] bytes() {
@@ -108,7 +115,7 @@ final class ResponseScript {
 
     /** Column count and definitions, and the EOF after them unless CLIENT_DEPRECATE_EOF is on. */
     ResponseScript metadata(int columns, int metadataEofStatus) {
-        packet(MySqlWire.columnCount(columns));
+        packet(columnCount(columns, true));
         for (int i = 0; i < columns; i++) {
             packet(MySqlWire.columnDefinition("c" + i, 3));
         }
@@ -117,6 +124,33 @@ final class ResponseScript {
             packet(MySqlWire.eof(metadataEofStatus));
         }
         return this;
+    }
+
+    /**
+     * MariaDB's result metadata without the column definitions (MARIADB_CLIENT_CACHE_METADATA, "metadata follows"
+     * 0): the column count, then the EOF unless CLIENT_DEPRECATE_EOF is on.
+     */
+    ResponseScript metadataSkipped(int columns, int metadataEofStatus) {
+        if (!cacheMetadata) {
+            throw new IllegalStateException("metadata can only be skipped with MARIADB_CLIENT_CACHE_METADATA");
+        }
+        packet(columnCount(columns, false));
+        if (!deprecateEof) {
+            status = metadataEofStatus;
+            packet(MySqlWire.eof(metadataEofStatus));
+        }
+        return this;
+    }
+
+    /** A whole binary result set whose column definitions the server left out: see {@link #metadataSkipped}. */
+    ResponseScript resultSetSkippingMetadata(int columns, List<byte[]> rows, int status) {
+        metadataSkipped(columns, status);
+        rows.forEach(this::packet);
+        return terminator(status);
+    }
+
+    private byte[] columnCount(int columns, boolean metadataFollows) {
+        return cacheMetadata ? MySqlWire.columnCount(columns, metadataFollows) : MySqlWire.columnCount(columns);
     }
 
     /** A whole result set: metadata, rows, terminator. */
@@ -128,7 +162,7 @@ final class ResponseScript {
 
     /** COM_STMT_EXECUTE opening a cursor: metadata, then EOF (or OK) with SERVER_STATUS_CURSOR_EXISTS, no rows. */
     ResponseScript cursorOpened(int columns, int status) {
-        packet(MySqlWire.columnCount(columns));
+        packet(columnCount(columns, true));
         for (int i = 0; i < columns; i++) {
             packet(MySqlWire.columnDefinition("c" + i, 3));
         }
@@ -179,6 +213,7 @@ final class ResponseScript {
 
     @Override
     public String toString() {
-        return name + (deprecateEof ? " [CLIENT_DEPRECATE_EOF]" : " [EOF]");
+        return name + (deprecateEof ? " [CLIENT_DEPRECATE_EOF]" : " [EOF]")
+                + (cacheMetadata ? " [MARIADB_CLIENT_CACHE_METADATA]" : "");
     }
 }

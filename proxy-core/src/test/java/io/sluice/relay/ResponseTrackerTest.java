@@ -129,6 +129,31 @@ class ResponseTrackerTest {
                     }
                     return s;
                 });
+        return Stream.concat(Stream.of(false, true).flatMap(d -> builders.stream().map(b -> b.apply(d))),
+                cacheMetadataScripts());
+    }
+
+    /** MariaDB's MARIADB_CLIENT_CACHE_METADATA: a "metadata follows" byte after each column count. */
+    static Stream<ResponseScript> cacheMetadataScripts() {
+        List<Function<Boolean, ResponseScript>> builders = List.of(
+                d -> new ResponseScript("COM_STMT_EXECUTE, definitions left out", d, true)
+                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(3, binaryRows(5, 3), A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE, definitions left out, no row", d, true)
+                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(2, List.of(), A | IN_TRANS).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE, definitions sent again (metadata follows 1)", d, true)
+                        .command(EXPECT_BINARY_RESULT).resultSet(3, binaryRows(2, 3), A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE, 300 columns left out (0xFC column count)", d, true)
+                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(300, binaryRows(2, 300), A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE procedure results, definitions left out", d, true)
+                        .command(EXPECT_BINARY_RESULT)
+                        .resultSetSkippingMetadata(1, binaryRows(1, 1), A | MORE_RESULTS).ok(A).done(),
+                d -> new ResponseScript("COM_QUERY result set with the metadata byte", d, true)
+                        .command(EXPECT_RESULT).resultSet(2, textRows(3, 2), A).done(),
+                d -> new ResponseScript("prepare, then executes with and without definitions", d, true)
+                        .command(EXPECT_PREPARE).prepared(1, 2).done()
+                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(2, binaryRows(1, 2), A).done()
+                        .command(EXPECT_BINARY_RESULT).resultSet(2, binaryRows(1, 2), A).done()
+                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(2, binaryRows(3, 2), A).done());
         return Stream.of(false, true).flatMap(d -> builders.stream().map(b -> b.apply(d)));
     }
 
@@ -380,7 +405,7 @@ class ResponseTrackerTest {
 
     private static Run feed(ResponseScript script, List<Integer> chunks, boolean direct) {
         Recorder recorder = new Recorder(script);
-        ResponseTracker tracker = new ResponseTracker(script.deprecateEof, recorder);
+        ResponseTracker tracker = new ResponseTracker(script.deprecateEof, script.cacheMetadata, recorder);
         recorder.tracker = tracker;
         assertThat(tracker.isIdle()).isTrue();
         script.kinds.forEach(tracker::expect);

@@ -370,9 +370,14 @@ public final class RawMySqlClient implements Closeable {
         }
     }
 
-    /** The part of HandshakeV10 a client needs. */
+    /**
+     * The part of HandshakeV10 a client needs.
+     *
+     * @param mariaDbCapabilities MariaDB's extended capabilities (the last 4 reserved bytes), 0 when the greeting
+     *     sets CLIENT_LONG_PASSWORD ("CLIENT_MYSQL": a MySQL server, or a proxy posing as one)
+     */
     public record Handshake(int protocolVersion, String serverVersion, long connectionId, byte[] seed,
-                            int capabilities, String authPlugin) {
+                            int capabilities, String authPlugin, int mariaDbCapabilities) {
         static Handshake parse(byte[] p) {
             int pos = 0;
             int protocol = p[pos++] & 0xFF;
@@ -388,6 +393,8 @@ public final class RawMySqlClient implements Closeable {
             capabilities |= ((p[pos] & 0xFF) | (p[pos + 1] & 0xFF) << 8) << 16;
             pos += 2;
             int authDataLength = p[pos++] & 0xFF;
+            int mariaDb = (capabilities & CLIENT_LONG_PASSWORD) != 0 ? 0 : (p[pos + 6] & 0xFF)
+                    | (p[pos + 7] & 0xFF) << 8 | (p[pos + 8] & 0xFF) << 16 | (p[pos + 9] & 0xFF) << 24;
             pos += 10; // reserved (MariaDB keeps extended capabilities in the last four)
             int part2Length = Math.max(13, authDataLength - 8);
             byte[] seed2 = Arrays.copyOfRange(p, pos, pos + Math.min(12, part2Length - 1));
@@ -400,7 +407,7 @@ public final class RawMySqlClient implements Closeable {
             byte[] seed = new byte[seed1.length + seed2.length];
             System.arraycopy(seed1, 0, seed, 0, seed1.length);
             System.arraycopy(seed2, 0, seed, seed1.length, seed2.length);
-            return new Handshake(protocol, version, id, seed, capabilities, plugin);
+            return new Handshake(protocol, version, id, seed, capabilities, plugin, mariaDb);
         }
     }
 
