@@ -169,6 +169,15 @@ final class ResponseScript {
         return terminator(status | CURSOR_EXISTS);
     }
 
+    /** A cursor opened by an execute whose column definitions the server left out (MARIADB_CLIENT_CACHE_METADATA). */
+    ResponseScript cursorOpenedSkippingMetadata(int columns, int status) {
+        if (!cacheMetadata) {
+            throw new IllegalStateException("metadata can only be skipped with MARIADB_CLIENT_CACHE_METADATA");
+        }
+        packet(columnCount(columns, false));
+        return terminator(status | CURSOR_EXISTS);
+    }
+
     /** COM_STMT_FETCH: binary rows and a terminator. */
     ResponseScript fetched(List<byte[]> rows, int status) {
         rows.forEach(this::packet);

@@ -147,6 +147,10 @@ class ResponseTrackerTest {
                 d -> new ResponseScript("COM_STMT_EXECUTE procedure results, definitions left out", d, true)
                         .command(EXPECT_BINARY_RESULT)
                         .resultSetSkippingMetadata(1, binaryRows(1, 1), A | MORE_RESULTS).ok(A).done(),
+                d -> new ResponseScript("cursor opened without definitions, then fetches", d, true)
+                        .command(EXPECT_BINARY_RESULT).cursorOpenedSkippingMetadata(2, A).done()
+                        .command(EXPECT_ROWS).fetched(binaryRows(2, 2), A | CURSOR_EXISTS).done()
+                        .command(EXPECT_ROWS).fetched(binaryRows(1, 2), A | CURSOR_EXISTS | LAST_ROW_SENT).done(),
                 d -> new ResponseScript("COM_QUERY result set with the metadata byte", d, true)
                         .command(EXPECT_RESULT).resultSet(2, textRows(3, 2), A).done(),
                 d -> new ResponseScript("prepare, then executes with and without definitions", d, true)
