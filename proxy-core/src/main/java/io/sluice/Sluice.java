@@ -250,7 +250,7 @@ public final class Sluice implements AutoCloseable {
                 || (t != null && String.valueOf(t.getMessage()).contains("Address already in use"));
     }
 
-    /** What the start-up probe learned: the first reachable backend's greeting and which data sources answered. */
+    /** What the start-up probe learned: what all reachable backends offer, and which data sources answered. */
     record ProbeResult(BackendServerInfo serverInfo, List<String> reachable, List<String> failures) {
     }
 
@@ -266,18 +266,21 @@ public final class Sluice implements AutoCloseable {
         return result;
     }
 
-    /** Reads the greeting of each data source; unreachable ones are logged and listed. */
+    /**
+     * Reads the greeting of each data source; unreachable ones are logged and listed. The server info is the first
+     * reachable backend's, with only the capabilities every reachable backend offers: clients are offered what holds
+     * wherever their session lands (a MariaDB 10.5 next to a 10.11 during a rolling upgrade has no metadata caching,
+     * decision 062).
+     */
     static ProbeResult probe(Iterable<DataSourceConfig> dataSources) {
-        BackendServerInfo first = null;
+        BackendServerInfo shared = null;
         List<String> reachable = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (DataSourceConfig dataSource : dataSources) {
             int timeout = (int) Math.min(PROBE_TIMEOUT_MILLIS, dataSource.connectionTimeoutMilliseconds());
             try {
                 BackendServerInfo info = BackendProbe.probe(dataSource.jdbcUrl(), timeout);
-                if (first == null) {
-                    first = info;
-                }
+                shared = shared == null ? info : shared.sharedWith(info);
                 reachable.add(dataSource.name());
             } catch (IOException e) {
                 String failure = "dataSources." + dataSource.name() + ".url: " + dataSource.url()
@@ -286,7 +289,7 @@ public final class Sluice implements AutoCloseable {
                 log.warn("{}", failure);
             }
         }
-        return new ProbeResult(first, reachable, failures);
+        return new ProbeResult(shared, reachable, failures);
     }
 
     /** The port clients connect to. */

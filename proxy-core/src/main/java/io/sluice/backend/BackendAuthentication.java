@@ -142,6 +142,14 @@ final class BackendAuthentication {
             capabilities |= Capabilities.CLIENT_CONNECT_WITH_DB;
         }
         int mariaDb = key.mariaDbCapabilities() & HandshakeV10.mariaDbCapabilities(payload, serverCapabilities);
+        int missing = key.mariaDbCapabilities() & ~mariaDb;
+        if (missing != 0) {
+            // The client was promised a result format this server cannot produce (a backend older than those Sluice
+            // started with, added by a reload): relayed results would be misread, so this server gets no session.
+            throw new BackendException("the server (" + greeting.getServerVersion() + ") lacks MariaDB capabilities"
+                    + " 0x" + Integer.toHexString(missing) + " that Sluice offers its clients (metadata caching needs"
+                    + " MariaDB 10.6+): restart Sluice to offer only what every backend speaks");
+        }
         boolean tls = sslMode != SslMode.DISABLED && Capabilities.has(serverCapabilities, Capabilities.CLIENT_SSL);
         if (!tls && sslMode != SslMode.DISABLED && sslMode != SslMode.PREFERRED) {
             throw new BackendException("sslMode " + sslMode + ", but the server does not offer TLS (have_ssl is not"

@@ -14,6 +14,15 @@ public record BackendServerInfo(String serverVersion, int capabilities, int coll
         this(serverVersion, capabilities, collationId, 0);
     }
 
+    /**
+     * What this server and {@code other} both offer, with this one's version string and collation: what clients may
+     * be offered when their sessions can land on either.
+     */
+    public BackendServerInfo sharedWith(BackendServerInfo other) {
+        return new BackendServerInfo(serverVersion, capabilities & other.capabilities, collationId,
+                mariaDbCapabilities & other.mariaDbCapabilities);
+    }
+
     /** Whether the server speaks MariaDB's extended capabilities (it leaves the CLIENT_MYSQL bit unset). */
     public boolean hasMariaDbCapabilities() {
         return (capabilities & io.sluice.protocol.Capabilities.CLIENT_LONG_PASSWORD) == 0;
