@@ -147,8 +147,9 @@ final class BackendAuthentication {
             // The client was promised a result format this server cannot produce (a backend older than those Sluice
             // started with, added by a reload): relayed results would be misread, so this server gets no session.
             throw new BackendException("the server (" + greeting.getServerVersion() + ") lacks MariaDB capabilities"
-                    + " 0x" + Integer.toHexString(missing) + " that Sluice offers its clients (metadata caching needs"
-                    + " MariaDB 10.6+): restart Sluice to offer only what every backend speaks");
+                    + " 0x" + Integer.toHexString(missing) + " that Sluice offers its clients (0x8 extended metadata needs"
+                    + " MariaDB 10.5+, 0x10 metadata caching 10.6+): restart Sluice to offer only what every backend"
+                    + " speaks");
         }
         boolean tls = sslMode != SslMode.DISABLED && Capabilities.has(serverCapabilities, Capabilities.CLIENT_SSL);
         if (!tls && sslMode != SslMode.DISABLED && sslMode != SslMode.PREFERRED) {

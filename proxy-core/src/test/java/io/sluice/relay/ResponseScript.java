@@ -131,9 +131,6 @@ final class ResponseScript {
      * 0): the column count, then the EOF unless CLIENT_DEPRECATE_EOF is on.
      */
     ResponseScript metadataSkipped(int columns, int metadataEofStatus) {
-        if (!cacheMetadata) {
-            throw new IllegalStateException("metadata can only be skipped with MARIADB_CLIENT_CACHE_METADATA");
-        }
         packet(columnCount(columns, false));
         if (!deprecateEof) {
             status = metadataEofStatus;
@@ -149,7 +146,11 @@ final class ResponseScript {
         return terminator(status);
     }
 
+    /** A column count, with MariaDB's "metadata follows" byte when the script has MARIADB_CLIENT_CACHE_METADATA. */
     private byte[] columnCount(int columns, boolean metadataFollows) {
+        if (!cacheMetadata && !metadataFollows) {
+            throw new IllegalStateException("metadata can only be skipped with MARIADB_CLIENT_CACHE_METADATA");
+        }
         return cacheMetadata ? MySqlWire.columnCount(columns, metadataFollows) : MySqlWire.columnCount(columns);
     }
 
@@ -171,9 +172,6 @@ final class ResponseScript {
 
     /** A cursor opened by an execute whose column definitions the server left out (MARIADB_CLIENT_CACHE_METADATA). */
     ResponseScript cursorOpenedSkippingMetadata(int columns, int status) {
-        if (!cacheMetadata) {
-            throw new IllegalStateException("metadata can only be skipped with MARIADB_CLIENT_CACHE_METADATA");
-        }
         packet(columnCount(columns, false));
         return terminator(status | CURSOR_EXISTS);
     }
