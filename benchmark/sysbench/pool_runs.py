@@ -12,8 +12,8 @@ repeat r of A against repeat r of B, as report.py pairs them) and prints, per wo
   QPS A/B      median of the per-round ratios, its 95% bootstrap interval, and the share of rounds >= 1.0
   p95 A/B      the same for the per-round p95 latency ratio
   verdict      QPS: "lead" if the interval lies above 1.0, "behind" if below, else "parity";
-               p95: "met" if the interval's upper end is <= --p95-bound (1.10: HAProxy's + 10%),
-               "over" if its lower end is above it, else "open"
+               p95: "met" if the interval lies below --p95-bound (1.10: HAProxy's + 10%),
+               "over" if it lies at or above it, else "open"
 
 Folders of workload d run with --churn-blocks (columns qps_churn_on / qps_churn_off) get a second table: per
 target and churn rate, the per-round ratio of QPS with the churn on to QPS with it off, pooled the same way,
@@ -84,20 +84,13 @@ def interval(values, rng):
     return medians[int(0.025 * DRAWS)], medians[int(0.975 * DRAWS) - 1]
 
 
-def qps_verdict(low, high):
-    if low >= 1.0:
-        return "lead"
-    if high < 1.0:
-        return "behind"
-    return "parity"
-
-
-def p95_verdict(low, high, bound):
-    if high <= bound:
-        return "met"
-    if low > bound:
-        return "over"
-    return "open"
+def verdict(low, high, bound, above, below, spanning):
+    """Where a 95% interval lies against a bound: wholly at or above it, wholly below it, or across it."""
+    if low >= bound:
+        return above
+    if high < bound:
+        return below
+    return spanning
 
 
 def main(argv):
@@ -148,9 +141,9 @@ def print_pairs(pooled, args, rng):
         runs = len({r[2] for r in rounds})
         print(f"| {workload} | {threads} | {len(rounds)} ({runs}) "
               f"| {statistics.median(qps):.3f} [{q_low:.3f}–{q_high:.3f}] "
-              f"| {sum(v >= 1.0 for v in qps)}/{len(qps)} | {qps_verdict(q_low, q_high)} "
+              f"| {sum(v >= 1.0 for v in qps)}/{len(qps)} | {verdict(q_low, q_high, 1.0, 'lead', 'behind', 'parity')} "
               f"| {statistics.median(p95):.3f} [{p_low:.3f}–{p_high:.3f}] "
-              f"| {sum(v <= args.p95_bound for v in p95)}/{len(p95)} | {p95_verdict(p_low, p_high, args.p95_bound)} |")
+              f"| {sum(v <= args.p95_bound for v in p95)}/{len(p95)} | {verdict(p_low, p_high, args.p95_bound, 'over', 'met', 'open')} |")
 
 
 def print_churn(churn, args, rng):
@@ -163,10 +156,9 @@ def print_churn(churn, args, rng):
         rounds = churn[(target, rate)]
         values = [r[0] for r in rounds]
         low, high = interval(values, rng)
-        verdict = "met" if low >= args.churn_bound else "missed" if high < args.churn_bound else "open"
         print(f"| {target} | {rate} | {len(values)} ({len({r[1] for r in rounds})}) "
               f"| {statistics.median(values):.3f} [{low:.3f}–{high:.3f}] "
-              f"| {sum(v >= args.churn_bound for v in values)}/{len(values)} | {verdict} |")
+              f"| {sum(v >= args.churn_bound for v in values)}/{len(values)} | {verdict(low, high, args.churn_bound, 'met', 'missed', 'open')} |")
 
 
 if __name__ == "__main__":
