@@ -44,6 +44,7 @@ IDLE_COUNTS="1000,5000,10000,15000"   # workload c; 0 (the baseline) is always a
 CHURN_RATES="100,200,300"             # workload d; 0 (the baseline) is always added
 CHURN_WARMUP=0                        # workload d: seconds of churn before the counting window opens
 CHURN_BLOCKS=0                        # workload d: 0 = churn_0 baseline runs; N = churn in N 5-s blocks of one run
+CHURN_PREWARM=0                       # workload d: seconds of churn at the highest rate in each target's warm-up
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
 SLUICE_SCHED=""             # empty = bin/start.sh's default (batch, decision 059)
 HAPROXY_SCHED=normal         # as the Debian package starts HAProxy
@@ -160,6 +161,8 @@ Workloads
                          connection per idle client as it would for an application;
                          none otherwise (Sluice binds no backend for a schema-less login)
   --churn-rates LIST     workload d: connections opened+closed per s   [$CHURN_RATES]
+  --churn-prewarm S      workload d: each target's warm-up lasts S s with churn at the highest
+                         rate, so that a JVM proxy's login path is compiled first [$CHURN_PREWARM]
   --churn-warmup S       workload d: seconds the churn runs before new server
                          connections are counted (a proxy's pool grows to the
                          load's peak first)                            [$CHURN_WARMUP]
@@ -231,6 +234,7 @@ while [[ $# -gt 0 ]]; do
     --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
     --churn-warmup) CHURN_WARMUP=$2; shift 2 ;;
+    --churn-prewarm) CHURN_PREWARM=$2; shift 2 ;;
     --churn-blocks) CHURN_BLOCKS=$2; shift 2 ;;
     --sluice-java-opts) SLUICE_JAVA_OPTS=$2; SLUICE_JAVA_OPTS_SET=1; shift 2 ;;
     --sluice-sched) SLUICE_SCHED=$2; shift 2 ;;
@@ -379,6 +383,7 @@ if [[ -n $CHURN_SET ]]; then
   GROUPS_LIST+=("${g# }")
   CHURN_SET=$(tr ' ' ',' <<<"${g# }" | sed 's/churn_//g')
   is_uint "$CHURN_WARMUP" || die "--churn-warmup must be a whole number of seconds"
+  is_uint "$CHURN_PREWARM" || die "--churn-prewarm must be a whole number of seconds"
   (( CHURN_BLOCKS == 0 || CHURN_WARMUP == 0 )) || die "--churn-blocks and --churn-warmup do not go together"
   (( CHURN_BLOCKS > 0 || TIME >= 4 + CHURN_WARMUP )) || die "workload d needs --time >= 4 + --churn-warmup (churn runs from 1 s after the start to 1 s before the end, counted after the warm-up)"
   # Paired d alone: the 2-s default would empty Sluice's pool in every 5-s gap between blocks, so each block would
@@ -1481,6 +1486,7 @@ cat >"$OUT/meta.json" <<EOF
   "idle_counts": "$IDLE_SET",
   "churn_rates": "$CHURN_SET",
   "churn_warmup_s": $CHURN_WARMUP,
+  "churn_prewarm_s": $CHURN_PREWARM,
   "churn_blocks": $CHURN_BLOCKS,
   "idle_concurrency": $IDLE_CONCURRENCY,
   "open_files_limit": $NOFILE,
@@ -1563,8 +1569,21 @@ for grp in "${GROUPS_LIST[@]}"; do
     [[ $w == range_10000 && -f $OUT/rest_rss.csv ]] && record_rest_rss before_range_10000
     if (( WARMUP > 0 )); then
       for target in "${TARGET_LIST[@]}"; do
-        run_sysbench "$w" "$th" "$target" "$WARMUP" "$WORK/warmup.log" \
+        # --churn-prewarm: a JVM compiles the login path only after some 10,000 logins (C2's thresholds), which
+        # at 100-300 churned clients per second is minutes into the measured runs; HAProxy and MariaDB are
+        # compiled ahead. Churn at the highest rate next to the warm-up, so that d measures a warmed proxy.
+        secs=$WARMUP churn_pid=""
+        if (( CHURN_PREWARM > 0 && MAX_CHURN > 0 )) && [[ $w == churn_* ]]; then
+          secs=$CHURN_PREWARM
+          log "warm-up of $target: ${secs} s with churn at $MAX_CHURN/s"
+          sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$(port_of "$target")" \
+            --mysql-user="$MYSQL_USER" --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 \
+            --rate="$MAX_CHURN" --time="$secs" run </dev/null >"$WORK/warmup-churn.log" 2>&1 &
+          churn_pid=$!
+        fi
+        run_sysbench "$w" "$th" "$target" "$secs" "$WORK/warmup.log" \
           || { tail -5 "$WORK/warmup.log" >&2; log "warm-up against $target failed"; }
+        [[ -z $churn_pid ]] || wait "$churn_pid" || log "warm-up churn against $target failed (see $WORK/warmup-churn.log)"
       done
     fi
     [[ -f $OUT/rest_rss.csv ]] || record_rest_rss start
