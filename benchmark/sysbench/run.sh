@@ -1152,9 +1152,7 @@ sideload_start() {
       local -a span=(--time="$secs")
       (( blocks > 0 )) && span=(--blocks="$blocks" --time=$(( 10 * blocks - 2 )))
       children_cpu_s "$WORK/side_cpu0"   # the status queries' mysql clients are children too; only sysbench counts
-      sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
-        --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 --rate="$SIDE_N" "${span[@]}" \
-        run </dev/null &
+      churn_client "$port" --rate="$SIDE_N" "${span[@]}" &
       echo $! >"$WORK/side_churn.pid"
       if (( CHURN_WARMUP > 0 )); then
         sleep "$CHURN_WARMUP"   # the window opens once the churn has run this long
@@ -1329,6 +1327,13 @@ sysbench_ssl_dir() {
     fi
   fi
   echo "$dir"
+}
+
+# The churn client of workload d: sysbench's own client (libmariadb), 16 threads, logging in to sbtest.
+churn_client() {  # churn_client PORT CHURN_LUA_ARGS... (--rate, --time, --blocks); run it with & only:
+  local port=$1; shift   # it execs, so that $! is sysbench's own pid, which the callers wait for and stop
+  exec sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$port" --mysql-user="$MYSQL_USER" \
+    --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 "$@" run </dev/null
 }
 
 run_sysbench() {  # run_sysbench WORKLOAD THREADS TARGET SECONDS LOGFILE [REPORT_INTERVAL] -> exit code
@@ -1567,18 +1572,18 @@ for grp in "${GROUPS_LIST[@]}"; do
       log "== $w: $(wl_test "$w") $(wl_args "$w") threads=$th"
     fi
     [[ $w == range_10000 && -f $OUT/rest_rss.csv ]] && record_rest_rss before_range_10000
-    if (( WARMUP > 0 )); then
+    # --churn-prewarm: a JVM compiles the login path only after some 10,000 logins (C2's thresholds), which at
+    # 100-300 churned clients per second is minutes into the measured runs; HAProxy and MariaDB are compiled
+    # ahead. d's warm-up then churns at the highest rate, so that d measures a warmed proxy (even with --warmup 0).
+    prewarm=0
+    (( CHURN_PREWARM > 0 && MAX_CHURN > 0 )) && [[ $w == churn_* ]] && prewarm=$CHURN_PREWARM
+    if (( WARMUP > 0 || prewarm > 0 )); then
       for target in "${TARGET_LIST[@]}"; do
-        # --churn-prewarm: a JVM compiles the login path only after some 10,000 logins (C2's thresholds), which
-        # at 100-300 churned clients per second is minutes into the measured runs; HAProxy and MariaDB are
-        # compiled ahead. Churn at the highest rate next to the warm-up, so that d measures a warmed proxy.
         secs=$WARMUP churn_pid=""
-        if (( CHURN_PREWARM > 0 && MAX_CHURN > 0 )) && [[ $w == churn_* ]]; then
-          secs=$CHURN_PREWARM
+        if (( prewarm > 0 )); then
+          secs=$prewarm
           log "warm-up of $target: ${secs} s with churn at $MAX_CHURN/s"
-          sysbench "$SCRIPT_DIR/churn.lua" --mysql-host="$HOST" --mysql-port="$(port_of "$target")" \
-            --mysql-user="$MYSQL_USER" --mysql-password="$MYSQL_PASSWORD" --mysql-db=sbtest --threads=16 \
-            --rate="$MAX_CHURN" --time="$secs" run </dev/null >"$WORK/warmup-churn.log" 2>&1 &
+          churn_client "$(port_of "$target")" --rate="$MAX_CHURN" --time="$secs" >"$WORK/warmup-churn.log" 2>&1 &
           churn_pid=$!
         fi
         run_sysbench "$w" "$th" "$target" "$secs" "$WORK/warmup.log" \
