@@ -1,6 +1,7 @@
 package io.sluice;
 
-import io.sluice.backend.BackendPool;
+import io.sluice.api.ReloadResult;
+import io.sluice.backend.pool.BackendPool;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.balancer.BackendStatus;

@@ -9,7 +9,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.admin.AdminServer;
-import io.sluice.backend.BackendPool;
+import io.sluice.api.BackendSnapshot;
+import io.sluice.api.ReloadResult;
+import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.BackendProbe;
 import io.sluice.backend.BackendServerInfo;
 import io.sluice.backend.SessionKey;
@@ -29,8 +31,8 @@ import io.sluice.config.ServerConfig;
 import io.sluice.config.UserConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.FrontendInitializer;
-import io.sluice.frontend.FrontendSession;
-import io.sluice.frontend.SessionSnapshot;
+import io.sluice.frontend.ClientSession;
+import io.sluice.api.SessionSnapshot;
 import io.sluice.metrics.SluiceMetrics;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
@@ -146,7 +148,7 @@ public final class Sluice implements AutoCloseable {
         try {
             SessionKey defaultKey = new SessionKey(Capabilities.PROXY_SUPPORTED & serverInfo.capabilities()
                     & ~Capabilities.CLIENT_MULTI_STATEMENTS, serverInfo.collationId(),
-                    Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), config.pooling().multiplexing()));
+                    Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), config.pooling().transactionPooling()));
             BackendGroup group = new BackendGroup(config.loadBalancer(), config.healthCheck());
             for (DataSourceConfig dataSource : config.dataSources().values()) {
                 BackendPool pool = new BackendPool(dataSource, workerGroup, transport, server.connBufferSize(),
@@ -383,7 +385,7 @@ public final class Sluice implements AutoCloseable {
     /** Every client session now, each described on its own event loop; for {@code /api/sessions?verbose}. */
     public List<SessionSnapshot> sessions() {
         List<Future<SessionSnapshot>> pending = new ArrayList<>();
-        for (FrontendSession session : context.sessions()) {
+        for (ClientSession session : context.sessions()) {
             try {
                 pending.add(session.eventLoop().submit(session::snapshot));
             } catch (RuntimeException e) {

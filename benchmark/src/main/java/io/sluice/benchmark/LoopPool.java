@@ -4,8 +4,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ManualIoEventLoop;
 import io.netty.util.concurrent.Future;
 import io.sluice.backend.BackendConnection;
-import io.sluice.backend.BackendPool;
-import io.sluice.backend.EventLoopPool;
+import io.sluice.backend.pool.BackendPool;
+import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.backend.SessionKey;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.Transport;
@@ -60,8 +60,8 @@ final class LoopPool implements AutoCloseable {
     void giveBack(List<BackendConnection> connections, BackendConnection.Session session, int idleAfter) {
         checkOwner();
         for (BackendConnection connection : connections) {
-            connection.bind(session);
-            local.release(connection);
+            connection.bind(session, null, null);
+            local.resetAndReturn(connection);
         }
         connections.clear();
         driveUntil(() -> local.idleCount() == idleAfter, idleAfter + " connections idle");
@@ -118,6 +118,21 @@ final class LoopPool implements AutoCloseable {
             @Override
             public void onBackendLost(BackendConnection backend, boolean responseStarted) {
                 throw new IllegalStateException("backend connection lost: " + backend);
+            }
+
+            @Override
+            public void onResponsesRelayed() {
+                // as a session pooling session: nothing to do between responses
+            }
+
+            @Override
+            public void onBackendWritable() {
+                // the benchmark's client never stops reading
+            }
+
+            @Override
+            public String describeForLog() {
+                return "benchmark";
             }
         };
     }

@@ -9,6 +9,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
+import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseTracker;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
@@ -144,7 +145,7 @@ public class ResultRelayBenchmark {
     }
 
     private void relayOne() {
-        tracker.expect(ResponseTracker.EXPECT_RESULT); // as BackendConnection.forward announces the COM_QUERY
+        tracker.begin(ResponseKind.RESULT); // as a backend connection's in-flight queue begins the COM_QUERY's response
         Channel ch = client;
         for (int r = 0; r < readOffsets.length; r++) {
             ByteBuf buf = response.retainedSlice(readOffsets[r], readLengths[r]);

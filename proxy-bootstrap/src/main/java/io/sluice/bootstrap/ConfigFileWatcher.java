@@ -1,6 +1,6 @@
 package io.sluice.bootstrap;
 
-import io.sluice.ReloadResult;
+import io.sluice.api.ReloadResult;
 import io.sluice.Sluice;
 import io.sluice.config.ConfigException;
 import java.io.IOException;

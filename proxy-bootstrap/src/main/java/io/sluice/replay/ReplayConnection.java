@@ -5,7 +5,6 @@ import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.Scramble;
 import io.sluice.protocol.ServerStatus;
-import io.sluice.relay.ResponseTracker;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -34,14 +33,14 @@ import javax.crypto.Cipher;
  * measures the server, not the client.
  */
 final class ReplayConnection implements Closeable {
-    /** Response kinds: those of Sluice's relay ({@link ResponseTracker}), and none. */
+    /** Response kinds: those of Sluice's relay ({@link io.sluice.relay.ResponseKind}), and none. */
     static final int EXPECT_NONE = 0;
-    static final int EXPECT_RESULT = ResponseTracker.EXPECT_RESULT;
-    static final int EXPECT_BINARY_RESULT = ResponseTracker.EXPECT_BINARY_RESULT;
-    static final int EXPECT_ROWS = ResponseTracker.EXPECT_ROWS;
-    static final int EXPECT_PREPARE = ResponseTracker.EXPECT_PREPARE;
-    static final int EXPECT_FIELD_LIST = ResponseTracker.EXPECT_FIELD_LIST;
-    static final int EXPECT_SINGLE = ResponseTracker.EXPECT_SINGLE;
+    static final int EXPECT_RESULT = 1;
+    static final int EXPECT_BINARY_RESULT = 2;
+    static final int EXPECT_ROWS = 3;
+    static final int EXPECT_PREPARE = 4;
+    static final int EXPECT_FIELD_LIST = 5;
+    static final int EXPECT_SINGLE = 6;
 
     /** Capabilities taken from the captured session when it had them: they change results or what a query may be. */
     static final int FROM_CAPTURE = Capabilities.CLIENT_FOUND_ROWS | Capabilities.CLIENT_MULTI_STATEMENTS

@@ -7,27 +7,17 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
-import io.sluice.metrics.CommandTiming;
+import io.sluice.codec.FrameReader;
+import io.sluice.metrics.CommandObserver;
+import io.sluice.metrics.CommandTypes;
 import io.sluice.metrics.LoopCounters;
-import io.sluice.multiplexing.SessionVariables;
-import io.sluice.multiplexing.StatementCache;
-import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
-import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ProtocolException;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
-import io.sluice.slowlog.SlowQueryLog;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,32 +25,20 @@ import org.slf4j.LoggerFactory;
  * One authenticated connection to a backend server, and the handler of its channel. It lives on one event loop, the
  * same as the client sessions it serves, so nothing here is locked.
  *
- * <p>Modes: while {@code AUTHENTICATING} or running a {@code PRIVATE} exchange (reset, schema change) it reads whole
- * packets; while lent to a session ({@code RELAY}) it passes each read buffer straight to the client channel, after
- * the {@link ResponseTracker} has looked at it; while {@code IDLE} in the pool any byte from the server means the
- * connection is in an unknown state, so it is closed.
+ * <p>Every command written to the server, a client's or Sluice's own, has an entry in the connection's in-flight
+ * queue until its response ends; the {@link ResponseTracker} follows the oldest one's response and reports its end
+ * here. While the connection is lent to a session, the responses to the client's commands go to the client channel
+ * read buffer by read buffer, as they arrive, without copies ({@link #relay}); the responses to Sluice's own commands
+ * ({@link OwnCommand}) are read whole and handed to them. The two never interleave: Sluice runs its own commands only
+ * when no response of the client's is outstanding, and the session holds the client's commands back while its own
+ * run. In the pool's idle list any byte from the server means the connection is in an unknown state, so it is closed.
  */
 public final class BackendConnection extends ChannelInboundHandlerAdapter
-        implements ResponseTracker.Listener, CommandTiming.Source {
+        implements ResponseTracker.Listener, CommandObserver.Source {
 
     private static final Logger log = LoggerFactory.getLogger(BackendConnection.class);
-
-    /**
-     * The session variables that COM_RESET_CONNECTION may leave changed. Read after login and again before the
-     * connection goes back to the pool: if the character set differs, the connection no longer matches its
-     * {@link SessionKey} and is closed; the schema tells which sessions it can serve without COM_INIT_DB.
-     */
-    static final String SESSION_CHECK_QUERY = "SELECT DATABASE(), @@character_set_client, "
-            + "@@character_set_connection, @@character_set_results, @@collation_connection, @@sql_mode, "
-            + "@@wait_timeout";
-
-    /**
-     * Transaction pooling: the trackers that report, in OK packets, every session variable set, every schema change
-     * and any other state change, so that a session's state can follow it to its next connection. Set after login
-     * and after every COM_RESET_CONNECTION, which puts them back to the server's defaults.
-     */
-    static final String SESSION_TRACKERS = "SET SESSION session_track_system_variables = '*', "
-            + "session_track_schema = ON, session_track_state_change = ON";
+    /** Sluice's own commands get small answers; a larger one means a broken stream. */
+    private static final int MAX_OWN_PACKET = 16 * 1024 * 1024;
 
     /** The frontend session a connection is lent to. */
     public interface Session {
@@ -71,127 +49,108 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         void onLocalInfileRequest();
 
         /**
-         * The backend connection closed or broke while lent.
+         * One or more relayed responses ended in the read just written (not yet flushed) to the client channel.
+         * Called outside the tracker's scan, once per such read: the session may run Sluice's own commands, send
+         * what it held back, or let the connection go.
+         */
+        void onResponsesRelayed();
+
+        /**
+         * The connection closed or broke while lent.
          *
          * @param responseStarted whether bytes of an unfinished response have already reached the client
          */
         void onBackendLost(BackendConnection backend, boolean responseStarted);
 
-        // ---- operations (issue #5) ----
-
-        /** Where this session's loop counts commands and bytes; {@code null} when metrics are off. */
-        default LoopCounters loopCounters() {
-            return null;
-        }
-
-        /** The slow-query log; {@code null} when there is none. */
-        default SlowQueryLog slowQueryLog() {
-            return null;
-        }
+        /** The backend socket drained what the client sent: read the client again. */
+        void onBackendWritable();
 
         /** The session as a slow-query log line names it (client, id, user). */
-        default String describeForLog() {
-            return "";
-        }
-
-        /** A whole response has been relayed (graceful shutdown closes sessions at such moments). */
-        default void onResponseComplete() {
-        }
-
-        /** Transaction pooling: who hears the session state the server reports; {@code null} in SESSION pooling. */
-        default ResponseTracker.StateListener stateListener() {
-            return null;
-        }
+        String describeForLog();
     }
 
-    /** Completion of a private exchange. Responses are whole packets, owned by the callee, who must release them. */
-    interface PrivateCallback {
-        void onComplete(List<List<ByteBuf>> responses, Throwable failure);
+    /** The pool a connection belongs to, told of its life. Called on the connection's event loop. */
+    public interface Owner {
+        void onOpened(BackendConnection connection);
+
+        void onClosed(BackendConnection connection);
+
+        /** A pooled connection gave up its {@code maxPoolSize} slot: it closed, or never connected. Once each. */
+        void slotReleased();
     }
 
     private enum Mode {
-        AUTHENTICATING,
-        PRIVATE,
+        /** Connecting and logging in ({@link BackendLogin}), then the post-login session check. */
+        LOGGING_IN,
+        /** In the pool's idle list: the server has nothing to say, and any byte from it means trouble. */
         IDLE,
+        /** Out of the idle list and not lent: being acquired, handed over or reset. */
+        HELD,
+        /** Lent to a session: responses to its commands go straight to its client channel. */
         RELAY,
         CLOSED
     }
 
-    private final EventLoopPool pool;
+    private final BackendEndpoint endpoint;
     private final SessionKey key;
-    private final ResponseTracker tracker;
-    private final long createdNanos = System.nanoTime();
+    private final Owner owner;
     private final Promise<BackendConnection> ready;
-    private final long loginTimeoutMillis;
+    private final ConnectionState state;
+    private final ResponseTracker tracker;
+    private final InFlightCommands inFlight;
+    private final FrameReader frames = new FrameReader(MAX_OWN_PACKET);
+    private final long createdNanos = System.nanoTime();
 
     private Channel channel;
-    private Mode mode = Mode.AUTHENTICATING;
-    private BackendAuthentication authentication;
-    private ScheduledFuture<?> loginTimeout;
-    private String schema;
-    private String characterSets;
-    private long idleSinceNanos;
-    private Session session;
-    private ByteBuf cumulation;
-    private boolean flushPending;
-    private boolean slotReleased;
+    private Mode mode = Mode.LOGGING_IN;
+    private BackendLogin login;
     private int serverConnectionId;
-    /** The session changed something the reset check cannot see (COM_SET_OPTION): never pool again. */
-    private boolean tainted;
+    private long idleSinceNanos;
+    /** Bytes of an own command's response not yet a whole packet. */
+    private ByteBuf cumulation;
+    private boolean slotReleased;
 
-    // ---- transaction pooling (issue #8) ----
-    /** The session trackers are on: the server reports state changes in OK packets. */
-    private final boolean trackingState;
-    /** What sessions have set on this connection since login (or the last reset), as the trackers reported it. */
-    private final SessionVariables variables = new SessionVariables();
-    /** The handshake variables' values at login, to return to them. */
-    private final Map<String, String> loginValues = new HashMap<>(8);
-    /** Prepared statements, by SQL text; {@code null} in SESSION pooling. */
-    private final StatementCache statements;
-    /** The session gave the connection back at the end of the response being relayed: pool it once written. */
-    private boolean detachAfterRelay;
-
-    private List<List<ByteBuf>> privateResponses;
-    private List<ByteBuf> privateCurrent;
-    private int privateExpected;
-    private PrivateCallback privateCallback;
-    private boolean responseDone;
-
-    // ---- operations (issue #5): set at bind from the session; timing is null when metrics and slow log are off ----
+    // Set while lent.
+    private Session session;
+    private CommandObserver observer;
     private LoopCounters counters;
-    private SlowQueryLog slowLog;
-    private CommandTiming timing;
+    /** Transaction pooling: who follows the session state the server reports; {@code null} in session pooling. */
+    private ResponseTracker.StateListener stateFollower;
+    /** A relayed response ended in the read being relayed: the session hears of it once the read is written. */
+    private boolean relayedCompleted;
+    private boolean flushPending;
 
     /**
-     * @param loginTimeoutMillis how long connecting and logging in may take
      * @param pooled whether the connection holds one of the pool's {@code maxPoolSize} slots; a health check's does
      *     not
+     * @param state what its server session holds; its schema is the one to log in with
      */
-    BackendConnection(EventLoopPool pool, SessionKey key, String schema, Promise<BackendConnection> ready,
-            long loginTimeoutMillis, boolean pooled) {
-        this.pool = pool;
-        this.loginTimeoutMillis = loginTimeoutMillis;
-        this.slotReleased = !pooled;
+    public BackendConnection(BackendEndpoint endpoint, SessionKey key, Owner owner, Promise<BackendConnection> ready,
+            long loginTimeoutMillis, boolean pooled, ConnectionState state) {
+        this.endpoint = endpoint;
         this.key = key;
-        this.schema = schema;
+        this.owner = owner;
         this.ready = ready;
+        this.state = state;
+        this.slotReleased = !pooled;
         this.tracker = new ResponseTracker(key.deprecateEof(), key.cacheMetadata(), this);
-        boolean multiplexing = pooled && pool.parent().pooling().multiplexing();
-        this.trackingState = multiplexing && Capabilities.has(key.capabilities(), Capabilities.CLIENT_SESSION_TRACK);
-        this.statements = multiplexing ? new StatementCache(pool.parent().pooling().preparedStatementCacheSize())
-                : null;
-        this.authentication = new BackendAuthentication(pool.dataSource().username(), pool.dataSource().password(),
-                key, schema, pool.dataSource().sslMode());
+        this.inFlight = new InFlightCommands(tracker);
+        this.login = new BackendLogin(this, new BackendAuthentication(endpoint.username(), endpoint.password(), key,
+                state.schema(), endpoint.sslMode()), loginTimeoutMillis);
+    }
+
+    public BackendEndpoint endpoint() {
+        return endpoint;
     }
 
     /** The data source this connection belongs to. */
     public String dataSourceName() {
-        return pool.dataSource().name();
+        return endpoint.dataSource();
     }
 
     /** {@code host:port} of the server, for messages. */
     public String address() {
-        return pool.address();
+        return endpoint.address();
     }
 
     /** The server's id of this connection, as {@code CONNECTION_ID()} returns it. */
@@ -203,9 +162,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         return key;
     }
 
-    /** The schema the server has selected, as last known; {@code null} for none. */
-    public String schema() {
-        return schema;
+    /** What the server session holds: schema, variables, prepared statements. */
+    public ConnectionState state() {
+        return state;
     }
 
     public Channel channel() {
@@ -217,53 +176,107 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         return tracker;
     }
 
-    long createdNanos() {
+    public long createdNanos() {
         return createdNanos;
     }
 
-    long idleSinceNanos() {
+    public long idleSinceNanos() {
         return idleSinceNanos;
     }
 
-    boolean isOpen() {
+    public boolean isOpen() {
         return mode != Mode.CLOSED && channel != null && channel.isActive();
     }
 
     // ---- lending to a session -------------------------------------------------------------------------------
 
-    /** Lends this idle connection to {@code target}: from now on responses go to its client channel. */
-    public void bind(Session target) {
-        if (mode != Mode.IDLE) {
-            throw new IllegalStateException("bind: " + mode + " (expected: IDLE)");
+    /**
+     * Lends this connection, taken from the pool, to {@code target}: from now on responses to its commands go to its
+     * client channel.
+     *
+     * @param commands where the commands' counts, times and slow ones are reported
+     * @param follower who follows the session state the server reports (transaction pooling), or {@code null}
+     */
+    public void bind(Session target, CommandObserver commands, ResponseTracker.StateListener follower) {
+        if (mode != Mode.HELD) {
+            throw new IllegalStateException("bind: " + mode + " (expected: HELD)");
         }
-        this.session = target;
-        this.mode = Mode.RELAY;
-        if (trackingState) {
-            tracker.followState(target.stateListener());
-        }
-        this.counters = target.loopCounters();
-        this.slowLog = target.slowQueryLog();
-        // Timing costs two clock reads per command: only when metrics or the slow-query log need it.
-        if (timing == null && (counters != null || (slowLog != null && slowLog.enabled()))) {
-            timing = new CommandTiming();
-        }
+        session = target;
+        observer = commands;
+        counters = commands == null ? null : commands.counters();
+        stateFollower = follower;
+        tracker.followState(follower != null && state.tracksState());
+        mode = Mode.RELAY;
         channel.config().setAutoRead(true);
     }
 
     /**
-     * Forwards one client frame (taken: the channel releases it once written). Nothing is flushed: the caller
-     * flushes once per read batch.
-     *
-     * @param expect the response kind to follow, one of {@code ResponseTracker.EXPECT_*}, or 0 when the frame has
-     *     no response of its own (continuation frames, LOCAL INFILE data, COM_STMT_CLOSE)
+     * Takes the connection back from its session. Commands of the session still in flight are forgotten (the pool
+     * closes a connection taken back mid-response).
      */
-    public void forward(ByteBuf frame, int expect) {
-        if (expect != 0) {
-            tracker.expect(expect);
-            if (timing != null) {
-                timing.started(frame, slowLog);
+    public void unbind() {
+        session = null;
+        observer = null;
+        counters = null;
+        stateFollower = null;
+        relayedCompleted = false;
+        tracker.summarize(false); // a traffic capture follows the session, not the connection
+        tracker.followState(false);
+        if (mode == Mode.RELAY) {
+            mode = Mode.HELD;
+            inFlight.abandonClientCommands();
+        }
+    }
+
+    /** Marks the connection out of the idle list: taken by the pool for a session or for a reset. */
+    public void markHeld() {
+        if (mode == Mode.IDLE) {
+            mode = Mode.HELD;
+        }
+    }
+
+    /** Marks the connection idle in the pool. */
+    public void markIdle() {
+        mode = Mode.IDLE;
+        idleSinceNanos = System.nanoTime();
+        channel.config().setAutoRead(true); // an idle server never writes; reading notices when it closes
+    }
+
+    /**
+     * Forwards one client command frame (taken: the channel releases it once written), whose response is relayed to
+     * the session's client. Nothing is flushed: the caller flushes once per read batch.
+     */
+    public void forward(ByteBuf frame, ResponseKind kind) {
+        forward(frame, kind, null, null, 0);
+    }
+
+    /**
+     * Forwards one client command frame (taken), with observers of its response.
+     *
+     * @param captured a traffic capture's record of the command, or {@code null}
+     * @param mapping transaction pooling's mapping of a prepared statement, or {@code null}
+     * @param replacementStatementId for a COM_STMT_PREPARE, the id the client is shown in place of the server's; 0
+     *     for none
+     */
+    public void forward(ByteBuf frame, ResponseKind kind, ResponseObserver captured, ResponseObserver mapping,
+            int replacementStatementId) {
+        if (kind == ResponseKind.NONE && inFlight.isEmpty()) {
+            if (captured != null) {
+                captured.onNoResponse();
+            }
+        } else {
+            InFlight entry = inFlight.add(kind, null, replacementStatementId);
+            entry.captured = captured;
+            entry.mapping = mapping;
+            if (kind != ResponseKind.NONE && observer != null && observer.timesCommands()) {
+                entry.start(frame, observer);
             }
         }
+        channel.write(frame, channel.voidPromise());
+    }
+
+    /** Forwards bytes that are not a command (the rest of a 16 MiB+ command, LOCAL INFILE data); taken. */
+    public void forwardData(ByteBuf frame) {
         channel.write(frame, channel.voidPromise());
     }
 
@@ -272,20 +285,44 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Marks a change the release check cannot verify, such as COM_SET_OPTION switching multi-statements: the
-     * connection is closed instead of pooled when its session ends.
+     * Sends commands of Sluice's own, pipelined, and collects their responses for them. Only when no response to a
+     * client's command is outstanding: the two must not interleave. A command that cannot be sent is failed at once.
      */
-    public void taint() {
-        tainted = true;
+    public void run(OwnCommand... commands) {
+        if (mode == Mode.CLOSED || channel == null || !channel.isActive()) {
+            BackendException closed = new BackendException("connection to " + address() + " is closed");
+            for (OwnCommand command : commands) {
+                command.fail(closed);
+            }
+            return;
+        }
+        if (inFlight.hasClientCommands()) {
+            // The session's and Sluice's responses would be mixed: a bug, and the connection's state is unknown.
+            log.warn("{}: own commands {} sent behind a client's response; closing the connection", this,
+                    java.util.Arrays.toString(commands));
+            BackendException error = new BackendException("own command behind a client's on " + address());
+            for (OwnCommand command : commands) {
+                command.fail(error);
+            }
+            channel.close();
+            return;
+        }
+        channel.config().setAutoRead(true); // relay backpressure may have paused reading; the answers must be read
+        for (OwnCommand command : commands) {
+            inFlight.add(command.response(), command, 0);
+            channel.write(command.encode(channel.alloc()), channel.voidPromise());
+        }
+        channel.flush();
     }
 
-    public boolean isTainted() {
-        return tainted;
+    /** Whether one of Sluice's own commands is in flight: the session's commands wait. */
+    public boolean runsOwnCommand() {
+        return inFlight.ownCommands() > 0;
     }
 
-    /** Whether the connection is idle between commands, with no response outstanding. */
+    /** Whether the connection is lent and idle between commands, with no response outstanding. */
     public boolean isBetweenCommands() {
-        return mode == Mode.RELAY && tracker.isIdle();
+        return mode == Mode.RELAY && inFlight.isEmpty() && tracker.isIdle();
     }
 
     /** Starts reading again once the client has drained what was relayed. */
@@ -295,131 +332,18 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** Takes the connection back from its session: it becomes private until the pool has reset it. */
-    void unbind() {
-        session = null;
-        counters = null;
-        slowLog = null;
-        if (timing != null) {
-            timing.clear();
-        }
-        tracker.summarize(null); // a traffic capture follows the session, not the connection
-        tracker.followState(null);
-        if (mode == Mode.RELAY) {
-            mode = Mode.IDLE;
-        }
-    }
-
-    /** Marks the connection idle in the pool. */
-    void markIdle() {
-        mode = Mode.IDLE;
-        idleSinceNanos = System.nanoTime();
-        channel.config().setAutoRead(true); // an idle server never writes; reading notices when it closes
-    }
-
-    /** Closes the connection; it never returns to the pool. */
-    public void close() {
-        if (channel == null) {
-            releaseSlot();
-        } else if (mode == Mode.IDLE && channel.isActive()) {
-            // Between commands the server expects one: say goodbye, so that it does not log an aborted connection.
-            mode = Mode.CLOSED;
-            channel.writeAndFlush(Packets.command(channel.alloc(), Command.COM_QUIT, null))
-                    .addListener(ChannelFutureListener.CLOSE);
-        } else {
-            channel.close();
-        }
-    }
-
-    // ---- transaction pooling (issue #8) ----------------------------------------------------------------------
-
-    /** Whether the server reports session state changes on this connection (its key has CLIENT_SESSION_TRACK). */
-    public boolean tracksState() {
-        return trackingState;
-    }
-
-    /** What sessions have set here since login; updated by the session bound to it as trackers report changes. */
-    public SessionVariables variables() {
-        return variables;
-    }
-
-    /** This connection's prepared statements; {@code null} in SESSION pooling. */
-    public StatementCache statements() {
-        return statements;
-    }
-
-    /** The bound session changed schema (the schema tracker said so). */
-    public void schemaChanged(String newSchema) {
-        schema = newSchema;
+    /** Starts or stops summing each response up for the session's traffic capture. */
+    public void summarizeResponses(boolean on) {
+        tracker.summarize(on);
     }
 
     /**
-     * The bound session is done with this connection once the response now being relayed has reached its client:
-     * the connection then goes back to the pool as it is, without a reset, its state known by {@link #variables()}.
-     * Call while that response's last packet is being scanned ({@link Session#onResponseComplete()}).
+     * The session's traffic capture ended: the commands in flight will not be recorded. Their records hear
+     * {@link ResponseObserver#onAbandoned()} now, in order.
      */
-    public void detachWhenRelayed() {
-        detachAfterRelay = true;
-    }
-
-    /**
-     * Makes this connection's session variables those of {@code wanted}, with one {@code SET SESSION} statement, or
-     * none when they match. Called on an idle connection about to be lent.
-     *
-     * @param done receives {@code null} on success, or the failure; the connection is closed after a failure
-     */
-    public void syncVariables(SessionVariables wanted, Consumer<BackendException> done) {
-        String statement = SessionVariables.syncStatement(variables, wanted, loginValues);
-        if (statement == null) {
-            done.accept(null);
-            return;
-        }
-        runPrivate(List.of(Packets.command(channel.alloc(), Command.COM_QUERY, statement)),
-                new int[] {ResponseTracker.EXPECT_RESULT}, (responses, failure) -> {
-                    try {
-                        if (failure != null) {
-                            done.accept(new BackendException("restoring session variables on " + address()
-                                    + " failed", failure));
-                            return;
-                        }
-                        ByteBuf answer = Packets.payload(responses.get(0).get(0));
-                        if (Packets.isErr(answer)) {
-                            BackendError error = Packets.parseErr(answer);
-                            log.debug("backend {} refused {}: {}", address(), statement, error.message());
-                            channel.close(); // its variables are now half set: unknown state
-                            done.accept(new BackendException("restoring session variables refused", error));
-                        } else {
-                            variables.copyFrom(wanted);
-                            mode = Mode.IDLE;
-                            done.accept(null);
-                        }
-                    } finally {
-                        releaseAll(responses);
-                    }
-                });
-    }
-
-    /**
-     * Sends one command of Sluice's own while lent to a session (a prepare on the session's behalf), collects its
-     * whole response, then relays again. The callback owns the response packets.
-     */
-    public void exchangeWhileBound(ByteBuf command, int kind, PrivateExchange callback) {
-        if (mode != Mode.RELAY) {
-            command.release();
-            callback.onComplete(null, new BackendException("connection to " + address() + " is " + mode));
-            return;
-        }
-        runPrivate(List.of(command), new int[] {kind}, (responses, failure) -> {
-            if (mode == Mode.PRIVATE) {
-                mode = Mode.RELAY;
-            }
-            callback.onComplete(responses == null ? null : responses.get(0), failure);
-        });
-    }
-
-    /** A private exchange's outcome: the response's whole packets (owned by the callee), or a failure. */
-    public interface PrivateExchange {
-        void onComplete(List<ByteBuf> packets, Throwable failure);
+    public void endCapture() {
+        inFlight.endCapture();
+        tracker.summarize(false);
     }
 
     /** Closes a server-side statement (COM_STMT_CLOSE has no response); written, flushed with what follows. */
@@ -430,187 +354,42 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         channel.write(Packets.finishFrame(close, 0), channel.voidPromise());
     }
 
-    // ---- private exchanges ----------------------------------------------------------------------------------
-
-    /** Sends commands Sluice itself needs answered (not relayed) and collects their whole responses. */
-    void runPrivate(List<ByteBuf> commands, int[] kinds, PrivateCallback callback) {
-        if (privateCallback != null) {
-            // Two of Sluice's own exchanges at once on one connection would mix their answers and drop the first
-            // one's packets. It must not happen; if it does, the connection is in an unknown state: close it, and
-            // tell both callers.
-            log.warn("{}: a second private exchange started before the first ended; closing the connection", this);
-            commands.forEach(ByteBuf::release);
-            fail(new BackendException("overlapping private exchanges on " + address()));
-            callback.onComplete(null, new BackendException("overlapping private exchanges on " + address()));
-            return;
+    /** Closes the connection; it never returns to the pool. */
+    public void close() {
+        if (channel == null) {
+            return; // not registered yet: the pool's connect listener closes what it opened
         }
-        mode = Mode.PRIVATE;
-        channel.config().setAutoRead(true); // relay backpressure may have paused reading; the answers must be read
-        privateResponses = new ArrayList<>(kinds.length);
-        privateCurrent = new ArrayList<>();
-        privateExpected = kinds.length;
-        privateCallback = callback;
-        for (int i = 0; i < kinds.length; i++) {
-            tracker.expect(kinds[i]);
-            channel.write(commands.get(i), channel.voidPromise());
-        }
-        channel.flush();
-    }
-
-    /** COM_RESET_CONNECTION plus the session check; on success the connection is clean and matches its key. */
-    void reset(Runnable onClean, Runnable onDirty) {
-        List<ByteBuf> commands = new ArrayList<>(3);
-        commands.add(Packets.command(channel.alloc(), Command.COM_RESET_CONNECTION, null));
-        if (trackingState) {
-            commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_TRACKERS));
-        }
-        commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY));
-        int[] kinds = trackingState
-                ? new int[] {ResponseTracker.EXPECT_SINGLE, ResponseTracker.EXPECT_RESULT, ResponseTracker.EXPECT_RESULT}
-                : new int[] {ResponseTracker.EXPECT_SINGLE, ResponseTracker.EXPECT_RESULT};
-        runPrivate(commands, kinds,
-                (responses, failure) -> {
-                    try {
-                        if (failure == null && allOk(responses, responses.size() - 1)
-                                && readSessionCheck(responses.get(responses.size() - 1), false)) {
-                            variables.clear();
-                            if (statements != null) {
-                                statements.clear();
-                            }
-                            onClean.run();
-                        } else {
-                            onDirty.run();
-                        }
-                    } finally {
-                        releaseAll(responses);
-                    }
-                });
-    }
-
-    /** Whether the first {@code count} responses are not ERR packets. */
-    private static boolean allOk(List<List<ByteBuf>> responses, int count) {
-        for (int i = 0; i < count; i++) {
-            if (Packets.isErr(Packets.payload(responses.get(i).get(0)))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** COM_INIT_DB; the callback receives {@code null} on success or the server's refusal. */
-    void selectSchema(String newSchema, Consumer<BackendException> done) {
-        runPrivate(List.of(Packets.command(channel.alloc(), Command.COM_INIT_DB, newSchema)),
-                new int[] {ResponseTracker.EXPECT_SINGLE}, (responses, failure) -> {
-                    try {
-                        if (failure != null) {
-                            done.accept(new BackendException("COM_INIT_DB failed on " + address(), failure));
-                            return;
-                        }
-                        ByteBuf answer = Packets.payload(responses.get(0).get(0));
-                        if (Packets.isErr(answer)) {
-                            mode = Mode.IDLE;
-                            done.accept(new BackendException("COM_INIT_DB refused", Packets.parseErr(answer)));
-                        } else {
-                            schema = newSchema;
-                            mode = Mode.IDLE;
-                            done.accept(null);
-                        }
-                    } finally {
-                        releaseAll(responses);
-                    }
-                });
-    }
-
-    /**
-     * Reads the session check row. At login it records the character sets; later it compares them.
-     *
-     * @return whether the connection still matches what it had at login
-     */
-    private boolean readSessionCheck(List<ByteBuf> response, boolean atLogin) {
-        String[] row = singleRow(response, key.deprecateEof(), 7);
-        if (row == null) {
-            return false;
-        }
-        String charsets = row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4];
-        if (atLogin) {
-            characterSets = charsets;
-            for (int i = 0; i < SessionVariables.HANDSHAKE_VARIABLES.size(); i++) {
-                loginValues.put(SessionVariables.HANDSHAKE_VARIABLES.get(i), row[i + 1]);
-            }
-        } else if (!charsets.equals(characterSets)) {
-            log.debug("backend {} changed character sets {} -> {}: closing it", address(), characterSets, charsets);
-            return false;
-        }
-        schema = row[0];
-        return true;
-    }
-
-    /** The one row of a text result of {@code columns} columns, or {@code null} on ERR or no row. */
-    public static String[] singleRow(List<ByteBuf> packets, boolean deprecateEof, int columns) {
-        if (packets.isEmpty() || Packets.isErr(Packets.payload(packets.get(0)))) {
-            return null;
-        }
-        int rowIndex = 1 + columns + (deprecateEof ? 0 : 1);
-        if (packets.size() <= rowIndex) {
-            return null;
-        }
-        ByteBuf row = Packets.payload(packets.get(rowIndex));
-        int first = row.getUnsignedByte(row.readerIndex());
-        if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
-            return null;
-        }
-        String[] values = new String[columns];
-        for (int i = 0; i < columns; i++) {
-            values[i] = Packets.readLenencString(row);
-        }
-        return values;
-    }
-
-
-    static void releaseAll(List<List<ByteBuf>> responses) {
-        if (responses == null) {
-            return;
-        }
-        for (List<ByteBuf> response : responses) {
-            for (ByteBuf frame : response) {
-                frame.release();
-            }
+        if (mode == Mode.IDLE && channel.isActive()) {
+            // Between commands the server expects one: say goodbye, so that it does not log an aborted connection.
+            mode = Mode.CLOSED;
+            channel.writeAndFlush(Packets.command(channel.alloc(), Command.COM_QUIT, null))
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
         }
     }
 
-    // ---- channel events -------------------------------------------------------------------------------------
+    // ---- the response stream --------------------------------------------------------------------------------
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+    }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        channel = ctx.channel();
-        pool.onOpened(this);
-        long timeout = loginTimeoutMillis;
-        loginTimeout = ctx.executor().schedule(() -> {
-            if (mode == Mode.AUTHENTICATING) {
-                fail(new BackendException("login to " + address() + " timed out after " + timeout + " ms"));
-            }
-        }, timeout, TimeUnit.MILLISECONDS);
+        owner.onOpened(this);
+        login.start(ctx.channel());
         ctx.fireChannelActive();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf buf = (ByteBuf) msg;
-        switch (mode) {
-            case RELAY:
-                relay(buf);
-                break;
-            case AUTHENTICATING:
-            case PRIVATE:
-                readPackets(buf);
-                break;
-            default:
-                buf.release();
-                if (mode == Mode.IDLE) {
-                    // An idle server has nothing to say: a timeout notice or garbage. Unknown state: close.
-                    log.debug("backend {} sent data while idle in the pool: closing it", address());
-                    channel.close();
-                }
+        if (mode == Mode.RELAY && inFlight.ownCommands() == 0) {
+            relay(buf);
+        } else {
+            readPackets(buf);
         }
     }
 
@@ -629,14 +408,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             counters.bytesOut(buf.readableBytes());
         }
         client.write(buf, client.voidPromise());
-        if (detachAfterRelay) {
-            // Transaction pooling: the response that ended in this buffer was the transaction's last. The session
-            // has already let go; flush its bytes now, then the connection is free for the next session.
-            detachAfterRelay = false;
-            flushPending = false;
-            client.flush();
-            pool.giveBack(this);
-            return;
+        if (relayedCompleted) {
+            relayedCompleted = false;
+            session.onResponsesRelayed();
+            if (session == null) {
+                // Transaction pooling: the session let the connection go with this response, its last: its bytes
+                // leave now, since this connection no longer flushes for it.
+                flushPending = false;
+                client.flush();
+                return;
+            }
         }
         if (client.isWritable()) {
             flushPending = true; // flushed once at the end of the read batch
@@ -662,44 +443,29 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (session instanceof WritabilityListener listener) {
-            listener.onBackendWritabilityChanged(ctx.channel().isWritable());
-        }
-        ctx.fireChannelWritabilityChanged();
-    }
-
-    /** Told when the backend socket can take more client bytes, so the client is read again. */
-    public interface WritabilityListener {
-        void onBackendWritabilityChanged(boolean writable);
-    }
-
+    /** The login's packets, and the responses to Sluice's own commands, as whole packets. */
     private void readPackets(ByteBuf buf) {
         cumulation = ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(channel.alloc(),
                 cumulation == null ? Unpooled.EMPTY_BUFFER : cumulation, buf);
         try {
-            while (cumulation != null && cumulation.readableBytes() >= Packets.HEADER_SIZE) {
-                int length = Packets.payloadLength(cumulation, cumulation.readerIndex());
-                if (cumulation.readableBytes() < Packets.HEADER_SIZE + length) {
-                    break;
-                }
-                ByteBuf frame = cumulation.readRetainedSlice(Packets.HEADER_SIZE + length);
-                if (mode == Mode.AUTHENTICATING) {
-                    onLoginPacket(frame);
-                } else if (mode == Mode.PRIVATE) {
-                    onPrivatePacket(frame);
+            for (ByteBuf frame; cumulation != null && (frame = frames.next(cumulation)) != null; ) {
+                if (login != null && login.isAuthenticating()) {
+                    login.onPacket(frame);
+                } else if (inFlight.ownCommands() > 0) {
+                    inFlight.headCommand().add(frame); // the command collects the packets of its response
+                    tracker.scan(frame); // may end the response, which hands them over
                 } else {
                     frame.release();
-                    log.debug("backend {} sent an unexpected packet: closing it", address());
+                    // An idle server has nothing to say: a timeout notice or garbage. Unknown state: close.
+                    log.debug("backend {} sent data while {}: closing it", address(), mode);
                     channel.close();
                     break;
                 }
             }
         } catch (BackendException e) {
-            fail(e);
+            failed(e);
         } catch (RuntimeException e) {
-            fail(new BackendException("protocol error from " + address() + ": " + e.getMessage(), e));
+            failed(new BackendException("protocol error from " + address() + ": " + e.getMessage(), e));
         } finally {
             if (cumulation != null && !cumulation.isReadable()) {
                 cumulation.release();
@@ -708,118 +474,39 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void onLoginPacket(ByteBuf frame) throws BackendException {
-        BackendAuthentication.Step step;
-        try {
-            step = authentication.onPacket(frame, channel.alloc());
-        } finally {
-            frame.release();
-        }
-        ByteBuf reply = authentication.takeReply();
-        if (reply != null) {
-            channel.writeAndFlush(reply, channel.voidPromise());
-        }
-        if (step == BackendAuthentication.Step.START_TLS) {
-            startTls();
-            return;
-        }
-        if (step == BackendAuthentication.Step.DONE) {
-            serverConnectionId = authentication.serverConnectionId();
-            authentication = null;
-            loginTimeout.cancel(false);
-            List<ByteBuf> commands = new ArrayList<>(2);
-            if (trackingState) {
-                commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_TRACKERS));
-            }
-            commands.add(Packets.command(channel.alloc(), Command.COM_QUERY, SESSION_CHECK_QUERY));
-            int[] kinds = trackingState ? new int[] {ResponseTracker.EXPECT_RESULT, ResponseTracker.EXPECT_RESULT}
-                    : new int[] {ResponseTracker.EXPECT_RESULT};
-            runPrivate(commands, kinds, (responses, failure) -> {
-                        try {
-                            if (failure == null && allOk(responses, responses.size() - 1)
-                                    && readSessionCheck(responses.get(responses.size() - 1), true)) {
-                                mode = Mode.IDLE;
-                                idleSinceNanos = System.nanoTime();
-                                ready.trySuccess(this);
-                            } else {
-                                fail(new BackendException("session check failed on " + address(), failure));
-                            }
-                        } finally {
-                            releaseAll(responses);
-                        }
-                    });
-        }
-    }
-
-    /**
-     * Switches to TLS after the SSLRequest went out: the handler goes first in the pipeline (the SSLRequest has
-     * already passed it in plain text) and starts the handshake; the login goes on over TLS once it is done.
-     */
-    private void startTls() {
-        BackendPool parent = pool.parent();
-        SslHandler tls = parent.tls().newHandler(channel.alloc(), parent.host(), parent.port());
-        channel.pipeline().addFirst("tls", tls);
-        tls.handshakeFuture().addListener(f -> {
-            if (mode != Mode.AUTHENTICATING || authentication == null) {
-                return;
-            }
-            if (f.isSuccess()) {
-                channel.writeAndFlush(authentication.afterTls(channel.alloc()), channel.voidPromise());
-            } else {
-                fail(new BackendException("TLS handshake with " + address() + " (sslMode "
-                        + pool.dataSource().sslMode() + ") failed: " + rootMessage(f.cause()), f.cause()));
-            }
-        });
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
-    }
-
-    private void onPrivatePacket(ByteBuf frame) {
-        if (privateCallback == null) {
-            // The exchange already ended in failure earlier in this read batch (fail() closes the channel, but the
-            // close lands after this batch): the rest of the batch belongs to nobody.
-            frame.release();
-            return;
-        }
-        privateCurrent.add(frame);
-        responseDone = false;
-        tracker.scan(frame);
-        if (responseDone) {
-            privateResponses.add(privateCurrent);
-            privateCurrent = new ArrayList<>();
-            if (privateResponses.size() == privateExpected) {
-                PrivateCallback callback = privateCallback;
-                List<List<ByteBuf>> responses = privateResponses;
-                privateCallback = null;
-                privateResponses = null;
-                privateCurrent = null;
-                callback.onComplete(responses, null);
-            }
-        }
-    }
-
+    /** The tracker saw the oldest command's response end: its entry is done, and the next one's response begins. */
     @Override
     public void onResponseComplete() {
-        responseDone = true;
-        if (mode == Mode.RELAY && session != null) {
-            if (timing != null) {
-                timing.completed(tracker.lastResponseFailed(), counters, slowLog, this);
-            }
-            session.onResponseComplete();
+        OwnCommand own = inFlight.completeHead(observer, this);
+        if (own == null) {
+            relayedCompleted = true;
+        } else {
+            own.complete(); // after the next response began: the command may send more of Sluice's own
+        }
+    }
+
+    // The state the server reports goes to the session's follower, unless it answers one of Sluice's own commands
+    // (which never runs beside a client's): those change nothing the session set.
+
+    @Override
+    public void onOk(long affectedRows, long lastInsertId) {
+        if (stateFollower != null && inFlight.ownCommands() == 0) {
+            stateFollower.onOk(affectedRows, lastInsertId);
         }
     }
 
     @Override
-    public String describeForLog() {
-        Session current = session;
-        return (current == null ? "" : current.describeForLog() + " ") + "backend=" + dataSourceName() + " schema="
-                + schema;
+    public void onSessionState(byte[] okPayload) {
+        if (stateFollower != null && inFlight.ownCommands() == 0) {
+            stateFollower.onSessionState(okPayload);
+        }
+    }
+
+    @Override
+    public void onUntrackedStateChange() {
+        if (stateFollower != null && inFlight.ownCommands() == 0) {
+            stateFollower.onUntrackedStateChange();
+        }
     }
 
     @Override
@@ -829,36 +516,53 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void fail(Throwable cause) {
-        BackendException error = cause instanceof BackendException be ? be
-                : new BackendException("backend " + address() + " failed", cause);
-        ready.tryFailure(error);
-        if (privateCallback != null) {
-            PrivateCallback callback = privateCallback;
-            privateCallback = null;
-            releaseAll(privateResponses);
-            if (privateCurrent != null) {
-                privateCurrent.forEach(ByteBuf::release);
-            }
-            privateResponses = null;
-            privateCurrent = null;
-            try {
-                callback.onComplete(null, error);
-            } finally {
-                if (channel != null) {
-                    channel.close();
-                }
-            }
-        } else if (channel != null) {
-            channel.close();
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (session != null && ctx.channel().isWritable()) {
+            session.onBackendWritable();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    // ---- login ----------------------------------------------------------------------------------------------
+
+    /** The login and its session check succeeded: the connection is ready for the pool. */
+    void loggedIn(int connectionId) {
+        serverConnectionId = connectionId;
+        login = null;
+        mode = Mode.HELD;
+        idleSinceNanos = System.nanoTime();
+        ready.trySuccess(this);
+    }
+
+    /** Whether the connection still logs in (the login's own commands run); false once ready, failed or closed. */
+    boolean isLoggingIn() {
+        return mode == Mode.LOGGING_IN;
+    }
+
+    /** The login failed or timed out: the connection closes and whoever waits for it hears why. */
+    void loginFailed(BackendException cause) {
+        if (mode == Mode.LOGGING_IN) {
+            failed(cause);
         }
     }
 
     /** Called when the TCP connect itself failed: the channel never became active. */
-    void connectFailed(Throwable cause) {
+    public void connectFailed(Throwable cause) {
         releaseSlot();
         ready.tryFailure(new BackendException("cannot connect to " + dataSourceName() + " (" + address() + "): "
                 + cause.getMessage(), cause));
+    }
+
+    // ---- failure and close ----------------------------------------------------------------------------------
+
+    /** Something went wrong on the connection: whoever waits hears why, and it closes. */
+    private void failed(BackendException cause) {
+        ready.tryFailure(cause);
+        inFlight.fail(cause);
+        if (channel != null) {
+            channel.close();
+        }
     }
 
     @Override
@@ -866,25 +570,27 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         Mode was = mode;
         log.debug("{} closed", this);
         mode = Mode.CLOSED;
-        if (loginTimeout != null) {
-            loginTimeout.cancel(false);
+        if (login != null) {
+            login.finish();
         }
         if (cumulation != null) {
             cumulation.release();
             cumulation = null;
         }
+        boolean responseStarted = tracker.isResponseStarted();
         try {
             releaseSlot();
-            pool.onClosed(this);
+            owner.onClosed(this);
         } finally {
             // Runs even when the pool's bookkeeping throws (a loop already stopping): an unfinished exchange's
             // packets are released here and its caller is told, or they leak.
-            if (was == Mode.AUTHENTICATING || was == Mode.PRIVATE) {
-                fail(new BackendException("connection to " + address() + " closed"));
-            } else if (was == Mode.RELAY && session != null) {
+            BackendException closed = new BackendException("connection to " + address() + " closed");
+            ready.tryFailure(closed);
+            inFlight.fail(closed);
+            if (was == Mode.RELAY && session != null) {
                 Session lost = session;
                 session = null;
-                lost.onBackendLost(this, tracker.isResponseStarted());
+                lost.onBackendLost(this, responseStarted);
             }
             ctx.fireChannelInactive();
         }
@@ -899,14 +605,15 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private void releaseSlot() {
         if (!slotReleased) {
             slotReleased = true;
-            pool.slotReleasedHere();
-            try {
-                pool.parent().slotFreed();
-            } catch (RejectedExecutionException e) {
-                // Sluice is stopping and another loop has already ended: nobody waits for the slot any more. Not
-                // catching this would end channelInactive early and leak the buffers of an unfinished exchange.
-            }
+            owner.slotReleased();
         }
+    }
+
+    @Override
+    public String describeForLog() {
+        Session current = session;
+        return (current == null ? "" : current.describeForLog() + " ") + "backend=" + dataSourceName() + " schema="
+                + state.schema();
     }
 
     @Override

@@ -3,8 +3,6 @@ package io.sluice.codec;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.sluice.protocol.PacketTooLargeException;
-import io.sluice.protocol.Packets;
 import java.util.List;
 
 /**
@@ -21,19 +19,17 @@ import java.util.List;
  * or pass it on.
  */
 public final class PacketFrameDecoder extends ByteToMessageDecoder {
-    private final int maxPacketSize;
-    /** Bytes of the logical packet so far, while its frames are 16 MiB - 1 long. */
-    private long logicalLength;
+    private final FrameReader frames;
     /** True while a whole-frame read is being passed on. */
     private boolean passingOn;
 
     public PacketFrameDecoder(int maxPacketSize) {
-        this.maxPacketSize = maxPacketSize;
+        this.frames = new FrameReader(maxPacketSize);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!passingOn && msg instanceof ByteBuf in && isOneWholeFrame(in) && !internalBuffer().isReadable()) {
+        if (!passingOn && msg instanceof ByteBuf in && frames.isOneWholeFrame(in) && !internalBuffer().isReadable()) {
             // A read that arrives while this one is passed on (only a transport that reads synchronously in read()
             // does that) takes the decoder's own path. So does any read while bytes are buffered: frames stay in
             // order. One difference from the decoder's path: when a later read in the same batch leaves a partial
@@ -50,34 +46,10 @@ public final class PacketFrameDecoder extends ByteToMessageDecoder {
         super.channelRead(ctx, msg);
     }
 
-    /**
-     * Whether {@code in} is one frame, whole, that {@link #decode} would emit as it is: not part of a packet split
-     * into 16 MiB frames, and within the size limit.
-     */
-    private boolean isOneWholeFrame(ByteBuf in) {
-        int readable = in.readableBytes();
-        if (readable < Packets.HEADER_SIZE || logicalLength != 0) {
-            return false;
-        }
-        int length = Packets.payloadLength(in, in.readerIndex());
-        return readable == Packets.HEADER_SIZE + length && length < Packets.MAX_PAYLOAD && length <= maxPacketSize;
-    }
-
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (in.readableBytes() >= Packets.HEADER_SIZE) {
-            int start = in.readerIndex();
-            int length = Packets.payloadLength(in, start);
-            long total = logicalLength + length;
-            if (total > maxPacketSize) {
-                in.skipBytes(in.readableBytes());
-                throw new PacketTooLargeException(total, maxPacketSize);
-            }
-            if (in.readableBytes() < Packets.HEADER_SIZE + length) {
-                return; // <header> <here: the rest of the payload has not arrived>
-            }
-            logicalLength = length == Packets.MAX_PAYLOAD ? total : 0;
-            out.add(in.readRetainedSlice(Packets.HEADER_SIZE + length));
+        for (ByteBuf frame; (frame = frames.next(in)) != null; ) {
+            out.add(frame);
         }
     }
 }

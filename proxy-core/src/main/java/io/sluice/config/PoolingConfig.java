@@ -26,12 +26,13 @@ public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize) {
         return new PoolingConfig(PoolingMode.SESSION, DEFAULT_PREPARED_STATEMENT_CACHE_SIZE);
     }
 
-    /** Transaction-level multiplexing with the default statement cache. */
+    /** Transaction pooling with the default statement cache. */
     public static PoolingConfig transaction() {
         return new PoolingConfig(PoolingMode.TRANSACTION, DEFAULT_PREPARED_STATEMENT_CACHE_SIZE);
     }
 
-    public boolean multiplexing() {
+    /** Whether sessions give their backend connection back between transactions. */
+    public boolean transactionPooling() {
         return mode == PoolingMode.TRANSACTION;
     }
 }

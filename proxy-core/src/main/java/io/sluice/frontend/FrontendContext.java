@@ -1,13 +1,15 @@
 package io.sluice.frontend;
 
 import io.netty.util.concurrent.EventExecutor;
-import io.sluice.backend.BackendPool;
 import io.sluice.backend.BackendServerInfo;
+import io.sluice.backend.pool.BackendPool;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.capture.TrafficCapture;
+import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
-import io.sluice.metrics.LoopCounters;
+import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.pooling.PinReason;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
 import java.util.List;
@@ -16,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What every client session shares: configuration, users, the backends' face and pools. Built once at start;
@@ -36,12 +39,13 @@ public final class FrontendContext {
     private final AtomicInteger clientConnections = new AtomicInteger();
     private final TrafficCapture capture = new TrafficCapture();
 
-    // ---- operations (issue #5) ----
     /** Per-loop command and byte counters; {@code null} when metrics are off. */
     private final TrafficCounters traffic;
     private final SlowQueryLog slowQueryLog;
+    /** Each loop's {@link CommandObserver}, made once per loop. */
+    private final Map<EventExecutor, CommandObserver> observers = new ConcurrentHashMap<>();
     /** Logged-in or logging-in sessions, for graceful shutdown and {@code /api/sessions}. */
-    private final Set<FrontendSession> sessions = ConcurrentHashMap.newKeySet();
+    private final Set<ClientSession> sessions = ConcurrentHashMap.newKeySet();
     /** Set once graceful shutdown refuses new connections. */
     private volatile boolean closing;
     private final AtomicLong accepted = new AtomicLong();
@@ -49,10 +53,9 @@ public final class FrontendContext {
     private final AtomicLong rejectedClosing = new AtomicLong();
     private final AtomicLong authFailures = new AtomicLong();
     /** Transaction pooling: sessions pinned, by {@link PinReason} ordinal. Counted per pin, never per command. */
-    private final java.util.concurrent.atomic.AtomicLongArray pins =
-            new java.util.concurrent.atomic.AtomicLongArray(PinReason.values().length);
+    private final AtomicLongArray pins = new AtomicLongArray(PinReason.values().length);
     /** Session or transaction pooling: fixed at start (a reload that changes it needs a restart). */
-    private final io.sluice.config.PoolingConfig pooling;
+    private final PoolingConfig pooling;
 
     public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
             Map<String, BackendPool> pools) {
@@ -78,7 +81,7 @@ public final class FrontendContext {
         int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
         this.capabilities = serverInfo.hasMariaDbCapabilities() ? offered : offered | Capabilities.CLIENT_LONG_PASSWORD;
         this.mariaDbCapabilities = serverInfo.hasMariaDbCapabilities()
-                ? Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), pooling.multiplexing()) : 0;
+                ? Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), pooling.transactionPooling()) : 0;
     }
 
     public ProxyConfig config() {
@@ -128,8 +131,6 @@ public final class FrontendContext {
         return target != null ? target : requested;
     }
 
-    // ---- operations (issue #5): reload, graceful shutdown, metrics ------------------------------------------
-
     /** Applies a reloaded configuration: users and databaseName take effect for the next login. */
     public void reconfigure(ProxyConfig newConfig) {
         this.users = new ProxyUsers(newConfig.users());
@@ -149,19 +150,16 @@ public final class FrontendContext {
         pools.remove(name);
     }
 
-    /** The counters of a session's loop; {@code null} with metrics off. */
-    LoopCounters loopCounters(EventExecutor loop) {
-        return traffic == null ? null : traffic.forLoop(loop);
-    }
-
-    SlowQueryLog slowQueryLog() {
-        return slowQueryLog;
+    /** Where a loop's sessions report their commands: its counters (none with metrics off) and the slow-query log. */
+    CommandObserver commandObserver(EventExecutor loop) {
+        return observers.computeIfAbsent(loop,
+                l -> new CommandObserver(traffic == null ? null : traffic.forLoop(l), slowQueryLog));
     }
 
     /** Graceful shutdown: refuse new connections and close every session at its first idle moment. */
     public void startClosing() {
         closing = true;
-        for (FrontendSession session : sessions) {
+        for (ClientSession session : sessions) {
             session.closeWhenIdle();
         }
     }
@@ -170,19 +168,19 @@ public final class FrontendContext {
         return closing;
     }
 
-    void sessionOpened(FrontendSession session) {
+    void sessionOpened(ClientSession session) {
         sessions.add(session);
         if (closing) {
             session.closeWhenIdle(); // raced with startClosing
         }
     }
 
-    void sessionClosed(FrontendSession session) {
+    void sessionClosed(ClientSession session) {
         sessions.remove(session);
     }
 
     /** The sessions open now, for the admin API. */
-    public List<FrontendSession> sessions() {
+    public List<ClientSession> sessions() {
         return List.copyOf(sessions);
     }
 
@@ -191,7 +189,7 @@ public final class FrontendContext {
     }
 
     /** Session or transaction pooling, as Sluice started with. */
-    public io.sluice.config.PoolingConfig pooling() {
+    public PoolingConfig pooling() {
         return pooling;
     }
 

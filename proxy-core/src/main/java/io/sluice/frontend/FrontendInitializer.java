@@ -9,7 +9,7 @@ import io.sluice.tls.SslRequestHandler;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client pipeline: frames, then the session; one job each. Two more handlers only where configured: the
+ * The client pipeline: frames, then the login, which replaces itself with the command relay; one job each. Two more handlers only where configured: the
  * SSLRequest check while TLS is on (gone after the first packet) and the idle check when
  * {@code server.idleTimeoutMilliseconds} is set.
  */
@@ -36,6 +36,6 @@ public final class FrontendInitializer extends ChannelInitializer<SocketChannel>
             pipeline.addLast("idle", new IdleStateHandler(security.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
         }
         pipeline.addLast("frames", new PacketFrameDecoder(context.config().server().maxPacketSize()))
-                .addLast("session", new FrontendSession(context, security));
+                .addLast("login", new ClientHandshakeHandler(context, security));
     }
 }

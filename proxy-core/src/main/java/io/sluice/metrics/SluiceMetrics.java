@@ -27,8 +27,8 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import io.sluice.BackendSnapshot;
-import io.sluice.frontend.PinReason;
+import io.sluice.api.BackendSnapshot;
+import io.sluice.pooling.PinReason;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.frontend.FrontendContext;
@@ -92,7 +92,7 @@ public final class SluiceMetrics implements AutoCloseable {
                 .tag("reason", "shutdown").description("Client connections refused").register(registry);
         FunctionCounter.builder("sluice.client.auth.failures", context, FrontendContext::authenticationFailures)
                 .description("Logins refused for a wrong password or an unknown user").register(registry);
-        if (context.pooling().multiplexing()) {
+        if (context.pooling().transactionPooling()) {
             for (PinReason reason : PinReason.values()) {
                 FunctionCounter.builder("sluice.session.pins", context, c -> c.pins(reason))
                         .tag("reason", reason.label())

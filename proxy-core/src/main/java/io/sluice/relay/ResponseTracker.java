@@ -7,82 +7,62 @@ import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.ServerStatus;
 
 /**
- * Follows a backend's responses as they stream past, without buffering or copying them, so the session always knows
- * whether its backend connection is idle, inside a transaction, or in the middle of a response.
+ * Follows a backend's responses as they stream past, without buffering or copying them, so the connection always
+ * knows whether it is idle, inside a transaction, or in the middle of a response.
  *
  * <p>It reads only packet headers and the first few payload bytes of each packet (TiProxy's idea of classifying a
  * packet from its first bytes): enough to tell OK, ERR, EOF and LOCAL INFILE packets apart, to count column
  * definitions, and to read the status flags that end a result. Rows are never parsed. Bytes may arrive split
  * anywhere, even inside a header; the tracker carries its position from one buffer to the next.
  *
- * <p>Commands are announced with {@link #expect(int)} as they are forwarded, so pipelined commands are followed in
- * order. Not thread-safe: it lives on its connection's event loop.
+ * <p>It follows one response at a time: its owner {@link #begin begins} each one, and is told through its
+ * {@link Listener} when it is complete, at which point the owner begins the next (pipelined commands wait in the
+ * owner's in-flight queue, not here). Not thread-safe: it lives on its connection's event loop.
  *
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response.html">COM_QUERY
  *     response</a>
  */
 public final class ResponseTracker {
 
-    /** A text result: OK, ERR, LOCAL INFILE request or result sets (COM_QUERY, COM_PROCESS_INFO). */
-    public static final int EXPECT_RESULT = 1;
-    /** A binary result: OK, ERR or a result set, possibly only its metadata when a cursor opens (COM_STMT_EXECUTE). */
-    public static final int EXPECT_BINARY_RESULT = 2;
-    /** Binary rows and a terminator (COM_STMT_FETCH). */
-    public static final int EXPECT_ROWS = 3;
-    /** COM_STMT_PREPARE_OK with parameter and column definitions, or ERR. */
-    public static final int EXPECT_PREPARE = 4;
-    /** Column definitions ended by EOF, or ERR (COM_FIELD_LIST). */
-    public static final int EXPECT_FIELD_LIST = 5;
-    /** Exactly one packet: OK, ERR, EOF or a status string (COM_PING, COM_INIT_DB, COM_STATISTICS, ...). */
-    public static final int EXPECT_SINGLE = 6;
-
     /** Enough for an OK packet's header byte, two 9-byte lenencs and the status flags. */
     private static final int HEAD_MAX = 32;
 
-    /** What a session hears from the tracker. Called on the event loop, in stream order. */
-    public interface Listener {
-        /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
-        void onLocalInfileRequest();
-
-        /** A whole response has passed; {@link #isIdle()} tells whether more are pending. */
-        void onResponseComplete();
-    }
-
     /**
-     * Told what each response amounted to, while a session's traffic is captured ({@link #summarize}). Called on the
-     * event loop, in stream order, when the response's last packet is classified.
-     */
-    public interface OutcomeListener {
-        /**
-         * @param errorCode the ERR packet's error code, 0 when the response has none
-         * @param affectedRows summed over the response's OK packets
-         * @param rows row packets in the response (all its result sets)
-         * @param statementId the id in COM_STMT_PREPARE_OK, 0 for other responses
-         */
-        void onOutcome(int errorCode, long affectedRows, long rows, long statementId);
-    }
-
-    /**
-     * Told about the session state a backend connection reports, for transaction pooling ({@link #followState}).
-     * Called on the event loop, in stream order, before {@link Listener#onResponseComplete()} of the same response.
+     * The session state a backend connection reports, for transaction pooling. Called on the event loop, in stream
+     * order, only while {@link #followState(boolean) following state}, always before the completion of their response.
      */
     public interface StateListener {
         /**
-         * An OK packet went past.
+         * An OK packet answering a statement went past (not the one that ends a result set).
          *
          * @param affectedRows its affected-rows field
          * @param lastInsertId its last-insert-id field (0 when the statement generated none)
          */
-        void onOk(long affectedRows, long lastInsertId);
+        default void onOk(long affectedRows, long lastInsertId) {
+        }
 
         /**
          * An OK packet with {@code SERVER_SESSION_STATE_CHANGED}: its whole payload, copied (a new array the callee
          * may keep). Such packets answer SET, USE and the like, not the statements of a busy workload.
          */
-        void onSessionState(byte[] okPayload);
+        default void onSessionState(byte[] okPayload) {
+        }
 
         /** An EOF packet said the session state changed, but EOF packets cannot say how. */
-        void onUntrackedStateChange();
+        default void onUntrackedStateChange() {
+        }
+    }
+
+    /** What the tracker's owner hears: the state reports, and the end of each response. On the event loop. */
+    public interface Listener extends StateListener {
+        /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
+        void onLocalInfileRequest();
+
+        /**
+         * The response begun last is complete, its last byte passed. Its outcome is readable now
+         * ({@link #lastResponseFailed()}, {@link #errorCode()}, ...); the owner may {@link #begin} the next one.
+         */
+        void onResponseComplete();
     }
 
     private enum State {
@@ -107,10 +87,7 @@ public final class ResponseTracker {
     private final Listener listener;
 
     private State state = State.IDLE;
-    private int currentKind;
-    private int[] pending = new int[8];
-    private int pendingHead;
-    private int pendingCount;
+    private ResponseKind currentKind;
 
     private int headerFill;
     private int headerValue;
@@ -124,26 +101,29 @@ public final class ResponseTracker {
 
     private long countdown;
     private int prepareColumns;
+    private int prepareParameters;
     private int serverStatus;
     private boolean responseStarted;
     /** A response ended with the packet being read: tell the listener once its last byte has passed. */
     private boolean completedInPacket;
-    /** The response being read has had an ERR packet; {@link #lastResponseFailed} keeps it once it ends. */
-    private boolean currentFailed;
-    private boolean lastFailed;
+    /** The response being read (or the last one) has had an ERR packet. */
+    private boolean failed;
+    /** The error code of its ERR packet, 0 for none. */
+    private int errorCode;
 
-    // Traffic capture: null unless the session is captured, so the relay pays one null check per packet classified.
-    private OutcomeListener outcomes;
+    // Outcome sums: only while summarizing (a traffic capture), so the relay pays one flag test per packet classified.
+    private boolean summarizing;
+    private long affectedRows;
+    private long rows;
+    private long statementId;
+    /** The statement id the client is shown in place of the server's in the response begun ({@code 0}: none). */
+    private int replacementStatementId;
 
-    // Transaction pooling: null in SESSION pooling, so the relay pays one null check per OK packet.
-    private StateListener stateListener;
+    // Transaction pooling: off in SESSION pooling, so the relay pays one flag test per OK packet.
+    private boolean followingState;
     /** The OK packet being read carries session state: its payload, filled as it streams past. */
     private byte[] statePayload;
     private int stateFill;
-    private int outcomeError;
-    private long outcomeAffectedRows;
-    private long outcomeRows;
-    private long outcomeStatementId;
 
     /**
      * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
@@ -169,30 +149,72 @@ public final class ResponseTracker {
         this.listener = listener;
     }
 
-    /** Announces a forwarded command's response, one of the {@code EXPECT_} kinds. */
-    public void expect(int kind) {
-        if (state == State.IDLE) {
-            begin(kind);
-            return;
+    /**
+     * Begins following the response to a command just forwarded. Call only when no response is being followed
+     * ({@link #isFollowing()} false): the tracker's owner queues pipelined commands and begins each one when the
+     * previous completes.
+     *
+     * @throws IllegalStateException when a response is still being followed
+     * @throws IllegalArgumentException for {@link ResponseKind#NONE}: such a command has nothing to follow
+     */
+    public void begin(ResponseKind kind) {
+        if (state != State.IDLE) {
+            throw new IllegalStateException("begin " + kind + ": still following a " + currentKind + " response");
         }
-        if (pendingCount == pending.length) {
-            int[] grown = new int[pending.length * 2];
-            for (int i = 0; i < pendingCount; i++) {
-                grown[i] = pending[(pendingHead + i) % pending.length];
-            }
-            pending = grown;
-            pendingHead = 0;
+        currentKind = kind;
+        responseStarted = false;
+        failed = false;
+        errorCode = 0;
+        affectedRows = 0;
+        rows = 0;
+        statementId = 0;
+        replacementStatementId = 0;
+        switch (kind) {
+            case RESULT:
+            case BINARY_RESULT:
+                state = State.RESULT_FIRST;
+                break;
+            case ROWS:
+                state = State.ROWS;
+                break;
+            case PREPARE:
+                state = State.PREPARE_OK;
+                break;
+            case FIELD_LIST:
+                state = State.FIELD_LIST;
+                break;
+            case SINGLE:
+                state = State.SINGLE;
+                break;
+            default:
+                throw new IllegalArgumentException("kind: " + kind + " (expected: a response to follow)");
         }
-        pending[(pendingHead + pendingCount) % pending.length] = kind;
-        pendingCount++;
     }
 
-    /** No response is outstanding and no packet is half read. */
+    /**
+     * Shows the client {@code clientStatementId} in place of the server's statement id in the COM_STMT_PREPARE_OK
+     * being followed: the id's bytes are overwritten in the buffers {@link #scan} passes, as they pass, so the
+     * response is still relayed without a copy (transaction pooling gives statements ids of the session's own). The
+     * server's id stays readable as {@link #serverStatementId()}. Call right after {@code begin(PREPARE)}.
+     */
+    public void replaceStatementId(int clientStatementId) {
+        if (state != State.PREPARE_OK || responseStarted) {
+            throw new IllegalStateException("replaceStatementId: not at the start of a COM_STMT_PREPARE response");
+        }
+        replacementStatementId = clientStatementId;
+    }
+
+    /** Whether a response has been begun and is not complete yet. */
+    public boolean isFollowing() {
+        return state != State.IDLE;
+    }
+
+    /** No response is being followed and no packet is half read. */
     public boolean isIdle() {
         return state == State.IDLE && headerFill == 0 && payloadRemaining == 0;
     }
 
-    /** Some bytes of the response now outstanding have already passed. */
+    /** Some bytes of the response now followed have already passed. */
     public boolean isResponseStarted() {
         return responseStarted;
     }
@@ -207,29 +229,56 @@ public final class ResponseTracker {
      * inside {@link Listener#onResponseComplete()}.
      */
     public boolean lastResponseFailed() {
-        return lastFailed;
+        return failed;
+    }
+
+    /** The error code of the last response's ERR packet, 0 when it had none. */
+    public int errorCode() {
+        return errorCode;
+    }
+
+    /** Affected rows summed over the last response's OK packets; counted only while {@link #summarize summarizing}. */
+    public long affectedRows() {
+        return affectedRows;
+    }
+
+    /** Row packets in the last response (all its result sets); counted only while summarizing. */
+    public long rows() {
+        return rows;
     }
 
     /**
-     * Starts (or, with {@code null}, stops) summing up each response for {@code listener}: affected rows, rows and
-     * error codes. Only set between responses (when {@link #isIdle()}), so that every response is reported whole.
+     * The statement id the client saw in the last COM_STMT_PREPARE_OK (the replacement, if one was set), 0 for other
+     * responses; read only while summarizing.
      */
-    public void summarize(OutcomeListener listener) {
-        outcomes = listener;
-        outcomeError = 0;
-        outcomeAffectedRows = 0;
-        outcomeRows = 0;
-        outcomeStatementId = 0;
+    public long statementId() {
+        if (statementId == 0 || replacementStatementId == 0) {
+            return statementId; // 0 unless a COM_STMT_PREPARE_OK went past
+        }
+        return Integer.toUnsignedLong(replacementStatementId);
     }
 
-    /** Starts (or, with {@code null}, stops) reporting session state changes and last-insert ids. */
-    public void followState(StateListener listener) {
-        stateListener = listener;
+    /** The server's statement id in the last COM_STMT_PREPARE_OK followed with a replacement id. */
+    public int serverStatementId() {
+        return (int) statementId;
     }
 
-    /** The listener set by {@link #summarize}, or {@code null}. */
-    public OutcomeListener outcomeListener() {
-        return outcomes;
+    /** The parameter count of the last COM_STMT_PREPARE_OK. */
+    public int preparedParameters() {
+        return prepareParameters;
+    }
+
+    /**
+     * Starts or stops summing up each response: affected rows, rows and the prepared statement id (a traffic capture
+     * records them). Change it only between responses, so that every response is summed whole.
+     */
+    public void summarize(boolean on) {
+        summarizing = on;
+    }
+
+    /** Starts or stops reporting session state changes and last-insert ids to the listener (transaction pooling). */
+    public void followState(boolean on) {
+        followingState = on;
     }
 
     /** Whether the server last reported an open transaction. */
@@ -277,6 +326,9 @@ public final class ResponseTracker {
             if (headFill < headWanted) {
                 n = Math.min(headWanted - headFill, end - i);
                 buf.getBytes(i, head, headFill, n);
+                if (replacementStatementId != 0 && state == State.PREPARE_OK) {
+                    replaceStatementIdBytes(buf, i, n);
+                }
                 headFill += n;
                 if (headFill == headWanted) {
                     classify();
@@ -316,7 +368,7 @@ public final class ResponseTracker {
             // range_10000, growing the RSS). Only worth it for many rows; a point select's one row stays below.
             return skipRows(buf.memoryAddress(), i, end);
         }
-        int rows = 0;
+        int passed = 0;
         while (end - i > Packets.HEADER_SIZE) {
             int length = buf.getUnsignedMediumLE(i);
             if (length == 0 || length >= Packets.MAX_PAYLOAD || end - i - Packets.HEADER_SIZE < length) {
@@ -327,9 +379,9 @@ public final class ResponseTracker {
                 break;
             }
             i += Packets.HEADER_SIZE + length;
-            rows++;
+            passed++;
         }
-        skipped(rows);
+        skipped(passed);
         return i;
     }
 
@@ -339,7 +391,7 @@ public final class ResponseTracker {
      * header only while more than 4 remain, a row's first byte only once the whole row is known to be there.
      */
     private int skipRows(long address, int i, int end) {
-        int rows = 0;
+        int passed = 0;
         while (end - i > Packets.HEADER_SIZE) {
             int header = PlatformDependent.getInt(address + i); // 3 length bytes (little-endian), then the sequence id
             int length = (PlatformDependent.BIG_ENDIAN_NATIVE_ORDER ? Integer.reverseBytes(header) : header) & 0xFFFFFF;
@@ -351,19 +403,33 @@ public final class ResponseTracker {
                 break;
             }
             i += Packets.HEADER_SIZE + length;
-            rows++;
+            passed++;
         }
-        skipped(rows);
+        skipped(passed);
         return i;
     }
 
     /** Notes rows passed over by {@link #skipRows}: once per call, not per row. */
-    private void skipped(int rows) {
-        if (rows > 0) {
+    private void skipped(int passed) {
+        if (passed > 0) {
             responseStarted = true;
-            if (outcomes != null) {
-                outcomeRows += rows; // added to the capture's count only when one is running
+            if (summarizing) {
+                rows += passed; // counted only while a capture runs
             }
+        }
+    }
+
+    /**
+     * Overwrites bytes 1-4 of a COM_STMT_PREPARE_OK payload (the statement id) with the replacement id, for the
+     * {@code n} head bytes just copied from {@code buf} at {@code at}. Head byte 0 has been copied by then (it comes
+     * first), so an ERR (whose bytes 1-4 are its code and SQLSTATE marker) is left alone.
+     */
+    private void replaceStatementIdBytes(ByteBuf buf, int at, int n) {
+        if ((head[0] & 0xFF) != Packets.OK_HEADER) {
+            return;
+        }
+        for (int p = Math.max(1, headFill); p < Math.min(5, headFill + n); p++) {
+            buf.setByte(at + p - headFill, replacementStatementId >>> (8 * (p - 1)));
         }
     }
 
@@ -389,7 +455,7 @@ public final class ResponseTracker {
         if (statePayload != null) {
             byte[] payload = statePayload;
             statePayload = null;
-            stateListener.onSessionState(payload);
+            listener.onSessionState(payload);
         }
         if (completedInPacket) {
             completedInPacket = false;
@@ -407,15 +473,15 @@ public final class ResponseTracker {
         }
         int first = headFill > 0 ? head[0] & 0xFF : -1;
         if (first == Packets.ERR_HEADER) {
-            currentFailed = true; // no row, column definition or status string starts with 0xFF
+            failed = true; // no row, column definition or status string starts with 0xFF
         }
         switch (state) {
             case RESULT_FIRST:
                 if (first == Packets.OK_HEADER) {
-                    if (outcomes != null) {
-                        outcomeAffectedRows += okAffectedRows();
+                    if (summarizing) {
+                        affectedRows += okAffectedRows();
                     }
-                    if (stateListener != null) {
+                    if (followingState) {
                         okForState(true);
                     }
                     endOfResult(okStatus());
@@ -448,7 +514,7 @@ public final class ResponseTracker {
                 }
                 int status = eofStatus();
                 serverStatus = status;
-                if (currentKind == EXPECT_BINARY_RESULT && (status & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
+                if (currentKind == ResponseKind.BINARY_RESULT && (status & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
                     complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
                 } else {
                     state = State.ROWS;
@@ -456,19 +522,19 @@ public final class ResponseTracker {
                 break;
             case ROWS:
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
-                    if (stateListener != null) {
+                    if (followingState) {
                         if (deprecateEof) {
                             okForState(false); // its counts are about the result, not an insert
                         } else if ((eofStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
-                            stateListener.onUntrackedStateChange();
+                            listener.onUntrackedStateChange();
                         }
                     }
                     endOfResult(deprecateEof ? okStatus() : eofStatus());
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
-                } else if (outcomes != null) {
-                    outcomeRows++;
+                } else if (summarizing) {
+                    rows++;
                 }
                 break;
             case PREPARE_OK:
@@ -477,11 +543,10 @@ public final class ResponseTracker {
                     complete(); // ERR
                     break;
                 }
-                if (outcomes != null) {
-                    outcomeStatementId = u16(1) | (long) u16(3) << 16;
-                }
+                statementId = u16(1) | (long) u16(3) << 16;
                 prepareColumns = u16(5);
-                countdown = u16(7);
+                prepareParameters = u16(7);
+                countdown = prepareParameters;
                 afterPrepareOk();
                 break;
             case PREPARE_PARAMS:
@@ -515,12 +580,12 @@ public final class ResponseTracker {
                 break;
             case SINGLE:
                 if (first == Packets.OK_HEADER) {
-                    if (stateListener != null) {
+                    if (followingState) {
                         okForState(true);
                     }
                     serverStatus = okStatus();
-                    if (outcomes != null) {
-                        outcomeAffectedRows += okAffectedRows();
+                    if (summarizing) {
+                        affectedRows += okAffectedRows();
                     }
                 } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
                     serverStatus = eofStatus();
@@ -560,31 +625,6 @@ public final class ResponseTracker {
         }
     }
 
-    private void begin(int kind) {
-        currentKind = kind;
-        responseStarted = false;
-        switch (kind) {
-            case EXPECT_RESULT:
-            case EXPECT_BINARY_RESULT:
-                state = State.RESULT_FIRST;
-                break;
-            case EXPECT_ROWS:
-                state = State.ROWS;
-                break;
-            case EXPECT_PREPARE:
-                state = State.PREPARE_OK;
-                break;
-            case EXPECT_FIELD_LIST:
-                state = State.FIELD_LIST;
-                break;
-            case EXPECT_SINGLE:
-                state = State.SINGLE;
-                break;
-            default:
-                throw new IllegalArgumentException("kind: " + kind + " (expected: one of EXPECT_*)");
-        }
-    }
-
     /**
      * The "metadata follows" byte after the column count in the head (MARIADB_CLIENT_CACHE_METADATA). A count packet
      * without it (not sent by MariaDB once the capability is on) is read as one with its metadata.
@@ -594,38 +634,20 @@ public final class ResponseTracker {
         return at >= headFill || head[at] != 0;
     }
 
-    /** Notes the error code of the ERR packet in the head, if this packet is one and a capture is listening. */
+    /** Notes the error code of the ERR packet in the head, if this packet is one. */
     private void errorOutcome() {
-        if (outcomes != null && headFill >= 3 && (head[0] & 0xFF) == Packets.ERR_HEADER) {
-            outcomeError = u16(1);
+        if (headFill >= 3 && (head[0] & 0xFF) == Packets.ERR_HEADER) {
+            errorCode = u16(1);
         }
     }
 
+    /**
+     * The response ends with the packet being classified: the tracker goes idle, and the listener hears of it once
+     * the packet's last byte has passed ({@link #endPacket}).
+     */
     private void complete() {
-        lastFailed = currentFailed;
-        currentFailed = false;
-        if (outcomes != null) {
-            OutcomeListener listener = outcomes;
-            int error = outcomeError;
-            long affected = outcomeAffectedRows;
-            long rows = outcomeRows;
-            long statementId = outcomeStatementId;
-            outcomeError = 0;
-            outcomeAffectedRows = 0;
-            outcomeRows = 0;
-            outcomeStatementId = 0;
-            listener.onOutcome(error, affected, rows, statementId);
-        }
-        if (pendingCount > 0) {
-            int next = pending[pendingHead];
-            pendingHead = (pendingHead + 1) % pending.length;
-            pendingCount--;
-            begin(next);
-        } else {
-            state = State.IDLE;
-            currentKind = 0;
-            responseStarted = false;
-        }
+        state = State.IDLE;
+        responseStarted = false;
         completedInPacket = true;
     }
 
@@ -637,7 +659,7 @@ public final class ResponseTracker {
     private void okForState(boolean statementOk) {
         if (statementOk) {
             int insertIdAt = 1 + lenencSize(1);
-            stateListener.onOk(lenencAt(1), insertIdAt < headFill ? lenencAt(insertIdAt) : 0);
+            listener.onOk(lenencAt(1), insertIdAt < headFill ? lenencAt(insertIdAt) : 0);
         }
         if ((okStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
             statePayload = new byte[payloadLength];

@@ -3,7 +3,7 @@ package io.sluice.balancing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.BackendSnapshot;
+import io.sluice.api.BackendSnapshot;
 import io.sluice.Sluice;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.balancer.HealthCheckConfig;

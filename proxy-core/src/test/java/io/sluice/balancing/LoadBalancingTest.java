@@ -2,7 +2,7 @@ package io.sluice.balancing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.BackendSnapshot;
+import io.sluice.api.BackendSnapshot;
 import io.sluice.Sluice;
 import io.sluice.balancer.Policy;
 import io.sluice.testing.ProxyUnderTest;

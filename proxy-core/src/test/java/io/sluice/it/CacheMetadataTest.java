@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.sluice.BackendSnapshot;
+import io.sluice.api.BackendSnapshot;
 import io.sluice.protocol.Capabilities;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;

@@ -3,7 +3,7 @@ package io.sluice.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.sluice.frontend.SessionSnapshot;
+import io.sluice.api.SessionSnapshot;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;

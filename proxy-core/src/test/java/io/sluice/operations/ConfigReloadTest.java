@@ -3,7 +3,7 @@ package io.sluice.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.ReloadResult;
+import io.sluice.api.ReloadResult;
 import io.sluice.Sluice;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigYaml;

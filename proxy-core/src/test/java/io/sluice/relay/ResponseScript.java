@@ -26,7 +26,7 @@ final class ResponseScript {
     final boolean deprecateEof;
     /** MARIADB_CLIENT_CACHE_METADATA: every column count is followed by a "metadata follows" byte. */
     final boolean cacheMetadata;
-    final List<Integer> kinds = new ArrayList<>();
+    final List<ResponseKind> kinds = new ArrayList<>();
     final List<String> events = new ArrayList<>();
     /** For each command, the stream offset just past its final packet. */
     final List<Integer> ends = new ArrayList<>();
@@ -56,7 +56,7 @@ final class ResponseScript {
     }
 
     /** Starts the response to a command the client sent with sequence id 0. */
-    ResponseScript command(int kind) {
+    ResponseScript command(ResponseKind kind) {
         kinds.add(kind);
         seq = 1;
         return this;

@@ -70,7 +70,7 @@ class ResponseTrackerStateTest {
         return frame;
     }
 
-    private static final class Recorder implements ResponseTracker.StateListener, ResponseTracker.Listener {
+    private static final class Recorder implements ResponseTracker.Listener {
         final List<byte[]> states = new ArrayList<>();
         final List<Long> insertIds = new ArrayList<>();
         int completed;
@@ -103,10 +103,11 @@ class ResponseTrackerStateTest {
 
     private static Recorder feed(boolean deprecateEof, byte[] stream, int chunk) {
         Recorder recorder = new Recorder();
-        ResponseTracker tracker = new ResponseTracker(deprecateEof, recorder);
-        tracker.followState(recorder);
-        tracker.expect(ResponseTracker.EXPECT_RESULT);
-        tracker.expect(ResponseTracker.EXPECT_SINGLE);
+        PipelinedTracker pipeline = new PipelinedTracker(deprecateEof, false, recorder);
+        ResponseTracker tracker = pipeline.tracker;
+        tracker.followState(true);
+        pipeline.expect(ResponseKind.RESULT);
+        pipeline.expect(ResponseKind.SINGLE);
         for (int i = 0; i < stream.length; i += chunk) {
             ByteBuf buf = Unpooled.wrappedBuffer(stream, i, Math.min(chunk, stream.length - i));
             tracker.scan(buf);

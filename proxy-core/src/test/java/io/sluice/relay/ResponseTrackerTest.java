@@ -5,12 +5,12 @@ import static io.sluice.relay.ResponseScript.CURSOR_EXISTS;
 import static io.sluice.relay.ResponseScript.IN_TRANS;
 import static io.sluice.relay.ResponseScript.LAST_ROW_SENT;
 import static io.sluice.relay.ResponseScript.MORE_RESULTS;
-import static io.sluice.relay.ResponseTracker.EXPECT_BINARY_RESULT;
-import static io.sluice.relay.ResponseTracker.EXPECT_FIELD_LIST;
-import static io.sluice.relay.ResponseTracker.EXPECT_PREPARE;
-import static io.sluice.relay.ResponseTracker.EXPECT_RESULT;
-import static io.sluice.relay.ResponseTracker.EXPECT_ROWS;
-import static io.sluice.relay.ResponseTracker.EXPECT_SINGLE;
+import static io.sluice.relay.ResponseKind.BINARY_RESULT;
+import static io.sluice.relay.ResponseKind.FIELD_LIST;
+import static io.sluice.relay.ResponseKind.PREPARE;
+import static io.sluice.relay.ResponseKind.RESULT;
+import static io.sluice.relay.ResponseKind.ROWS;
+import static io.sluice.relay.ResponseKind.SINGLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,87 +45,87 @@ class ResponseTrackerTest {
 
     static Stream<ResponseScript> scripts() {
         List<Function<Boolean, ResponseScript>> builders = List.of(
-                d -> new ResponseScript("COM_QUERY OK", d).command(EXPECT_RESULT).ok(A).done(),
-                d -> new ResponseScript("COM_QUERY OK with 8-byte affected rows and info", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("COM_QUERY OK", d).command(RESULT).ok(A).done(),
+                d -> new ResponseScript("COM_QUERY OK with 8-byte affected rows and info", d).command(RESULT)
                         .ok(1L << 40, 70_000, A | IN_TRANS, "Rows matched: 1  Changed: 1  Warnings: 0").done(),
-                d -> new ResponseScript("COM_QUERY ERR", d).command(EXPECT_RESULT).err().done(),
-                d -> new ResponseScript("COM_QUERY result set", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("COM_QUERY ERR", d).command(RESULT).err().done(),
+                d -> new ResponseScript("COM_QUERY result set", d).command(RESULT)
                         .resultSet(3, textRows(4, 3), A).done(),
-                d -> new ResponseScript("COM_QUERY empty result set", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("COM_QUERY empty result set", d).command(RESULT)
                         .resultSet(2, List.of(), A).done(),
                 d -> new ResponseScript("COM_QUERY rows starting with NULL, 0xFC and 0xFD lenencs", d)
-                        .command(EXPECT_RESULT)
+                        .command(RESULT)
                         .resultSet(2, List.of(MySqlWire.textRow(null, "x"), MySqlWire.textRow("y".repeat(300), null),
                                 MySqlWire.textRow("z".repeat(70_000), "")), A).done(),
-                d -> new ResponseScript("COM_QUERY 300 columns (column count 0xFC lenenc)", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("COM_QUERY 300 columns (column count 0xFC lenenc)", d).command(RESULT)
                         .resultSet(300, textRows(2, 300), A).done(),
                 d -> new ResponseScript("COM_QUERY 500-row result set (rows passed over in bulk)", d)
-                        .command(EXPECT_RESULT).resultSet(3, textRows(500, 3), A).done(),
+                        .command(RESULT).resultSet(3, textRows(500, 3), A).done(),
                 d -> new ResponseScript("COM_STMT_EXECUTE 500-row result set (rows passed over in bulk)", d)
-                        .command(EXPECT_BINARY_RESULT).resultSet(3, binaryRows(500, 3), A).done(),
-                d -> new ResponseScript("COM_QUERY ERR after 500 rows", d).command(EXPECT_RESULT)
+                        .command(BINARY_RESULT).resultSet(3, binaryRows(500, 3), A).done(),
+                d -> new ResponseScript("COM_QUERY ERR after 500 rows", d).command(RESULT)
                         .metadata(3, A).packets(textRows(500, 3)).err().done(),
-                d -> new ResponseScript("COM_QUERY ERR instead of a row", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("COM_QUERY ERR instead of a row", d).command(RESULT)
                         .metadata(2, A).packet(MySqlWire.textRow("1", "2")).err().done(),
-                d -> new ResponseScript("multi-statement OK, result set, OK", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("multi-statement OK, result set, OK", d).command(RESULT)
                         .ok(A | MORE_RESULTS).resultSet(2, textRows(3, 2), A | MORE_RESULTS).ok(A).done(),
-                d -> new ResponseScript("multi-statement OK then ERR", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("multi-statement OK then ERR", d).command(RESULT)
                         .ok(A | MORE_RESULTS).err().done(),
                 d -> new ResponseScript("stored procedure: two result sets and the final OK", d)
-                        .command(EXPECT_RESULT).resultSet(1, textRows(2, 1), A | MORE_RESULTS)
+                        .command(RESULT).resultSet(1, textRows(2, 1), A | MORE_RESULTS)
                         .resultSet(2, textRows(1, 2), A | MORE_RESULTS).ok(A).done(),
-                d -> new ResponseScript("LOCAL INFILE accepted", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("LOCAL INFILE accepted", d).command(RESULT)
                         .localInfile("/tmp/data.csv").ok(3, 0, A, "Records: 3  Deleted: 0  Skipped: 0  Warnings: 0")
                         .done(),
-                d -> new ResponseScript("LOCAL INFILE refused", d).command(EXPECT_RESULT)
+                d -> new ResponseScript("LOCAL INFILE refused", d).command(RESULT)
                         .localInfile("/etc/passwd").err().done(),
-                d -> new ResponseScript("COM_STMT_EXECUTE OK", d).command(EXPECT_BINARY_RESULT).ok(A).done(),
-                d -> new ResponseScript("COM_STMT_EXECUTE ERR", d).command(EXPECT_BINARY_RESULT).err().done(),
-                d -> new ResponseScript("COM_STMT_EXECUTE result set", d).command(EXPECT_BINARY_RESULT)
+                d -> new ResponseScript("COM_STMT_EXECUTE OK", d).command(BINARY_RESULT).ok(A).done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE ERR", d).command(BINARY_RESULT).err().done(),
+                d -> new ResponseScript("COM_STMT_EXECUTE result set", d).command(BINARY_RESULT)
                         .resultSet(3, binaryRows(5, 3), A).done(),
-                d -> new ResponseScript("COM_STMT_EXECUTE procedure results", d).command(EXPECT_BINARY_RESULT)
+                d -> new ResponseScript("COM_STMT_EXECUTE procedure results", d).command(BINARY_RESULT)
                         .resultSet(1, binaryRows(1, 1), A | MORE_RESULTS).ok(A).done(),
-                d -> new ResponseScript("COM_STMT_EXECUTE opens a cursor", d).command(EXPECT_BINARY_RESULT)
+                d -> new ResponseScript("COM_STMT_EXECUTE opens a cursor", d).command(BINARY_RESULT)
                         .cursorOpened(2, A).done(),
-                d -> new ResponseScript("COM_STMT_FETCH rows", d).command(EXPECT_ROWS)
+                d -> new ResponseScript("COM_STMT_FETCH rows", d).command(ROWS)
                         .fetched(binaryRows(3, 2), A | CURSOR_EXISTS).done(),
-                d -> new ResponseScript("COM_STMT_FETCH last rows", d).command(EXPECT_ROWS)
+                d -> new ResponseScript("COM_STMT_FETCH last rows", d).command(ROWS)
                         .fetched(binaryRows(1, 2), A | LAST_ROW_SENT).done(),
-                d -> new ResponseScript("COM_STMT_FETCH ERR", d).command(EXPECT_ROWS).err().done(),
+                d -> new ResponseScript("COM_STMT_FETCH ERR", d).command(ROWS).err().done(),
                 d -> new ResponseScript("cursor, then two fetches", d)
-                        .command(EXPECT_BINARY_RESULT).cursorOpened(2, A).done()
-                        .command(EXPECT_ROWS).fetched(binaryRows(2, 2), A | CURSOR_EXISTS).done()
-                        .command(EXPECT_ROWS).fetched(binaryRows(1, 2), A | CURSOR_EXISTS | LAST_ROW_SENT).done(),
-                d -> new ResponseScript("COM_STMT_PREPARE 2 params 3 columns", d).command(EXPECT_PREPARE)
+                        .command(BINARY_RESULT).cursorOpened(2, A).done()
+                        .command(ROWS).fetched(binaryRows(2, 2), A | CURSOR_EXISTS).done()
+                        .command(ROWS).fetched(binaryRows(1, 2), A | CURSOR_EXISTS | LAST_ROW_SENT).done(),
+                d -> new ResponseScript("COM_STMT_PREPARE 2 params 3 columns", d).command(PREPARE)
                         .prepared(2, 3).done(),
-                d -> new ResponseScript("COM_STMT_PREPARE 0 params 0 columns", d).command(EXPECT_PREPARE)
+                d -> new ResponseScript("COM_STMT_PREPARE 0 params 0 columns", d).command(PREPARE)
                         .prepared(0, 0).done(),
-                d -> new ResponseScript("COM_STMT_PREPARE 2 params 0 columns", d).command(EXPECT_PREPARE)
+                d -> new ResponseScript("COM_STMT_PREPARE 2 params 0 columns", d).command(PREPARE)
                         .prepared(2, 0).done(),
-                d -> new ResponseScript("COM_STMT_PREPARE 0 params 4 columns", d).command(EXPECT_PREPARE)
+                d -> new ResponseScript("COM_STMT_PREPARE 0 params 4 columns", d).command(PREPARE)
                         .prepared(0, 4).done(),
-                d -> new ResponseScript("COM_STMT_PREPARE ERR", d).command(EXPECT_PREPARE).err().done(),
-                d -> new ResponseScript("COM_FIELD_LIST", d).command(EXPECT_FIELD_LIST).fieldList(3).done(),
-                d -> new ResponseScript("COM_FIELD_LIST ERR", d).command(EXPECT_FIELD_LIST).err().done(),
-                d -> new ResponseScript("COM_PING OK", d).command(EXPECT_SINGLE).ok(A).done(),
-                d -> new ResponseScript("COM_INIT_DB ERR", d).command(EXPECT_SINGLE).err().done(),
-                d -> new ResponseScript("COM_STATISTICS string", d).command(EXPECT_SINGLE)
+                d -> new ResponseScript("COM_STMT_PREPARE ERR", d).command(PREPARE).err().done(),
+                d -> new ResponseScript("COM_FIELD_LIST", d).command(FIELD_LIST).fieldList(3).done(),
+                d -> new ResponseScript("COM_FIELD_LIST ERR", d).command(FIELD_LIST).err().done(),
+                d -> new ResponseScript("COM_PING OK", d).command(SINGLE).ok(A).done(),
+                d -> new ResponseScript("COM_INIT_DB ERR", d).command(SINGLE).err().done(),
+                d -> new ResponseScript("COM_STATISTICS string", d).command(SINGLE)
                         .packet(ascii("Uptime: 42  Threads: 1  Questions: 7  Slow queries: 0  Opens: 1")).done(),
                 d -> new ResponseScript("transaction: BEGIN, SELECT, COMMIT", d)
-                        .command(EXPECT_RESULT).ok(A | IN_TRANS).done()
-                        .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A | IN_TRANS).done()
-                        .command(EXPECT_RESULT).ok(A).done(),
+                        .command(RESULT).ok(A | IN_TRANS).done()
+                        .command(RESULT).resultSet(1, textRows(1, 1), A | IN_TRANS).done()
+                        .command(RESULT).ok(A).done(),
                 d -> {
                     ResponseScript s = new ResponseScript("pipelined: every kind in a row", d)
-                            .command(EXPECT_RESULT).resultSet(2, textRows(2, 2), A).done()
-                            .command(EXPECT_SINGLE).ok(A).done()
-                            .command(EXPECT_PREPARE).prepared(1, 1).done()
-                            .command(EXPECT_BINARY_RESULT).resultSet(1, binaryRows(2, 1), A | IN_TRANS).done()
-                            .command(EXPECT_FIELD_LIST).fieldList(2).done()
-                            .command(EXPECT_RESULT).localInfile("f").ok(A | IN_TRANS).done()
-                            .command(EXPECT_RESULT).err().done();
+                            .command(RESULT).resultSet(2, textRows(2, 2), A).done()
+                            .command(SINGLE).ok(A).done()
+                            .command(PREPARE).prepared(1, 1).done()
+                            .command(BINARY_RESULT).resultSet(1, binaryRows(2, 1), A | IN_TRANS).done()
+                            .command(FIELD_LIST).fieldList(2).done()
+                            .command(RESULT).localInfile("f").ok(A | IN_TRANS).done()
+                            .command(RESULT).err().done();
                     for (int i = 0; i < 20; i++) { // more than the tracker's initial queue of 8
-                        s.command(EXPECT_SINGLE).ok(i % 2 == 0 ? A : A | IN_TRANS).done();
+                        s.command(SINGLE).ok(i % 2 == 0 ? A : A | IN_TRANS).done();
                     }
                     return s;
                 });
@@ -137,27 +137,27 @@ class ResponseTrackerTest {
     static Stream<ResponseScript> cacheMetadataScripts() {
         List<Function<Boolean, ResponseScript>> builders = List.of(
                 d -> new ResponseScript("COM_STMT_EXECUTE, definitions left out", d, true)
-                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(3, binaryRows(5, 3), A).done(),
+                        .command(BINARY_RESULT).resultSetSkippingMetadata(3, binaryRows(5, 3), A).done(),
                 d -> new ResponseScript("COM_STMT_EXECUTE, definitions left out, no row", d, true)
-                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(2, List.of(), A | IN_TRANS).done(),
+                        .command(BINARY_RESULT).resultSetSkippingMetadata(2, List.of(), A | IN_TRANS).done(),
                 d -> new ResponseScript("COM_STMT_EXECUTE, definitions sent again (metadata follows 1)", d, true)
-                        .command(EXPECT_BINARY_RESULT).resultSet(3, binaryRows(2, 3), A).done(),
+                        .command(BINARY_RESULT).resultSet(3, binaryRows(2, 3), A).done(),
                 d -> new ResponseScript("COM_STMT_EXECUTE, 300 columns left out (0xFC column count)", d, true)
-                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(300, binaryRows(2, 300), A).done(),
+                        .command(BINARY_RESULT).resultSetSkippingMetadata(300, binaryRows(2, 300), A).done(),
                 d -> new ResponseScript("COM_STMT_EXECUTE procedure results, definitions left out", d, true)
-                        .command(EXPECT_BINARY_RESULT)
+                        .command(BINARY_RESULT)
                         .resultSetSkippingMetadata(1, binaryRows(1, 1), A | MORE_RESULTS).ok(A).done(),
                 d -> new ResponseScript("cursor opened without definitions, then fetches", d, true)
-                        .command(EXPECT_BINARY_RESULT).cursorOpenedSkippingMetadata(2, A).done()
-                        .command(EXPECT_ROWS).fetched(binaryRows(2, 2), A | CURSOR_EXISTS).done()
-                        .command(EXPECT_ROWS).fetched(binaryRows(1, 2), A | CURSOR_EXISTS | LAST_ROW_SENT).done(),
+                        .command(BINARY_RESULT).cursorOpenedSkippingMetadata(2, A).done()
+                        .command(ROWS).fetched(binaryRows(2, 2), A | CURSOR_EXISTS).done()
+                        .command(ROWS).fetched(binaryRows(1, 2), A | CURSOR_EXISTS | LAST_ROW_SENT).done(),
                 d -> new ResponseScript("COM_QUERY result set with the metadata byte", d, true)
-                        .command(EXPECT_RESULT).resultSet(2, textRows(3, 2), A).done(),
+                        .command(RESULT).resultSet(2, textRows(3, 2), A).done(),
                 d -> new ResponseScript("prepare, then executes with and without definitions", d, true)
-                        .command(EXPECT_PREPARE).prepared(1, 2).done()
-                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(2, binaryRows(1, 2), A).done()
-                        .command(EXPECT_BINARY_RESULT).resultSet(2, binaryRows(1, 2), A).done()
-                        .command(EXPECT_BINARY_RESULT).resultSetSkippingMetadata(2, binaryRows(3, 2), A).done());
+                        .command(PREPARE).prepared(1, 2).done()
+                        .command(BINARY_RESULT).resultSetSkippingMetadata(2, binaryRows(1, 2), A).done()
+                        .command(BINARY_RESULT).resultSet(2, binaryRows(1, 2), A).done()
+                        .command(BINARY_RESULT).resultSetSkippingMetadata(2, binaryRows(3, 2), A).done());
         return Stream.of(false, true).flatMap(d -> builders.stream().map(b -> b.apply(d)));
     }
 
@@ -176,10 +176,10 @@ class ResponseTrackerTest {
     @Test
     void tracksTheTransactionFlagCommandByCommand() {
         ResponseScript script = new ResponseScript("BEGIN; INSERT; ROLLBACK", true)
-                .command(EXPECT_RESULT).ok(A | IN_TRANS).done()
-                .command(EXPECT_BINARY_RESULT).ok(1, 5, A | IN_TRANS, "").done()
-                .command(EXPECT_RESULT).err().done() // a failing statement leaves the transaction open
-                .command(EXPECT_SINGLE).ok(A).done();
+                .command(RESULT).ok(A | IN_TRANS).done()
+                .command(BINARY_RESULT).ok(1, 5, A | IN_TRANS, "").done()
+                .command(RESULT).err().done() // a failing statement leaves the transaction open
+                .command(SINGLE).ok(A).done();
 
         Run run = feed(script, List.of(script.size()));
 
@@ -189,8 +189,8 @@ class ResponseTrackerTest {
     @Test
     void readsTheTransactionFlagFromTheEofBeforeRowsAndTheTerminator() {
         ResponseScript script = new ResponseScript("SELECT inside a transaction", false)
-                .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A | IN_TRANS).done()
-                .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A).done();
+                .command(RESULT).resultSet(1, textRows(1, 1), A | IN_TRANS).done()
+                .command(RESULT).resultSet(1, textRows(1, 1), A).done();
 
         Run run = feed(script, List.of(script.size()));
 
@@ -214,8 +214,8 @@ class ResponseTrackerTest {
         Arrays.fill(err, (byte) 0xFF);
         byte[] binary = MySqlWire.payload().int1(0).int1(0).lenenc(err.length).bytes(err).toBytes();
         ResponseScript script = new ResponseScript("16 MiB rows", deprecateEof)
-                .command(EXPECT_RESULT).resultSet(1, List.of(row, exact, MySqlWire.textRow("small")), A).done()
-                .command(EXPECT_BINARY_RESULT).resultSet(1, List.of(binary), A).done();
+                .command(RESULT).resultSet(1, List.of(row, exact, MySqlWire.textRow("small")), A).done()
+                .command(BINARY_RESULT).resultSet(1, List.of(binary), A).done();
         byte[] bytes = script.bytes();
 
         Run whole = feed(script, List.of(bytes.length));
@@ -228,7 +228,7 @@ class ResponseTrackerTest {
     void pipelinedCommandsCompleteInOrder() {
         List<Integer> completedAt = new ArrayList<>();
         ResponseTracker[] holder = new ResponseTracker[1];
-        ResponseTracker tracker = new ResponseTracker(false, new ResponseTracker.Listener() {
+        PipelinedTracker pipeline = new PipelinedTracker(false, false, new ResponseTracker.Listener() {
             @Override
             public void onLocalInfileRequest() {
                 completedAt.add(-1);
@@ -239,14 +239,15 @@ class ResponseTrackerTest {
                 completedAt.add(holder[0].inTransaction() ? 1 : 0);
             }
         });
+        ResponseTracker tracker = pipeline.tracker;
         holder[0] = tracker;
         ResponseScript script = new ResponseScript("BEGIN, SELECT, COMMIT", false)
-                .command(EXPECT_RESULT).ok(A | IN_TRANS).done()
-                .command(EXPECT_RESULT).resultSet(1, textRows(3, 1), A | IN_TRANS).done()
-                .command(EXPECT_RESULT).ok(A).done();
-        tracker.expect(EXPECT_RESULT);
-        tracker.expect(EXPECT_RESULT);
-        tracker.expect(EXPECT_RESULT);
+                .command(RESULT).ok(A | IN_TRANS).done()
+                .command(RESULT).resultSet(1, textRows(3, 1), A | IN_TRANS).done()
+                .command(RESULT).ok(A).done();
+        pipeline.expect(RESULT);
+        pipeline.expect(RESULT);
+        pipeline.expect(RESULT);
 
         scan(tracker, script.bytes(), 0, script.ends.get(0));
         assertThat(completedAt).containsExactly(1);
@@ -263,9 +264,9 @@ class ResponseTrackerTest {
     void reportsWhetherTheResponseHasStarted() {
         ResponseTracker tracker = new ResponseTracker(false, new Counter());
         ResponseScript script = new ResponseScript("result set", false)
-                .command(EXPECT_RESULT).resultSet(1, textRows(1, 1), A).done();
+                .command(RESULT).resultSet(1, textRows(1, 1), A).done();
         byte[] bytes = script.bytes();
-        tracker.expect(EXPECT_RESULT);
+        tracker.begin(RESULT);
         assertThat(tracker.isResponseStarted()).isFalse();
         assertThat(tracker.isIdle()).isFalse();
 
@@ -281,9 +282,9 @@ class ResponseTrackerTest {
     void aHalfReadFinalPacketKeepsTheTrackerBusyAndCompletesOnItsLastByte() {
         Counter counter = new Counter();
         ResponseTracker tracker = new ResponseTracker(true, counter);
-        byte[] ok = new ResponseScript("OK with info", true).command(EXPECT_RESULT)
+        byte[] ok = new ResponseScript("OK with info", true).command(RESULT)
                 .ok(1, 0, A, "a long info string, read after the status").done().bytes();
-        tracker.expect(EXPECT_RESULT);
+        tracker.begin(RESULT);
 
         scan(tracker, ok, 0, ok.length - 1);
         assertThat(counter.completed).isZero();
@@ -297,7 +298,7 @@ class ResponseTrackerTest {
     @Test
     void aPacketWhileIdleIsAProtocolError() {
         ResponseTracker tracker = new ResponseTracker(false, new Counter());
-        byte[] ok = new ResponseScript("OK", false).command(EXPECT_SINGLE).ok(A).done().bytes();
+        byte[] ok = new ResponseScript("OK", false).command(SINGLE).ok(A).done().bytes();
 
         assertThatThrownBy(() -> scan(tracker, ok, 0, ok.length)).isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("idle");
@@ -307,20 +308,30 @@ class ResponseTrackerTest {
     void aPacketAfterTheLastResponseIsAProtocolError() {
         Counter counter = new Counter();
         ResponseTracker tracker = new ResponseTracker(false, counter);
-        byte[] twoOks = new ResponseScript("OK OK", false).command(EXPECT_SINGLE).ok(A).done()
-                .command(EXPECT_SINGLE).ok(A).done().bytes();
-        tracker.expect(EXPECT_SINGLE);
+        byte[] twoOks = new ResponseScript("OK OK", false).command(SINGLE).ok(A).done()
+                .command(SINGLE).ok(A).done().bytes();
+        tracker.begin(SINGLE);
 
         assertThatThrownBy(() -> scan(tracker, twoOks, 0, twoOks.length)).isInstanceOf(ProtocolException.class);
         assertThat(counter.completed).isEqualTo(1);
     }
 
     @Test
-    void refusesAnUnknownKind() {
+    void refusesToFollowACommandWithoutAResponse() {
         ResponseTracker tracker = new ResponseTracker(false, new Counter());
 
-        assertThatThrownBy(() -> tracker.expect(99)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("99");
+        assertThatThrownBy(() -> tracker.begin(ResponseKind.NONE)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NONE");
+        assertThat(tracker.isIdle()).isTrue();
+    }
+
+    @Test
+    void refusesToBeginAResponseWhileFollowingAnother() {
+        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+        tracker.begin(RESULT);
+
+        assertThatThrownBy(() -> tracker.begin(SINGLE)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("RESULT");
     }
 
     @Test
@@ -357,6 +368,7 @@ class ResponseTrackerTest {
     private static final class Recorder implements ResponseTracker.Listener {
         final ResponseScript script;
         ResponseTracker tracker;
+        PipelinedTracker pipeline;
         int chunkStart;
         int chunkEnd;
         final List<String> events = new ArrayList<>();
@@ -379,8 +391,8 @@ class ResponseTrackerTest {
             int end = script.ends.get(k);
             assertThat(end).as("%s: command %d completes with the chunk holding its last byte", script, k)
                     .isGreaterThan(chunkStart).isLessThanOrEqualTo(chunkEnd);
-            assertThat(tracker.isIdle()).as("%s: idle when command %d completes", script, k)
-                    .isEqualTo(k == script.ends.size() - 1);
+            assertThat(pipeline.hasPending()).as("%s: commands wait when command %d completes", script, k)
+                    .isEqualTo(k < script.ends.size() - 1);
             events.add(ResponseScript.COMPLETE);
             statuses.add(tracker.serverStatus());
             inTransaction.add(tracker.inTransaction());
@@ -392,9 +404,9 @@ class ResponseTrackerTest {
     void followsManyRowsInDirectBuffersAsInHeapOnes() {
         for (boolean deprecateEof : new boolean[] {false, true}) {
             ResponseScript script = new ResponseScript("rows in direct buffers", deprecateEof)
-                    .command(EXPECT_RESULT).resultSet(3, textRows(2_000, 3), A).done()
-                    .command(EXPECT_BINARY_RESULT).resultSet(3, binaryRows(2_000, 3), A).done()
-                    .command(EXPECT_RESULT).metadata(3, A).packets(textRows(700, 3)).err().done();
+                    .command(RESULT).resultSet(3, textRows(2_000, 3), A).done()
+                    .command(BINARY_RESULT).resultSet(3, binaryRows(2_000, 3), A).done()
+                    .command(RESULT).metadata(3, A).packets(textRows(700, 3)).err().done();
             int length = script.bytes().length;
             Run heap = feed(script, List.of(length));
 
@@ -409,10 +421,12 @@ class ResponseTrackerTest {
 
     private static Run feed(ResponseScript script, List<Integer> chunks, boolean direct) {
         Recorder recorder = new Recorder(script);
-        ResponseTracker tracker = new ResponseTracker(script.deprecateEof, script.cacheMetadata, recorder);
+        PipelinedTracker pipeline = new PipelinedTracker(script.deprecateEof, script.cacheMetadata, recorder);
+        ResponseTracker tracker = pipeline.tracker;
         recorder.tracker = tracker;
+        recorder.pipeline = pipeline;
         assertThat(tracker.isIdle()).isTrue();
-        script.kinds.forEach(tracker::expect);
+        script.kinds.forEach(pipeline::expect);
         byte[] bytes = script.bytes();
         int pos = 0;
         for (int size : chunks) {

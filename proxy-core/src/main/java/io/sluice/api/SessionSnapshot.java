@@ -1,0 +1,25 @@
+package io.sluice.api;
+
+/**
+ * One client session as the admin API shows it ({@code GET /api/sessions?verbose}).
+ *
+ * @param id the connection id the client saw in the greeting
+ * @param user the proxy user, {@code null} before login
+ * @param client the client's address
+ * @param backend the data source the session is assigned to, {@code null} before login
+ * @param schema the schema it uses on that backend, or {@code null}
+ * @param state {@code login}, {@code idle}, {@code running}, {@code in_transaction} or {@code closing}
+ * @param connectedAtMillis when it connected, in milliseconds since the epoch
+ * @param pinnedBy with {@code pooling: TRANSACTION}, why the session keeps its backend connection between
+ *     transactions (a pin reason in lower case, such as {@code user_variable}); {@code null} when it is
+ *     not pinned, and always in SESSION pooling
+ */
+public record SessionSnapshot(int id, String user, String client, String backend, String schema, String state,
+        long connectedAtMillis, String pinnedBy) {
+
+    /** A session that is not pinned. */
+    public SessionSnapshot(int id, String user, String client, String backend, String schema, String state,
+            long connectedAtMillis) {
+        this(id, user, client, backend, schema, state, connectedAtMillis, null);
+    }
+}

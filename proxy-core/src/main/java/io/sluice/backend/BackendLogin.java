@@ -1,0 +1,123 @@
+package io.sluice.backend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Logs a new backend connection in: the login timeout, the authentication exchange ({@link BackendAuthentication}),
+ * the switch to TLS, then the session trackers (transaction pooling) and the {@link SessionCheck} that records what
+ * a reset must later give back. One per connection, dropped once the connection is ready.
+ */
+final class BackendLogin {
+    private final BackendConnection connection;
+    private final BackendAuthentication authentication;
+    private final long timeoutMillis;
+    private ScheduledFuture<?> timeout;
+    /** The authentication is over; the post-login commands run. */
+    private boolean authenticated;
+
+    BackendLogin(BackendConnection connection, BackendAuthentication authentication, long timeoutMillis) {
+        this.connection = connection;
+        this.authentication = authentication;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /** The TCP connection is up: the greeting is due within the login timeout. */
+    void start(Channel channel) {
+        timeout = channel.eventLoop().schedule(() -> connection.loginFailed(new BackendException("login to "
+                + connection.address() + " timed out after " + timeoutMillis + " ms")), timeoutMillis,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether the authentication exchange still reads packets (the post-login commands read their own). */
+    boolean isAuthenticating() {
+        return !authenticated;
+    }
+
+    /**
+     * One whole packet of the authentication exchange (taken).
+     *
+     * @throws BackendException when the server refuses the login or breaks the exchange
+     */
+    void onPacket(ByteBuf frame) throws BackendException {
+        Channel channel = connection.channel();
+        BackendAuthentication.Step step;
+        try {
+            step = authentication.onPacket(frame, channel.alloc());
+        } finally {
+            frame.release();
+        }
+        ByteBuf reply = authentication.takeReply();
+        if (reply != null) {
+            channel.writeAndFlush(reply, channel.voidPromise());
+        }
+        if (step == BackendAuthentication.Step.START_TLS) {
+            startTls(channel);
+        } else if (step == BackendAuthentication.Step.DONE) {
+            authenticated = true;
+            checkSession(authentication.serverConnectionId());
+        }
+    }
+
+    /**
+     * The server accepted the login: the session trackers go on (transaction pooling), and the session check records
+     * what a reset must give back; then the connection is ready.
+     */
+    private void checkSession(int serverConnectionId) {
+        ConnectionState state = connection.state();
+        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers() : null;
+        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), row -> {
+            if (row == null || (trackers != null && !trackers.succeeded())) {
+                connection.loginFailed(new BackendException("session check failed on " + connection.address()));
+            } else if (connection.isLoggingIn()) { // else it timed out meanwhile
+                state.loggedIn(row);
+                finish();
+                connection.loggedIn(serverConnectionId);
+            }
+        });
+        if (trackers != null) {
+            connection.run(trackers, check);
+        } else {
+            connection.run(check);
+        }
+    }
+
+    /**
+     * Switches to TLS after the SSLRequest went out: the handler goes first in the pipeline (the SSLRequest has
+     * already passed it in plain text) and starts the handshake; the login goes on over TLS once it is done.
+     */
+    private void startTls(Channel channel) {
+        BackendEndpoint endpoint = connection.endpoint();
+        SslHandler tls = endpoint.tls().newHandler(channel.alloc(), endpoint.host(), endpoint.port());
+        channel.pipeline().addFirst("tls", tls);
+        tls.handshakeFuture().addListener(f -> {
+            if (authenticated || !channel.isActive()) {
+                return;
+            }
+            if (f.isSuccess()) {
+                channel.writeAndFlush(authentication.afterTls(channel.alloc()), channel.voidPromise());
+            } else {
+                connection.loginFailed(new BackendException("TLS handshake with " + endpoint.address() + " (sslMode "
+                        + endpoint.sslMode() + ") failed: " + rootMessage(f.cause()), f.cause()));
+            }
+        });
+    }
+
+    /** The connection is ready or gone: the timer stops. */
+    void finish() {
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+}

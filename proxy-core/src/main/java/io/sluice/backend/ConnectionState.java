@@ -1,0 +1,108 @@
+package io.sluice.backend;
+
+import io.sluice.state.SessionVariables;
+import io.sluice.state.StatementCache;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the server session of one backend connection holds, as far as Sluice knows it: the schema, the character sets
+ * and handshake variables it had at login, the variables sessions have set on it since, its prepared statements, and
+ * whether a session changed something no check can see. Lives on the connection's event loop.
+ */
+public final class ConnectionState {
+    private final boolean tracksState;
+    private final StatementCache statements;
+    private final SessionVariables variables = new SessionVariables();
+    /** The handshake variables' values at login, to return to them. */
+    private final Map<String, String> loginValues = new HashMap<>(8);
+    private String schema;
+    /** {@code client/connection/results/collation} at login: a reset must give the same back. */
+    private String characterSets;
+    private boolean tainted;
+
+    /**
+     * @param tracksState whether the server reports state changes in OK packets (transaction pooling)
+     * @param statementCacheSize prepared statements kept per connection in transaction pooling; 0 for none
+     */
+    public ConnectionState(String schema, boolean tracksState, int statementCacheSize) {
+        this.schema = schema;
+        this.tracksState = tracksState;
+        this.statements = statementCacheSize > 0 ? new StatementCache(statementCacheSize) : null;
+    }
+
+    /** Whether the server reports session state changes on this connection (transaction pooling). */
+    public boolean tracksState() {
+        return tracksState;
+    }
+
+    /** The schema the server has selected, as last known; {@code null} for none. */
+    public String schema() {
+        return schema;
+    }
+
+    /** The session on this connection changed schema (the schema tracker said so, or COM_INIT_DB succeeded). */
+    public void schema(String newSchema) {
+        schema = newSchema;
+    }
+
+    /** What sessions have set here since login or the last reset, as the trackers reported it. */
+    public SessionVariables variables() {
+        return variables;
+    }
+
+    /** The handshake variables' values at login. */
+    public Map<String, String> loginValues() {
+        return loginValues;
+    }
+
+    /** This connection's prepared statements; {@code null} in session pooling. */
+    public StatementCache statements() {
+        return statements;
+    }
+
+    /**
+     * Marks a change the reset check cannot verify, such as COM_SET_OPTION switching multi-statements: the connection
+     * is closed instead of pooled when its session ends.
+     */
+    public void taint() {
+        tainted = true;
+    }
+
+    public boolean isTainted() {
+        return tainted;
+    }
+
+    /**
+     * Takes in the session check row read right after login: the schema, and the character sets and handshake
+     * variables a reset must give back.
+     */
+    void loggedIn(SessionCheck.Row row) {
+        schema = row.schema();
+        characterSets = row.characterSets();
+        loginValues.putAll(row.handshakeVariables());
+    }
+
+    /**
+     * Takes in the session check row read after COM_RESET_CONNECTION.
+     *
+     * @return whether the connection is as it was at login (same character sets); when it is, what sessions set on
+     *     it is forgotten
+     */
+    boolean reset(SessionCheck.Row row) {
+        if (!row.characterSets().equals(characterSets)) {
+            return false;
+        }
+        schema = row.schema();
+        variables.clear();
+        if (statements != null) {
+            statements.clear();
+        }
+        return true;
+    }
+
+    /** The character sets at login, for log lines. */
+    String characterSets() {
+        return characterSets;
+    }
+}

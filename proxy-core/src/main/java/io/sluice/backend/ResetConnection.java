@@ -1,0 +1,59 @@
+package io.sluice.backend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
+import io.sluice.relay.ResponseKind;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * COM_RESET_CONNECTION: the server session back to a fresh login's, same user, before a connection is pooled again.
+ * It is always followed by the session trackers (transaction pooling) and a {@link SessionCheck}, whose callback
+ * judges the whole reset.
+ */
+public final class ResetConnection extends OwnCommand {
+
+    private ResetConnection() {
+    }
+
+    /**
+     * Resets {@code connection} and checks that it is as it was at login (same character sets), pipelined in one
+     * round trip: COM_RESET_CONNECTION, the session trackers when it follows session state, then the session check.
+     *
+     * @param done receives whether the connection is clean and matches its key; on false it must be closed
+     */
+    public static void run(BackendConnection connection, Consumer<Boolean> done) {
+        ResetConnection reset = new ResetConnection();
+        ConnectionState state = connection.state();
+        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers() : null;
+        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), row -> done.accept(row != null
+                && reset.succeeded() && (trackers == null || trackers.succeeded()) && state.reset(row)));
+        if (trackers != null) {
+            connection.run(reset, trackers, check);
+        } else {
+            connection.run(reset, check);
+        }
+    }
+
+    @Override
+    protected ByteBuf encode(ByteBufAllocator alloc) {
+        return Packets.command(alloc, Command.COM_RESET_CONNECTION, null);
+    }
+
+    @Override
+    protected ResponseKind response() {
+        return ResponseKind.SINGLE;
+    }
+
+    @Override
+    protected void onResponse(List<ByteBuf> packets) {
+        // judged by the session check that follows
+    }
+
+    @Override
+    protected void onFailure(BackendException cause) {
+        // so is a failure: the check fails with it
+    }
+}

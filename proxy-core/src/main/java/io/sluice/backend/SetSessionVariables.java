@@ -1,0 +1,65 @@
+package io.sluice.backend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
+import io.sluice.relay.ResponseKind;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A {@code SET SESSION} of Sluice's own: turning the session trackers on after login and reset, or giving a connection
+ * the variables of the session that takes it next (transaction pooling).
+ */
+public final class SetSessionVariables extends OwnCommand {
+    /**
+     * The trackers that report, in OK packets, every session variable set, every schema change and any other state
+     * change, so that a session's state can follow it to its next connection. COM_RESET_CONNECTION puts them back to
+     * the server's defaults, so they are set again after each reset.
+     */
+    static final String SESSION_TRACKERS = "SET SESSION session_track_system_variables = '*', "
+            + "session_track_schema = ON, session_track_state_change = ON";
+
+    private final String statement;
+    private final Consumer<BackendException> done;
+
+    /**
+     * @param statement the {@code SET SESSION ...} statement
+     * @param done receives {@code null} on OK, else the server's refusal or the failure
+     */
+    public SetSessionVariables(String statement, Consumer<BackendException> done) {
+        this.statement = statement;
+        this.done = done;
+    }
+
+    /** The trackers transaction pooling follows; its outcome is judged by the session check that follows it. */
+    static SetSessionVariables sessionTrackers() {
+        return new SetSessionVariables(SESSION_TRACKERS, error -> { });
+    }
+
+    @Override
+    protected ByteBuf encode(ByteBufAllocator alloc) {
+        return Packets.command(alloc, Command.COM_QUERY, statement);
+    }
+
+    @Override
+    protected ResponseKind response() {
+        return ResponseKind.RESULT;
+    }
+
+    @Override
+    protected void onResponse(List<ByteBuf> packets) {
+        done.accept(refusal(statement, packets));
+    }
+
+    @Override
+    protected void onFailure(BackendException cause) {
+        done.accept(cause);
+    }
+
+    @Override
+    public String toString() {
+        return statement;
+    }
+}

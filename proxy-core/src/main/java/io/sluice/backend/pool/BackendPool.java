@@ -1,0 +1,388 @@
+package io.sluice.backend.pool;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.BackendEndpoint;
+import io.sluice.backend.SessionKey;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.JdbcUrl;
+import io.sluice.config.PoolingConfig;
+import io.sluice.tls.BackendTls;
+import io.sluice.metrics.LatencyBuckets;
+import io.sluice.transport.TransportKind;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
+
+/**
+ * The pool of authenticated connections to one data source. It is split into one {@link EventLoopPool} per event
+ * loop so that a session always borrows a connection that runs on its own thread; only the count of open
+ * connections, bounded by {@code maxPoolSize}, is shared between loops.
+ */
+public final class BackendPool {
+    /** Replaced on config reload (pool sizes, timeouts, credentials); the URL never changes. */
+    private volatile DataSourceConfig dataSource;
+    /** Where new connections log in; replaced with new credentials on config reload. */
+    private volatile BackendEndpoint endpoint;
+    private final JdbcUrl url;
+    private final SessionKey defaultKey;
+    /** TLS to this server, or {@code null} for sslMode DISABLED. */
+    private final BackendTls tls;
+    private final SlotBalancer balancer = new SlotBalancer(this);
+    private final BackendConnector connector;
+    private final Map<EventExecutor, EventLoopPool> byLoop = new IdentityHashMap<>();
+    private final EventLoopPool[] loops;
+    private final EventLoopPool checks;
+    /**
+     * Ticks on the check loop and hands each relay loop its housekeeping as a plain task. A timer of the relay loop's
+     * own would keep its scheduled-task queue non-empty for good, and Netty then reads the clock several times per
+     * loop turn (is a timer due?) on the path every query takes.
+     */
+    private final ScheduledFuture<?> housekeeping;
+    /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
+    private volatile boolean retiring;
+    /**
+     * Transaction pooling: schemas a login has already found on this server with these credentials. A later login to
+     * one of them is answered without taking a backend connection (a churning client then costs the pool nothing);
+     * a 1049 on any acquire forgets the schema, and new credentials forget them all. Only schemas that exist get in,
+     * so the set is as small as the server's list of databases, and capped besides.
+     */
+    private final Set<String> knownSchemas = ConcurrentHashMap.newKeySet();
+    private static final int KNOWN_SCHEMAS_CAP = 4096;
+    /** Session or transaction pooling; set before the first connection opens and not changed after. */
+    private volatile PoolingConfig pooling = PoolingConfig.defaults();
+
+    // ---- metrics: per connection and per acquire, never per command, so atomics are cheap enough ----
+    private final AtomicLong created = new AtomicLong();
+    private final AtomicLong closed = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicLongArray acquireBuckets = new AtomicLongArray(LatencyBuckets.COUNT);
+    private final AtomicLong acquireNanos = new AtomicLong();
+
+    /**
+     * @param defaultKey the key of connections opened ahead of any session ({@code minPoolSize})
+     * @param checkLoop the loop health checks run on, apart from the loops that relay client traffic
+     */
+    public BackendPool(DataSourceConfig dataSource, EventLoopGroup group, TransportKind transport, int connBufferSize,
+            SessionKey defaultKey, EventLoop checkLoop) {
+        this.dataSource = dataSource;
+        this.url = dataSource.jdbcUrl();
+        this.defaultKey = defaultKey;
+        this.tls = BackendTls.create(dataSource); // before any connection: a CA file that cannot be used stops start
+        this.endpoint = endpointOf(dataSource);
+        this.connector = new BackendConnector(this, transport, connBufferSize);
+        int count = 0;
+        for (EventExecutor ignored : group) {
+            count++;
+        }
+        this.loops = new EventLoopPool[count];
+        int i = 0;
+        for (EventExecutor executor : group) {
+            EventLoopPool pool = new EventLoopPool(this, (EventLoop) executor, balancer,
+                    minIdleShare(dataSource, i, count));
+            loops[i++] = pool;
+            byLoop.put(executor, pool);
+        }
+        this.checks = new EventLoopPool(this, checkLoop, balancer, 0);
+        long period = Math.max(1000, Math.min(30_000, Math.min(
+                positiveOr(dataSource.idleTimeoutMilliseconds(), 30_000),
+                positiveOr(dataSource.maxLifetimeMilliseconds(), 30_000)) / 2));
+        housekeeping = checkLoop.scheduleWithFixedDelay(this::housekeep, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void housekeep() {
+        for (EventLoopPool pool : loops) {
+            try {
+                pool.loop().execute(pool::housekeep);
+            } catch (RejectedExecutionException e) {
+                return; // the loops are stopping
+            }
+        }
+    }
+
+    /**
+     * Sets session or transaction pooling for connections opened from now on; call right after construction.
+     * In TRANSACTION pooling connections turn the session trackers on and keep a prepared-statement cache.
+     */
+    public void usePooling(PoolingConfig value) {
+        pooling = Objects.requireNonNull(value);
+    }
+
+    /** Whether sessions give connections back between transactions ({@code pooling: TRANSACTION}). */
+    boolean transactionPooling() {
+        return pooling.transactionPooling();
+    }
+
+    /** Transaction pooling: prepared statements kept per connection. */
+    int preparedStatementCacheSize() {
+        return pooling.preparedStatementCacheSize();
+    }
+
+    private BackendEndpoint endpointOf(DataSourceConfig settings) {
+        return new BackendEndpoint(settings.name(), url.host(), url.port(), settings.username(), settings.password(),
+                settings.sslMode(), tls);
+    }
+
+    /** Where new connections log in. */
+    BackendEndpoint endpoint() {
+        return endpoint;
+    }
+
+    BackendConnector connector() {
+        return connector;
+    }
+
+    /** The per-loop parts, one per relay loop (health checks have their own). */
+    EventLoopPool[] loops() {
+        return loops;
+    }
+
+    /** Whether a login has already found {@code schema} on this server with the current credentials. */
+    public boolean knowsSchema(String schema) {
+        return schema != null && knownSchemas.contains(schema);
+    }
+
+    /** A login found {@code schema}: the next login to it needs no backend connection to check it. */
+    public void schemaSeen(String schema) {
+        if (schema != null && knownSchemas.size() < KNOWN_SCHEMAS_CAP) {
+            knownSchemas.add(schema);
+        }
+    }
+
+    /** The server answered 1049 for {@code schema}: logins to it are checked by the server again. */
+    public void schemaMissing(String schema) {
+        if (schema != null) {
+            knownSchemas.remove(schema);
+        }
+    }
+
+    /** Loop {@code i}'s part of {@code minPoolSize}, spread as evenly as the loops allow. */
+    private static int minIdleShare(DataSourceConfig dataSource, int i, int count) {
+        return dataSource.minPoolSize() / count + (i < dataSource.minPoolSize() % count ? 1 : 0);
+    }
+
+    /**
+     * Applies new pool settings (config reload): sizes, timeouts and credentials. New connections log in with the new
+     * credentials; open ones keep theirs. A smaller {@code maxPoolSize} closes idle connections above it; busy ones
+     * close as their sessions end.
+     *
+     * @throws IllegalArgumentException when the URL differs: that is another server, not new settings
+     */
+    public void update(DataSourceConfig newSettings) {
+        if (!newSettings.url().equals(dataSource.url())) {
+            throw new IllegalArgumentException("url: " + newSettings.url() + " (expected: " + dataSource.url() + ")");
+        }
+        if (!Objects.equals(newSettings.username(), dataSource.username())
+                || !Objects.equals(newSettings.password(), dataSource.password())) {
+            knownSchemas.clear(); // other credentials may not see the same schemas
+        }
+        dataSource = newSettings;
+        endpoint = endpointOf(newSettings);
+        for (int i = 0; i < loops.length; i++) {
+            EventLoopPool pool = loops[i];
+            int share = minIdleShare(newSettings, i, loops.length);
+            pool.loop().execute(() -> {
+                pool.setMinIdleShare(share);
+                while (balancer.open() > newSettings.maxPoolSize() && pool.idleCount() > 0) {
+                    pool.retireOneIdle();
+                }
+            });
+        }
+    }
+
+    private static long positiveOr(long value, long fallback) {
+        return value > 0 ? value : fallback;
+    }
+
+    /** The part of the pool that serves sessions on {@code loop}. */
+    public EventLoopPool forLoop(EventLoop loop) {
+        EventLoopPool pool = byLoop.get(loop);
+        if (pool == null) {
+            throw new IllegalArgumentException("loop: not one of this pool's event loops");
+        }
+        return pool;
+    }
+
+    /**
+     * One health check: connect, log in and quit, within {@code timeoutMillis}. The connection does not count
+     * against {@code maxPoolSize}, so a full pool still passes its checks.
+     */
+    public CompletableFuture<Void> check(long timeoutMillis) {
+        CompletableFuture<Void> outcome = new CompletableFuture<>();
+        EventLoop loop = checks.loop();
+        loop.execute(() -> {
+            Promise<Void> done = loop.newPromise();
+            done.addListener(f -> {
+                if (f.isSuccess()) {
+                    outcome.complete(null);
+                } else {
+                    outcome.completeExceptionally(f.cause());
+                }
+            });
+            checks.check(timeoutMillis, done);
+        });
+        return outcome;
+    }
+
+    /**
+     * Starts or stops retiring this pool's connections: while the backend is down or draining, idle connections are
+     * closed and connections sessions give back are not kept.
+     */
+    public void setRetiring(boolean value) {
+        retiring = value;
+        if (value) {
+            for (EventLoopPool pool : loops) {
+                pool.loop().execute(pool::retireAllIdle);
+            }
+        }
+    }
+
+    boolean isRetiring() {
+        return retiring;
+    }
+
+    /** Idle connections now, on every loop. */
+    public int idleConnections() {
+        int sum = 0;
+        for (EventLoopPool pool : loops) {
+            sum += pool.idleCount();
+        }
+        return sum;
+    }
+
+    /** Sessions waiting for a connection now, on every loop. */
+    public int pendingAcquires() {
+        return balancer.waiting();
+    }
+
+    public DataSourceConfig dataSource() {
+        return dataSource;
+    }
+
+    /** The database named in the data source's URL, or {@code null}; parsed once, when the pool was made. */
+    public String urlDatabase() {
+        return url.database();
+    }
+
+    /** {@code host:port}, for messages. */
+    public String address() {
+        return url.host() + ":" + url.port();
+    }
+
+    SessionKey defaultKey() {
+        return defaultKey;
+    }
+
+    /** Open connections (idle, lent, or still logging in). */
+    public int openConnections() {
+        return balancer.open();
+    }
+
+    // ---- metrics ----
+
+    void connectionCreated() {
+        created.incrementAndGet();
+    }
+
+    void connectionClosed() {
+        closed.incrementAndGet();
+    }
+
+    void connectionFailed() {
+        errors.incrementAndGet();
+    }
+
+    void acquired(long waitNanos) {
+        acquireBuckets.incrementAndGet(LatencyBuckets.index(waitNanos));
+        acquireNanos.addAndGet(waitNanos);
+    }
+
+    /** Connections that logged in, since start. */
+    public long createdConnections() {
+        return created.get();
+    }
+
+    /** Logged-in connections that closed, since start. */
+    public long closedConnections() {
+        return closed.get();
+    }
+
+    /** Connects and logins that failed (refused, timed out, access denied), since start. */
+    public long connectionErrors() {
+        return errors.get();
+    }
+
+    /** Acquires that got a connection, per {@link LatencyBuckets} bucket of their wait. */
+    public long[] acquireWaitBuckets() {
+        long[] counts = new long[acquireBuckets.length()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = acquireBuckets.get(i);
+        }
+        return counts;
+    }
+
+    /** The sum of those waits. */
+    public long acquireWaitNanos() {
+        return acquireNanos.get();
+    }
+
+    /**
+     * Closes every connection (idle, lent, or in one of Sluice's own exchanges) and fails every waiter; waits up to
+     * {@code timeoutMillis} for the loops to do it and to process the closes. Call before the event loops stop, so
+     * that no connection, and no half-finished exchange on one, is left to the loops' teardown.
+     */
+    public void close(long timeoutMillis) {
+        housekeeping.cancel(false);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        EventLoopPool[] all = Arrays.copyOf(loops, loops.length + 1);
+        all[loops.length] = checks;
+        onEachLoop(all, EventLoopPool::shutdown, deadline);
+        // A close fires channelInactive in a task queued after it: one more round on each loop runs them.
+        onEachLoop(all, pool -> { }, deadline);
+    }
+
+    private static void onEachLoop(EventLoopPool[] pools, Consumer<EventLoopPool> task,
+            long deadlineNanos) {
+        CountDownLatch done = new CountDownLatch(pools.length);
+        for (EventLoopPool pool : pools) {
+            if (pool.loop().inEventLoop()) { // called from that loop (a retired pool closed by a scheduled check)
+                try {
+                    task.accept(pool);
+                } finally {
+                    done.countDown();
+                }
+                continue;
+            }
+            try {
+                pool.loop().execute(() -> {
+                    try {
+                        task.accept(pool);
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                done.countDown(); // that loop has already stopped
+            }
+        }
+        try {
+            done.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,479 @@
+package io.sluice.backend.pool;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.backend.InitDb;
+import io.sluice.backend.ResetConnection;
+import io.sluice.backend.SessionKey;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.state.SessionVariables;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The part of a data source's pool that belongs to one event loop. Its connections run on that loop, like the
+ * sessions that borrow them, so a borrowed connection never hands work to another thread, and the pool needs no
+ * lock: every method runs on {@link #loop()}. Only the count of open connections is shared between loops
+ * ({@link SlotBalancer}).
+ *
+ * <p>It coordinates the parts: the {@link IdleConnections}, the sessions that wait for a slot ({@link Waiters}) or
+ * for a reset ({@link ResetHandOff}), and the {@link BackendConnector}. A connection coming back never serves another
+ * session's wait in the caller's stack: waiters are served from a task of the pool's own, so a session that gives
+ * its connection back from inside the relay of its last response never runs another session's work there.
+ */
+public final class EventLoopPool implements BackendConnection.Owner {
+    private static final Logger log = LoggerFactory.getLogger(EventLoopPool.class);
+
+    private final BackendPool parent;
+    private final EventLoop loop;
+    private final SlotBalancer balancer;
+    private final IdleConnections idle = new IdleConnections();
+    private final Waiters waiters = new Waiters();
+    private final ResetHandOff resets;
+    /**
+     * Every connection of this loop whose channel is open: idle, lent, logging in or running Sluice's own commands.
+     * {@link #shutdown()} closes them all while the loop still runs tasks, so that each one's channelInactive releases
+     * what it holds (the packets of an unfinished exchange) at a point Sluice chooses (decision 058).
+     */
+    private final Set<BackendConnection> connections = new HashSet<>();
+    private final Runnable serveTask = this::serve;
+    /** This loop's part of {@code minPoolSize}; changes on config reload. */
+    private int minIdleShare;
+    private SessionKey lastKey;
+    /** {@link #shutdown()} ran: a housekeeping task queued before it must not refill the pool. */
+    private boolean shutDown;
+    /** Pooled connections of this loop that hold a slot: logging in, idle or lent. */
+    private int openHere;
+    private boolean serveScheduled;
+    /** A delayed {@link #reclaimIfStillWaiting()} is scheduled. */
+    private boolean reclaimScheduled;
+    /** This loop's sessions have waited longer than {@link SlotBalancer#RECLAIM_DELAY_MILLIS}. */
+    private boolean starving;
+
+    EventLoopPool(BackendPool parent, EventLoop loop, SlotBalancer balancer, int minIdleShare) {
+        this.parent = parent;
+        this.loop = loop;
+        this.balancer = balancer;
+        this.minIdleShare = minIdleShare;
+        this.resets = new ResetHandOff(loop, w -> openOrEnqueue(w.key(), w.schema(), w.promise()));
+    }
+
+    public EventLoop loop() {
+        return loop;
+    }
+
+    /** The data source's pool this part belongs to. */
+    public BackendPool parent() {
+        return parent;
+    }
+
+    void setMinIdleShare(int share) {
+        minIdleShare = share;
+    }
+
+    /** Idle connections here, for metrics and tests; may be read from any thread. */
+    public int idleCount() {
+        return idle.size();
+    }
+
+    // ---- lending -------------------------------------------------------------------------------------------
+
+    /**
+     * Lends a connection for a session of this key, with {@code schema} selected ({@code null}: none): an idle one,
+     * one being reset, a new one, or the first freed once {@code maxPoolSize} is reached. Must be called on
+     * {@link #loop()}.
+     */
+    public Future<BackendConnection> acquire(SessionKey key, String schema) {
+        Promise<BackendConnection> promise = loop.newPromise();
+        long started = System.nanoTime();
+        lastKey = key;
+        if (!serveFromIdle(key, schema, promise) && !resets.await(key, schema, promise)) {
+            openOrEnqueue(key, schema, promise);
+        }
+        // Acquire wait for metrics: once per session, not per command.
+        if (promise.isDone()) {
+            if (promise.isSuccess()) {
+                parent.acquired(System.nanoTime() - started);
+            }
+        } else {
+            promise.addListener(f -> {
+                if (f.isSuccess()) {
+                    parent.acquired(System.nanoTime() - started);
+                }
+            });
+        }
+        return promise;
+    }
+
+    /**
+     * Transaction pooling's fast path, taken once per transaction: the most recently used idle connection, if it has
+     * this key, schema and session variables and nobody waits, without a promise or a listener. {@code null}
+     * otherwise: then {@link #acquire} does the rest. Must be called on {@link #loop()}.
+     */
+    public BackendConnection pollIdle(SessionKey key, String schema, SessionVariables variables) {
+        if (!waiters.isEmpty()) {
+            return null;
+        }
+        BackendConnection first = idle.takeFirstIfSame(key, schema, variables);
+        if (first != null) {
+            first.markHeld();
+            parent.acquired(0);
+        }
+        return first;
+    }
+
+    /**
+     * Takes back a connection from a session that has ended: it is reset (COM_RESET_CONNECTION and the session check)
+     * and then pooled. One in the middle of a response, or in any doubt, is closed. Must be called on
+     * {@link #loop()}.
+     */
+    public void resetAndReturn(BackendConnection connection) {
+        if (!takeBack(connection, "released")) {
+            return;
+        }
+        resets.started(connection);
+        ResetConnection.run(connection, clean -> {
+            resets.ended(connection);
+            if (clean) {
+                offer(connection);
+            } else {
+                log.debug("closing {}: the reset left it unlike its key", connection);
+                connection.close();
+                resets.failed(connection.key());
+            }
+        });
+    }
+
+    /**
+     * Transaction pooling: takes back a connection between two transactions of a session that goes on. It keeps its
+     * session state (the next session to take it makes the variables its own), so no reset is needed; one in the
+     * middle of a response, or in any doubt, is closed. Must be called on {@link #loop()}.
+     */
+    public void returnAsIs(BackendConnection connection) {
+        if (takeBack(connection, "given back")) {
+            offer(connection);
+        }
+    }
+
+    /**
+     * Takes back a connection acquired for a session that ended before it was lent (the client left while it waited).
+     * Must be called on {@link #loop()}.
+     */
+    public void returnUnused(BackendConnection connection) {
+        offer(connection);
+    }
+
+    /** Unbinds a connection from its session; false (and closed) when it is not clean between commands. */
+    private boolean takeBack(BackendConnection connection, String how) {
+        boolean clean = connection.isBetweenCommands() && connection.isOpen() && !connection.state().isTainted();
+        connection.unbind();
+        if (!clean) {
+            log.debug("closing {}: {} mid-response or in doubt", connection, how);
+            connection.close();
+        }
+        return clean;
+    }
+
+    /** Puts a clean connection in the idle list; waiters are served from a task of the pool's own. */
+    private void offer(BackendConnection connection) {
+        if (!connection.isOpen()) {
+            return;
+        }
+        if (parent.isRetiring()) {
+            log.debug("closing {}: its backend is down or draining", connection);
+            connection.close();
+            return;
+        }
+        connection.markIdle();
+        idle.addFirst(connection);
+        if (!waiters.isEmpty() || resets.hasWaiters() || balancer.anotherLoopNeedsSlot(openHere)) {
+            scheduleServe();
+        }
+    }
+
+    private void scheduleServe() {
+        if (!serveScheduled) {
+            serveScheduled = true;
+            loop.execute(serveTask);
+        }
+    }
+
+    /** The pool's own task: serves waiting sessions, then gives a slot to another loop if one needs it. */
+    private void serve() {
+        serveScheduled = false;
+        serveWaitersIfAny();
+        if (resets.hasWaiters()) {
+            resets.serve(waiter -> serveFromIdle(waiter.key(), waiter.schema(), waiter.promise()));
+        }
+        if (waiters.isEmpty() && balancer.anotherLoopNeedsSlot(openHere)) {
+            retireOneIdle(); // a session waits on another loop, which no connection here can serve
+        }
+    }
+
+    /**
+     * Lends an idle connection of {@code key}, selecting {@code schema} on it first if it has another one.
+     *
+     * @return whether one was found (the promise is then completed, now or once the schema is selected)
+     */
+    private boolean serveFromIdle(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        BackendConnection connection = idle.take(key, schema);
+        if (connection == null) {
+            return false;
+        }
+        connection.markHeld();
+        if (Objects.equals(connection.state().schema(), schema)) {
+            promise.trySuccess(connection);
+            return true;
+        }
+        connection.run(new InitDb(schema, error -> {
+            if (error == null) {
+                connection.state().schema(schema);
+                if (!promise.trySuccess(connection)) {
+                    offer(connection); // the session gave up (timed out, left) while the schema was selected
+                }
+            } else {
+                offer(connection); // a refused COM_INIT_DB leaves the connection as it was
+                promise.tryFailure(error);
+            }
+        }));
+        return true;
+    }
+
+    private void openOrEnqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        if (balancer.tryReserve()) {
+            open(key, schema, promise);
+        } else {
+            enqueue(key, schema, promise);
+        }
+    }
+
+    private void open(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        openHere++;
+        log.debug("opening a connection to {} for schema {} ({} open)", parent.address(), schema, balancer.open());
+        Promise<BackendConnection> ready = loop.newPromise();
+        ready.addListener(f -> {
+            if (f.isSuccess()) {
+                BackendConnection connection = (BackendConnection) f.getNow();
+                parent.connectionCreated();
+                connection.channel().closeFuture().addListener(closed -> parent.connectionClosed());
+                if (!promise.trySuccess(connection)) {
+                    offer(connection); // the waiter gave up meanwhile
+                }
+            } else {
+                parent.connectionFailed();
+                promise.tryFailure(f.cause());
+            }
+        });
+        parent.connector().connect(this, key, schema, ready, parent.dataSource().connectionTimeoutMilliseconds(),
+                true);
+    }
+
+    /**
+     * A health check: opens a connection outside the pool's count, logs in, and says goodbye with COM_QUIT. Logging
+     * in rather than only reading the greeting matters: a server counts connections dropped after the greeting as
+     * handshake errors and blocks a host that makes {@code max_connect_errors} of them.
+     */
+    void check(long timeoutMillis, Promise<Void> outcome) {
+        Promise<BackendConnection> ready = loop.newPromise();
+        ready.addListener(f -> {
+            if (f.isSuccess()) {
+                BackendConnection connection = (BackendConnection) f.getNow();
+                connection.markIdle();
+                connection.close();
+                outcome.trySuccess(null);
+            } else {
+                outcome.tryFailure(f.cause());
+            }
+        });
+        parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false);
+    }
+
+    // ---- waiting for a slot --------------------------------------------------------------------------------
+
+    private void enqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        DataSourceConfig dataSource = parent.dataSource();
+        long timeout = dataSource.connectionTimeoutMilliseconds();
+        ScheduledFuture<?> timer = loop.schedule(() -> {
+            if (waiters.remove(promise)) {
+                waiterLeft();
+            }
+            promise.tryFailure(new PoolExhaustedException(dataSource.name(), dataSource.maxPoolSize(), timeout));
+        }, timeout, TimeUnit.MILLISECONDS);
+        waiters.add(new Waiters.Waiter(key, schema, promise, timer));
+        balancer.waiterAdded();
+        log.debug("session waits for a connection to {} ({} open)", parent.address(), balancer.open());
+        // Idle connections that cannot serve this session (another key or schema here, or any on another loop)
+        // hold slots: retire one here and one per other loop; the freed slot opens a connection for the waiter.
+        retireOneIdle();
+        if (balancer.reclaimsAtOnce()) {
+            balancer.reclaimElsewhere(this);
+        } else {
+            scheduleReclaim(); // other loops' slots only if no give-back here serves the waiter soon
+        }
+    }
+
+    /** Serves waiting sessions from idle connections or new ones while slots allow. Runs in a task of its own. */
+    void serveWaitersIfAny() {
+        while (!waiters.isEmpty()) {
+            Waiters.Waiter waiter = waiters.poll();
+            waiterLeft();
+            if (waiter.promise().isDone()) {
+                continue;
+            }
+            if (serveFromIdle(waiter.key(), waiter.schema(), waiter.promise())) {
+                waiter.stopTimer();
+                continue;
+            }
+            if (!idle.isEmpty()) {
+                idle.pollLast().close(); // only connections of another key or schema are idle: make room
+            }
+            if (!balancer.tryReserve()) {
+                waiters.addFirst(waiter); // still first in line
+                balancer.waiterAdded();
+                return;
+            }
+            waiter.stopTimer();
+            open(waiter.key(), waiter.schema(), waiter.promise());
+        }
+    }
+
+    private void waiterLeft() {
+        balancer.waiterRemoved();
+        if (starving && waiters.isEmpty()) {
+            setStarving(false);
+        }
+    }
+
+    private void scheduleReclaim() {
+        if (!reclaimScheduled) {
+            reclaimScheduled = true;
+            loop.schedule(this::reclaimIfStillWaiting, SlotBalancer.RECLAIM_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Sessions still wait: ask the other loops for a slot, and again every delay while they do. */
+    private void reclaimIfStillWaiting() {
+        reclaimScheduled = false;
+        if (waiters.isEmpty()) {
+            setStarving(false);
+            return;
+        }
+        setStarving(true);
+        balancer.reclaimElsewhere(this);
+        scheduleReclaim();
+    }
+
+    private void setStarving(boolean value) {
+        if (starving != value) {
+            starving = value;
+            balancer.starvingChanged(value);
+        }
+    }
+
+    /** Another loop asks for a slot: closes the oldest idle connection here, if the balancer says this loop should. */
+    void yieldIdleSlot() {
+        BackendConnection oldest = idle.peekLast();
+        if (oldest != null && balancer.shouldYield(openHere, System.nanoTime() - oldest.idleSinceNanos())) {
+            retireOneIdle();
+        }
+    }
+
+    /** Closes one idle connection, if any, to give its slot to another loop or key. */
+    void retireOneIdle() {
+        BackendConnection oldest = idle.pollLast();
+        if (oldest != null) {
+            oldest.close();
+        }
+    }
+
+    /** Closes every idle connection: the backend went down or is draining. */
+    void retireAllIdle() {
+        for (BackendConnection connection; (connection = idle.pollLast()) != null; ) {
+            connection.close();
+        }
+    }
+
+    // ---- the connections' lives ----------------------------------------------------------------------------
+
+    @Override
+    public void onOpened(BackendConnection connection) {
+        connections.add(connection);
+    }
+
+    @Override
+    public void onClosed(BackendConnection connection) {
+        connections.remove(connection);
+        resets.ended(connection); // closed mid-reset: the sessions waiting for it fall back at their timeout
+        idle.remove(connection);
+    }
+
+    @Override
+    public void slotReleased() {
+        openHere--;
+        balancer.released();
+    }
+
+    /** The periodic check of idle timeouts, lifetimes and the minimum pool size; run on the loop. */
+    void housekeep() {
+        if (shutDown) {
+            return;
+        }
+        long now = System.nanoTime();
+        DataSourceConfig dataSource = parent.dataSource();
+        long idleTimeout = TimeUnit.MILLISECONDS.toNanos(dataSource.idleTimeoutMilliseconds());
+        long maxLifetime = TimeUnit.MILLISECONDS.toNanos(dataSource.maxLifetimeMilliseconds());
+        for (Iterator<BackendConnection> it = idle.oldestFirst(); it.hasNext(); ) {
+            BackendConnection connection = it.next();
+            boolean tooOld = maxLifetime > 0 && now - connection.createdNanos() > maxLifetime;
+            boolean idleTooLong = idleTimeout > 0 && now - connection.idleSinceNanos() > idleTimeout
+                    && idle.size() > minIdleShare;
+            if (tooOld || idleTooLong) {
+                it.remove();
+                connection.close();
+            }
+        }
+        int missing = parent.isRetiring() ? 0 : minIdleShare - idle.size();
+        SessionKey key = lastKey != null ? lastKey : parent.defaultKey();
+        for (int i = 0; i < missing && balancer.tryReserve(); i++) {
+            Promise<BackendConnection> warm = loop.newPromise();
+            warm.addListener(f -> {
+                if (f.isSuccess()) {
+                    offer((BackendConnection) f.getNow());
+                } else {
+                    log.debug("could not open a minimum-pool connection to {}: {}", parent.address(),
+                            f.cause().toString());
+                }
+            });
+            open(key, null, warm);
+        }
+    }
+
+    /**
+     * Closes every connection, idle or not, and fails every waiter. Runs on the loop. The closes' channelInactive
+     * events run later on this loop: {@link BackendPool#close(long)} waits for them before the loops stop.
+     */
+    void shutdown() {
+        shutDown = true;
+        retireAllIdle();
+        for (BackendConnection connection : new ArrayList<>(connections)) {
+            connection.close();
+        }
+        BackendException stopping = new BackendException("Sluice is shutting down");
+        for (Waiters.Waiter waiter; (waiter = waiters.poll()) != null; ) {
+            waiterLeft();
+            waiter.stopTimer();
+            waiter.promise().tryFailure(stopping);
+        }
+        resets.shutdown(stopping);
+    }
+}

@@ -1,0 +1,304 @@
+package io.sluice.frontend;
+
+import io.netty.util.concurrent.Future;
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.backend.pool.BackendPool;
+import io.sluice.backend.pool.EventLoopPool;
+import io.sluice.balancer.Backend;
+import io.sluice.balancer.BackendGroup;
+import io.sluice.pooling.CommandPolicy;
+import io.sluice.protocol.ErrorCode;
+import io.sluice.protocol.Packets.BackendError;
+import io.sluice.protocol.ServerErrors;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A session's hold on the backends: the backend the balancer assigned it, and the connection it has from that
+ * backend's pool now, if any. Assigning and reassigning, failing over a first connect, acquiring, binding, and
+ * letting go (to be reset, or as it is between transactions) happen here. On the session's event loop.
+ */
+final class BackendLease {
+    private static final Logger log = LoggerFactory.getLogger(BackendLease.class);
+
+    /**
+     * Transaction pooling: how many pooled connections one acquire may find broken when it restores the session's
+     * variables, before the client gets the error. Each one is closed, so this bounds the new connections a server that
+     * breaks every connection at once can cost per command.
+     */
+    private static final int MAX_BROKEN_ON_SYNC = 3;
+
+    /** What an acquire ends in. */
+    interface Listener {
+        /** The connection is the session's, bound to it. */
+        void onBound(BackendConnection connection);
+
+        /** No connection could be had; {@link #triedBackends()} says where it was tried. */
+        void onAcquireFailed(Throwable cause);
+
+        /** No connection is free at once: the session waits (and stops reading its client meanwhile). */
+        void onWaiting();
+    }
+
+    private final FrontendContext context;
+    private final ClientSession session;
+    private BackendConnection.Session relay;
+    private CommandPolicy policy = CommandPolicy.SESSION;
+    /** The backend the balancer assigned this session to, and its name and pool on this event loop. */
+    private Backend assigned;
+    private String dataSource;
+    private EventLoopPool pool;
+    private BackendConnection connection;
+    /** Whether a connection was ever bound: from then on the session has server state and cannot move. */
+    private boolean everBound;
+    private boolean acquiring;
+    private boolean ended;
+    /** Backends this session could not connect to, left out when it fails over; null until it first fails. */
+    private List<String> failedBackends;
+    private long failoverDeadlineNanos;
+    /** Pooled connections found broken while restoring this session's variables, in the acquire under way. */
+    private int brokenOnSync;
+
+    BackendLease(FrontendContext context, ClientSession session) {
+        this.context = context;
+        this.session = session;
+    }
+
+    /** The command stage that connections are bound to, and its policy. */
+    void attach(BackendConnection.Session target, CommandPolicy commandPolicy) {
+        this.relay = target;
+        this.policy = commandPolicy;
+    }
+
+    /**
+     * Has the balancer pick a backend for the session, and resolves its schema there.
+     *
+     * @return false when no backend takes sessions
+     */
+    boolean assign() {
+        Backend picked = context.group().pick();
+        if (picked == null) {
+            return false;
+        }
+        assign(picked);
+        return true;
+    }
+
+    /** Makes {@code chosen} this session's backend; the balancer has already counted the session on it. */
+    private void assign(Backend chosen) {
+        assigned = chosen;
+        dataSource = chosen.name();
+        pool = context.pool(dataSource).forLoop(session.eventLoop());
+        session.schema(session.requestedSchema(), context.resolveSchema(session.requestedSchema(), dataSource));
+    }
+
+    /**
+     * Moves a session that holds no server state to another backend. The balancer picks again, leaving out
+     * {@code excluding}; the schema alias is resolved again for the new backend.
+     *
+     * @return false, and no change, when no other backend takes sessions
+     */
+    private boolean reassign(List<String> excluding) {
+        BackendGroup group = context.group();
+        Backend next = excluding == null ? group.pick() : group.pick(excluding);
+        if (next == null) {
+            return false;
+        }
+        group.sessionEnded(assigned);
+        log.debug("client {}: moving from backend {} to {}", session.channel().remoteAddress(), dataSource,
+                next.name());
+        assign(next);
+        return true;
+    }
+
+    /** The connection held now, or {@code null}. */
+    BackendConnection connection() {
+        return connection;
+    }
+
+    boolean isAcquiring() {
+        return acquiring;
+    }
+
+    /** The data source the session is assigned to. */
+    String dataSource() {
+        return dataSource;
+    }
+
+    /** The pool of the assigned data source, all loops. */
+    BackendPool backendPool() {
+        return context.pool(dataSource);
+    }
+
+    /** The backends tried by the last acquire, the one it ended on last. */
+    List<String> triedBackends() {
+        List<String> tried = failedBackends == null ? new ArrayList<>() : new ArrayList<>(failedBackends);
+        if (!tried.contains(dataSource)) {
+            tried.add(dataSource);
+        }
+        return tried;
+    }
+
+    /**
+     * Takes a connection for the session: moves first, if the session holds no server state and its backend has left
+     * rotation; fails over to another backend while a connect fails and {@code connectionTimeoutMilliseconds} lasts.
+     */
+    void acquire(Listener listener) {
+        if ((!everBound || policy.followsSession()) && !assigned.acceptsSessions()) {
+            reassign(null); // assigned at login (or, transaction pooling, between transactions), and it left rotation
+        }
+        failedBackends = null;
+        brokenOnSync = 0;
+        failoverDeadlineNanos = System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(backendPool().dataSource().connectionTimeoutMilliseconds());
+        tryAcquire(listener);
+    }
+
+    private void tryAcquire(Listener listener) {
+        if (policy.followsSession()) {
+            BackendConnection idle = pool.pollIdle(session.key(), session.schema(), policy.variables());
+            if (idle != null) {
+                bind(idle, listener); // the usual case, once per transaction: nothing to wait for, nothing to sync
+                return;
+            }
+        }
+        acquiring = true;
+        EventLoopPool from = pool;
+        Future<BackendConnection> acquired = from.acquire(session.key(), session.schema());
+        if (!acquired.isDone()) {
+            // Reading stops only while a connection is really awaited: an idle one (the usual case in transaction
+            // pooling, once per transaction) is bound at once, without two epoll_ctl calls to stop and resume.
+            listener.onWaiting();
+        }
+        acquired.addListener(f -> {
+            acquiring = false;
+            if (!f.isSuccess()) {
+                if (!ended && failOver(f.cause())) {
+                    tryAcquire(listener);
+                } else if (!ended) {
+                    listener.onAcquireFailed(f.cause());
+                }
+                return;
+            }
+            BackendConnection taken = (BackendConnection) f.getNow();
+            if (ended) {
+                from.returnUnused(taken);
+                return;
+            }
+            acquiring = true;
+            policy.prepareConnection(taken, error -> {
+                acquiring = false;
+                if (ended) {
+                    from.returnUnused(taken);
+                } else if (error != null && connectionGone(error) && ++brokenOnSync <= MAX_BROKEN_ON_SYNC) {
+                    // The server ended the connection while it was idle in the pool (killed, timed out, shutting
+                    // down) and its close was not yet seen. Nothing of the client's reached it, and it is closed
+                    // now: take another one.
+                    log.debug("client {}: {}; taking another connection", session.channel().remoteAddress(),
+                            error.getMessage());
+                    tryAcquire(listener);
+                } else if (error != null) {
+                    listener.onAcquireFailed(error);
+                } else {
+                    bind(taken, listener);
+                }
+            });
+        });
+    }
+
+    private void bind(BackendConnection taken, Listener listener) {
+        connection = taken;
+        everBound = true;
+        taken.bind(relay, session.commands(), policy.stateFollower());
+        listener.onBound(taken);
+    }
+
+    /**
+     * After a failed connect: tells the balancer (passive health), and moves the session to another backend when one
+     * takes sessions and the first backend's {@code connectionTimeoutMilliseconds} has not run out. A refusal by the
+     * server itself (wrong schema, access denied) or a full pool is not a connect failure and is not retried.
+     *
+     * @return whether the session now has another backend to try
+     */
+    private boolean failOver(Throwable cause) {
+        if (!(cause instanceof BackendException be) || be.serverError() != null) {
+            return false;
+        }
+        context.group().reportConnectFailure(dataSource, cause.getMessage());
+        if (System.nanoTime() - failoverDeadlineNanos >= 0) {
+            return false;
+        }
+        if (failedBackends == null) {
+            failedBackends = new ArrayList<>(2);
+        }
+        failedBackends.add(dataSource);
+        String from = dataSource;
+        if (!reassign(failedBackends)) {
+            return false;
+        }
+        log.info("client {}: cannot connect to backend {} ({}); failing over to {}", session.channel().remoteAddress(),
+                from, cause.getMessage(), dataSource);
+        return true;
+    }
+
+    /**
+     * Whether a failure on a pooled connection means the server had already ended it: it broke without an answer, or
+     * its answer is one a server sends just before it closes a connection.
+     */
+    private static boolean connectionGone(BackendException error) {
+        BackendError serverError = error.serverError();
+        if (serverError == null) {
+            return true;
+        }
+        int code = serverError.code();
+        // A server shutting down, and MySQL 8.0.24+ closing a connection idle past its wait_timeout, send the same
+        // errors Sluice sends in those cases.
+        return code == ServerErrors.ER_CONNECTION_KILLED || code == ErrorCode.ER_SERVER_SHUTDOWN.code()
+                || code == ErrorCode.ER_CLIENT_INTERACTION_TIMEOUT.code();
+    }
+
+    /** Transaction pooling: the transaction is over; the connection goes back as it is, its state known. */
+    void giveBack() {
+        BackendConnection done = connection;
+        connection = null;
+        pool.returnAsIs(done);
+    }
+
+    /** The session starts afresh (COM_RESET_CONNECTION, COM_CHANGE_USER): the connection goes back to be reset. */
+    void release() {
+        if (connection != null) {
+            BackendConnection old = connection;
+            connection = null;
+            pool.resetAndReturn(old);
+        }
+    }
+
+    /** The connection closed under the session: the balancer hears of it, and the session holds none. */
+    void lost(BackendConnection lost) {
+        if (lost == connection) {
+            connection = null;
+            context.group().reportConnectionLost(lost.dataSourceName());
+        }
+    }
+
+    /** One of Sluice's own commands found the connection gone: the session holds none. */
+    void forget(BackendConnection gone) {
+        if (gone == connection) {
+            connection = null;
+        }
+    }
+
+    /** The session ended: the connection goes back to be reset, and the backend counts one session less. */
+    void end() {
+        ended = true;
+        release();
+        if (assigned != null) {
+            context.group().sessionEnded(assigned);
+            assigned = null;
+        }
+    }
+}

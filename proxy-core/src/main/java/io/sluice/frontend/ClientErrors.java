@@ -1,0 +1,145 @@
+package io.sluice.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.backend.pool.PoolExhaustedException;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.ErrorCode;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.Packets.BackendError;
+import java.net.InetAddress;
+import java.util.List;
+
+/**
+ * Every ERR packet a client sees from Sluice itself, in one place (TiProxy's {@code ErrToClient}): the error code, its
+ * SQLSTATE and the message, worded as MySQL words the same error where it has one. Errors that come from a backend
+ * are relayed as the backend sent them ({@link #fromServer}).
+ */
+final class ClientErrors {
+
+    private ClientErrors() {
+    }
+
+    /** Graceful shutdown refuses new connections, and logins that finish after it began. */
+    static ByteBuf shuttingDown(ByteBufAllocator alloc, int sequenceId) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_SERVER_SHUTDOWN,
+                "Server shutdown in progress: Sluice is draining, connect to another instance");
+    }
+
+    /** {@code server.maxConnections} reached. */
+    static ByteBuf tooManyConnections(ByteBufAllocator alloc) {
+        return Packets.err(alloc, 0, ErrorCode.ER_CON_COUNT_ERROR, "Too many connections");
+    }
+
+    static ByteBuf badHandshake(ByteBufAllocator alloc, int sequenceId, String why) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad handshake: " + why);
+    }
+
+    static ByteBuf badChangeUser(ByteBufAllocator alloc, int sequenceId, String why) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad COM_CHANGE_USER: " + why);
+    }
+
+    /** A plain-text login while {@code server.tls.requireSecureTransport} is on. */
+    static ByteBuf secureTransportRequired(ByteBufAllocator alloc, int sequenceId) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_SECURE_TRANSPORT_REQUIRED,
+                "Connections using insecure transport are prohibited while --require_secure_transport=ON.");
+    }
+
+    /** A failed login: the message MySQL gives for the code {@link ClientLogin} chose. */
+    static ByteBuf loginFailed(ByteBufAllocator alloc, int sequenceId, ErrorCode code, String user,
+            InetAddress address, boolean usedPassword) {
+        if (code == ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE) {
+            return Packets.err(alloc, sequenceId, code,
+                    "Client does not support authentication protocol requested by server");
+        }
+        return Packets.err(alloc, sequenceId, code, "Access denied for user '" + user + "'@'"
+                + (address == null ? "" : address.getHostAddress()) + "' (using password: "
+                + (usedPassword ? "YES" : "NO") + ")");
+    }
+
+    /** An account already has {@code maxConnections} sessions. */
+    static ByteBuf userLimitReached(ByteBufAllocator alloc, int sequenceId, ProxyUsers.Account account) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_USER_LIMIT_REACHED, "User '" + account.user()
+                + "' has exceeded the 'max_user_connections' resource (current value: " + account.maxConnections()
+                + ")");
+    }
+
+    /** No backend of the group takes sessions. */
+    static ByteBuf noBackend(ByteBufAllocator alloc, int sequenceId, String why) {
+        return Packets.err(alloc, sequenceId, ErrorCode.CR_CONN_HOST_ERROR, "No backend is available: " + why);
+    }
+
+    static ByteBuf emptyPacket(ByteBufAllocator alloc, int sequenceId) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_UNKNOWN_COM_ERROR, "Unknown command: empty packet");
+    }
+
+    /** A command Sluice does not relay (replication, binlog, the obsolete ones). */
+    static ByteBuf unknownCommand(ByteBufAllocator alloc, int sequenceId, int command) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_UNKNOWN_COM_ERROR,
+                "Unknown command: " + Command.name(command) + " is not relayed by Sluice");
+    }
+
+    /** A command too short to be what its first byte says. */
+    static ByteBuf malformed(ByteBufAllocator alloc, int sequenceId, int command) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_UNKNOWN_COM_ERROR, "Malformed " + Command.name(command));
+    }
+
+    /** A prepared-statement command named a statement the session never prepared, or closed. */
+    static ByteBuf unknownStatement(ByteBufAllocator alloc, int sequenceId, long clientId, int command) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_UNKNOWN_STMT_HANDLER,
+                "Unknown prepared statement handler (" + clientId + ") given to " + Command.name(command));
+    }
+
+    /** A command larger than {@code server.maxPacketSize}. */
+    static ByteBuf packetTooLarge(ByteBufAllocator alloc, int sequenceId, String detail) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_NET_PACKET_TOO_LARGE,
+                "Got a packet bigger than 'max_allowed_packet' bytes (" + detail + ")");
+    }
+
+    /** A client silent for longer than {@code server.idleTimeoutMilliseconds}, as MySQL 8.0.24+ says it. */
+    static ByteBuf idleTimeout(ByteBufAllocator alloc) {
+        return Packets.err(alloc, 0, ErrorCode.ER_CLIENT_INTERACTION_TIMEOUT,
+                "The client was disconnected by the server because of inactivity.");
+    }
+
+    /** What a session says in its log line and error when its backend connection is gone. */
+    static String lostBackendMessage(BackendConnection lost) {
+        return "Lost connection to backend '" + lost.dataSourceName() + "' (" + lost.address() + ")";
+    }
+
+    /**
+     * The backend connection broke: at once while a command waits for its answer ({@code duringQuery}), else at the
+     * session's next command, as a server's death would be.
+     */
+    static ByteBuf lostBackend(ByteBufAllocator alloc, int sequenceId, String message, boolean duringQuery) {
+        return Packets.err(alloc, sequenceId, ErrorCode.CR_SERVER_LOST, duringQuery ? message + " during query"
+                : message);
+    }
+
+    /** An error a backend answered with, passed on as it is. */
+    static ByteBuf fromServer(ByteBufAllocator alloc, int sequenceId, BackendError error) {
+        return Packets.err(alloc, sequenceId, error.code(), error.sqlState(), error.message());
+    }
+
+    /**
+     * No backend connection could be had for the session: the server's own refusal (unknown database, access
+     * denied) as it is; a full pool as MySQL's "Too many connections"; anything else as "Can't connect".
+     *
+     * @param tried the backends tried, the last one first failed over from included
+     */
+    static ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause, String dataSource,
+            String address, List<String> tried) {
+        if (cause instanceof BackendException be && be.serverError() != null) {
+            return fromServer(alloc, sequenceId, be.serverError());
+        }
+        if (cause instanceof PoolExhaustedException) {
+            return Packets.err(alloc, sequenceId, ErrorCode.ER_CON_COUNT_ERROR,
+                    "Too many connections: " + cause.getMessage());
+        }
+        String triedNote = tried.size() > 1 ? " (tried backends " + String.join(", ", tried) + ")" : "";
+        return Packets.err(alloc, sequenceId, ErrorCode.CR_CONN_HOST_ERROR, "Can't connect to backend '"
+                + dataSource + "' (" + address + "): " + cause.getMessage() + triedNote);
+    }
+}

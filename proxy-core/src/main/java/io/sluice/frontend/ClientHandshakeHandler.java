@@ -1,0 +1,279 @@
+package io.sluice.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.SessionKey;
+import io.sluice.protocol.Capabilities;
+import io.sluice.protocol.ErrorCode;
+import io.sluice.protocol.HandshakeResponse41;
+import io.sluice.protocol.HandshakeV10;
+import io.sluice.protocol.PacketTooLargeException;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.ProtocolException;
+import io.sluice.protocol.Scramble;
+import io.sluice.protocol.ServerStatus;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection phase of a client: admission, the greeting, the HandshakeResponse41, the login back-off and the
+ * authentication exchange against Sluice's own users ({@link ClientLogin}). Once the client is who it says, the
+ * balancer assigns it a backend and this handler replaces itself in the pipeline with the
+ * {@link CommandRelayHandler}, as {@link io.sluice.tls.SslRequestHandler} removes itself after the first packet.
+ */
+final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ClientHandshakeHandler.class);
+
+    private enum Phase {
+        /** The greeting went out; the HandshakeResponse41 is due. */
+        GREETING_SENT,
+        /** The client's address is backing off after failed logins: its login waits for its time slot. */
+        THROTTLED,
+        /** The login's authentication exchange goes on (auth switch, full authentication, RSA key). */
+        AUTHENTICATING,
+        /** Handed over to the command relay, or refused. */
+        DONE
+    }
+
+    private final FrontendContext context;
+    private final ClientSecurity security;
+    private Channel channel;
+    private Phase phase = Phase.GREETING_SENT;
+    private ClientSession session;
+    private ClientLogin login;
+    private ScheduledFuture<?> handshakeTimer;
+
+    ClientHandshakeHandler(FrontendContext context, ClientSecurity security) {
+        this.context = context;
+        this.security = security;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        if (context.isClosing()) { // graceful shutdown: a clear refusal rather than a connection that will be cut
+            context.refusedClosing();
+            refuse(ClientErrors.shuttingDown(ctx.alloc(), 0));
+            return;
+        }
+        if (!context.admitClient()) {
+            refuse(ClientErrors.tooManyConnections(ctx.alloc()));
+            return;
+        }
+        byte[] nonce = Scramble.nonce();
+        session = new ClientSession(channel, context.nextConnectionId(), nonce,
+                context.commandObserver(channel.eventLoop()));
+        context.sessionOpened(session);
+        // CLIENT_SSL is offered in the greeting only: no backend connection carries the client's TLS.
+        int capabilities = security.tls() != null
+                ? context.capabilities() | Capabilities.CLIENT_SSL : context.capabilities();
+        HandshakeV10 greeting = new HandshakeV10(context.serverVersion(), session.connectionId(), nonce, capabilities,
+                context.serverInfo().collationId(), ServerStatus.SERVER_STATUS_AUTOCOMMIT,
+                Scramble.MYSQL_NATIVE_PASSWORD, context.mariaDbCapabilities());
+        ctx.writeAndFlush(greeting.write(ctx.alloc()), ctx.voidPromise());
+        scheduleHandshakeTimeout();
+        log.debug("client {} connected as #{}", channel.remoteAddress(), session.connectionId());
+    }
+
+    private void refuse(ByteBuf err) {
+        phase = Phase.DONE;
+        channel.writeAndFlush(err).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * One task per connection, cancelled at login: a client that connects and stays silent (or stalls its TLS
+     * handshake, or its authentication exchange) holds a connection slot no longer than the handshake timeout.
+     */
+    private void scheduleHandshakeTimeout() {
+        long timeout = security.handshakeTimeoutMillis();
+        if (timeout > 0) {
+            handshakeTimer = channel.eventLoop().schedule(this::onHandshakeTimeout, timeout, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void onHandshakeTimeout() {
+        if (phase == Phase.GREETING_SENT || phase == Phase.AUTHENTICATING) {
+            log.debug("client {} #{}: not logged in after {} ms: closing", channel.remoteAddress(),
+                    session.connectionId(), security.handshakeTimeoutMillis());
+            phase = Phase.DONE;
+            channel.close();
+        }
+    }
+
+    private void cancelHandshakeTimer() {
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel(false);
+            handshakeTimer = null;
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        try {
+            if (session != null && session.commands().counters() != null) {
+                session.commands().counters().bytesIn(frame.readableBytes());
+            }
+            if (phase == Phase.GREETING_SENT) {
+                onHandshakeResponse(frame);
+            } else if (phase == Phase.AUTHENTICATING) {
+                int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+                onLoginResult(login.onPacket(Packets.payload(frame), sequenceId, channel.alloc()));
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void onHandshakeResponse(ByteBuf frame) {
+        int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        HandshakeResponse41 handshake;
+        try {
+            handshake = HandshakeResponse41.parse(Packets.payload(frame));
+        } catch (ProtocolException e) {
+            log.debug("client {}: bad handshake response: {}", channel.remoteAddress(), e.getMessage());
+            failAndClose(ClientErrors.badHandshake(channel.alloc(), sequenceId + 1, e.getMessage()));
+            return;
+        }
+        session.handshake(handshake);
+        if (security.requireSecureTransport() && !session.isSecure()) {
+            failAndClose(ClientErrors.secureTransportRequired(channel.alloc(), sequenceId + 1));
+            return;
+        }
+        long delay = security.throttle().reserve(session.clientAddress());
+        if (delay > 0) {
+            // Checked later, not refused: the client cannot tell a slow check from a throttled one, and waits.
+            log.debug("client {}: login delayed {} ms after failed logins from its address", channel.remoteAddress(),
+                    delay);
+            phase = Phase.THROTTLED;
+            cancelHandshakeTimer(); // Sluice's own delay must not count against the client
+            channel.eventLoop().schedule(() -> {
+                if (phase == Phase.THROTTLED && channel.isActive()) {
+                    scheduleHandshakeTimeout(); // the rest of the exchange is the client's to keep short again
+                    startLogin(sequenceId);
+                }
+            }, delay, TimeUnit.MILLISECONDS);
+            return;
+        }
+        startLogin(sequenceId);
+    }
+
+    private void startLogin(int sequenceId) {
+        HandshakeResponse41 handshake = session.handshake();
+        login = new ClientLogin(context.users().find(handshake.user(), session.clientAddress()), session.nonce(),
+                session.isSecure(), security.rsa(),
+                Capabilities.has(handshake.capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
+        phase = Phase.AUTHENTICATING;
+        onLoginResult(login.start(handshake.authPluginName(), handshake.authResponse(), sequenceId, channel.alloc()));
+    }
+
+    private void onLoginResult(ClientLogin.Result result) {
+        ByteBuf reply = login.takeReply();
+        switch (result) {
+            case CONTINUE:
+                channel.writeAndFlush(reply, channel.voidPromise());
+                return;
+            case FAILURE:
+                if (reply != null) {
+                    reply.release();
+                }
+                security.throttle().failed(session.clientAddress());
+                log.debug("client {}: access denied for '{}'", channel.remoteAddress(), session.user());
+                if (login.failure() == ErrorCode.ER_ACCESS_DENIED_ERROR) {
+                    context.authenticationFailed(); // metrics
+                }
+                failAndClose(ClientErrors.loginFailed(channel.alloc(), login.resultSequenceId(), login.failure(),
+                        session.user(), session.clientAddress(), login.usedPassword()));
+                return;
+            default:
+                if (reply != null) {
+                    channel.write(reply, channel.voidPromise()); // fast_auth_success: the OK follows
+                }
+                security.throttle().succeeded(session.clientAddress());
+                loggedIn();
+        }
+    }
+
+    /** The password checked out: count the session for its account, then go on as the account's session. */
+    private void loggedIn() {
+        cancelHandshakeTimer();
+        int okSequenceId = login.resultSequenceId();
+        if (!session.switchAccount(login.account())) {
+            failAndClose(ClientErrors.userLimitReached(channel.alloc(), okSequenceId, login.account()));
+            return;
+        }
+        session.loggedIn(session.user(), login.plugin());
+        login = null;
+        if (context.isClosing()) {
+            failAndClose(ClientErrors.shuttingDown(channel.alloc(), okSequenceId));
+            return;
+        }
+        HandshakeResponse41 handshake = session.handshake();
+        session.key(new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId(),
+                handshake.mariaDbCapabilities() & context.mariaDbCapabilities()));
+        session.schema(handshake.database(), handshake.database());
+        BackendLease lease = new BackendLease(context, session);
+        if (!lease.assign()) {
+            failAndClose(ClientErrors.noBackend(channel.alloc(), okSequenceId, context.group().describeUnavailable()));
+            return;
+        }
+        // The schema is checked by the server at login (so that 1049 comes then), unless there is none, or an earlier
+        // login found it (transaction pooling: the first statement then takes a connection, and a schema dropped in
+        // between is reported on that statement instead).
+        String schema = session.schema();
+        boolean checkSchema = schema != null
+                && !(CommandRelayHandler.followsState(context, session) && lease.backendPool().knowsSchema(schema));
+        phase = Phase.DONE;
+        CommandRelayHandler relay = new CommandRelayHandler(context, security, session, lease);
+        session.relay(relay);
+        channel.pipeline().replace(this, "commands", relay);
+        relay.start(okSequenceId, checkSchema);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        phase = Phase.DONE;
+        cancelHandshakeTimer();
+        if (login != null) {
+            login.discard();
+            login = null;
+        }
+        if (session != null) { // admitted
+            session.releaseAccount();
+            context.sessionClosed(session);
+            context.clientClosed();
+            log.debug("client {} #{} disconnected during login", channel.remoteAddress(), session.connectionId());
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (!(event instanceof io.netty.handler.timeout.IdleStateEvent)) { // idle during login: the timer's business
+            ctx.fireUserEventTriggered(event);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (root instanceof PacketTooLargeException) {
+            failAndClose(ClientErrors.packetTooLarge(channel.alloc(), 1, root.getMessage()));
+            return;
+        }
+        log.debug("client {}: closing after error: {}", channel == null ? null : channel.remoteAddress(),
+                root.toString());
+        ctx.close();
+    }
+
+    private void failAndClose(ByteBuf err) {
+        phase = Phase.DONE;
+        channel.writeAndFlush(err).addListener(ChannelFutureListener.CLOSE);
+    }
+}

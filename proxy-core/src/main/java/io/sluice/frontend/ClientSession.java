@@ -1,0 +1,186 @@
+package io.sluice.frontend;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
+import io.sluice.api.SessionSnapshot;
+import io.sluice.backend.SessionKey;
+import io.sluice.metrics.CommandObserver;
+import io.sluice.protocol.HandshakeResponse41;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * One client's session as Sluice knows it: who logged in, what it negotiated, which schema it uses, and which
+ * pipeline stage serves it now. The login stage ({@link ClientHandshakeHandler}) fills it in and hands it to the
+ * command stage ({@link CommandRelayHandler}); the session registry holds it for graceful shutdown and
+ * {@code /api/sessions}. Fields change on the session's event loop only.
+ */
+public final class ClientSession {
+    private final Channel channel;
+    private final int connectionId;
+    private final long connectedAtMillis = System.currentTimeMillis();
+    /** The greeting's nonce: COM_CHANGE_USER authenticates over it again. */
+    private final byte[] nonce;
+    private final CommandObserver commands;
+
+    private HandshakeResponse41 handshake;
+    private String user;
+    private String authPlugin;
+    /** The account whose session count this session holds, once logged in. */
+    private ProxyUsers.Account account;
+    private SessionKey key;
+    /** The schema the client asked for; {@link #schema} is what it resolves to on the assigned backend. */
+    private String requestedSchema;
+    private String schema;
+    /** The command stage, once logged in; {@code null} during the login. */
+    private volatile CommandRelayHandler relay;
+
+    ClientSession(Channel channel, int connectionId, byte[] nonce, CommandObserver commands) {
+        this.channel = channel;
+        this.connectionId = connectionId;
+        this.nonce = nonce;
+        this.commands = commands;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    /** The event loop this session runs on, where {@link #snapshot()} must be called. */
+    public EventLoop eventLoop() {
+        return channel.eventLoop();
+    }
+
+    int connectionId() {
+        return connectionId;
+    }
+
+    byte[] nonce() {
+        return nonce;
+    }
+
+    /** Where the session's commands are counted and timed (metrics, slow-query log). */
+    CommandObserver commands() {
+        return commands;
+    }
+
+    HandshakeResponse41 handshake() {
+        return handshake;
+    }
+
+    void handshake(HandshakeResponse41 response) {
+        this.handshake = response;
+        this.user = response.user();
+    }
+
+    String user() {
+        return user;
+    }
+
+    String authPlugin() {
+        return authPlugin;
+    }
+
+    /** The user is logged in (again, after COM_CHANGE_USER) with this plugin. */
+    void loggedIn(String name, String plugin) {
+        this.user = name;
+        this.authPlugin = plugin;
+    }
+
+    ProxyUsers.Account account() {
+        return account;
+    }
+
+    /**
+     * Counts the session for {@code next}, giving up the current account's count.
+     *
+     * @return false, and no change, when {@code next} already has its {@code maxConnections} sessions
+     */
+    boolean switchAccount(ProxyUsers.Account next) {
+        if (next == account) {
+            return true;
+        }
+        if (!next.admitSession()) {
+            return false;
+        }
+        if (account != null) {
+            account.sessionClosed();
+        }
+        account = next;
+        return true;
+    }
+
+    /** The session ended: its account counts it no more. */
+    void releaseAccount() {
+        if (account != null) {
+            account.sessionClosed();
+            account = null;
+        }
+    }
+
+    /** What a pooled backend connection must share with this client; set at login. */
+    SessionKey key() {
+        return key;
+    }
+
+    void key(SessionKey value) {
+        this.key = value;
+    }
+
+    String requestedSchema() {
+        return requestedSchema;
+    }
+
+    String schema() {
+        return schema;
+    }
+
+    /** The schema the client asked for, and what it resolves to on the backend it is assigned to. */
+    void schema(String requested, String resolved) {
+        this.requestedSchema = requested;
+        this.schema = resolved;
+    }
+
+    void relay(CommandRelayHandler handler) {
+        this.relay = handler;
+    }
+
+    /** Whether the client switched to TLS (the SslHandler is only ever in the pipeline once it did). */
+    boolean isSecure() {
+        return channel.pipeline().get(SslHandler.class) != null;
+    }
+
+    InetAddress clientAddress() {
+        return channel.remoteAddress() instanceof InetSocketAddress isa ? isa.getAddress() : null;
+    }
+
+    /** The session as a slow-query log line names it. */
+    String describeForLog() {
+        return "client=" + channel.remoteAddress() + " id=" + connectionId + " user=" + user;
+    }
+
+    /**
+     * Closes this session at its first idle moment outside a transaction: now if it is idle, else when a response
+     * leaves it so. A session still logging in finishes its login (which then refuses with ERR 1053). Safe to call
+     * from any thread, and more than once.
+     */
+    public void closeWhenIdle() {
+        channel.eventLoop().execute(() -> {
+            CommandRelayHandler handler = relay;
+            if (handler != null) {
+                handler.closeWhenIdle();
+            }
+        });
+    }
+
+    /** This session as {@code /api/sessions?verbose} shows it. Call on the session's event loop. */
+    public SessionSnapshot snapshot() {
+        CommandRelayHandler handler = relay;
+        String state = handler == null ? (channel.isActive() ? "login" : "closing") : handler.state();
+        String backend = handler == null ? null : handler.dataSource();
+        String pin = handler == null ? null : handler.pinnedBy();
+        return new SessionSnapshot(connectionId, user, String.valueOf(channel.remoteAddress()), backend, schema,
+                state, connectedAtMillis, pin);
+    }
+}

@@ -1,0 +1,724 @@
+package io.sluice.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.metrics.LoopCounters;
+import io.sluice.pooling.CommandPolicy;
+import io.sluice.pooling.PinReason;
+import io.sluice.pooling.PinnedSession;
+import io.sluice.pooling.SessionPort;
+import io.sluice.pooling.TransactionPooling;
+import io.sluice.protocol.Capabilities;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.ComChangeUser;
+import io.sluice.protocol.PacketTooLargeException;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.Packets.BackendError;
+import io.sluice.protocol.ServerErrors;
+import io.sluice.protocol.ServerStatus;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
+import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The command phase of a client connection, and the hot path: every client frame is looked at once, handed to the
+ * session's {@link CommandPolicy}, and written to the session's backend connection, which relays the responses
+ * straight back to the client channel. Frames wait here, in order, only while no connection is bound or while one
+ * of Sluice's own commands runs on it. Reads are flushed to the backend once per read batch; reading the client
+ * stops while a connection is awaited or the backend socket is full.
+ *
+ * <p>It replaces {@link ClientHandshakeHandler} in the pipeline at login. Ownership: frames arrive as whole frames
+ * from {@link io.sluice.codec.PacketFrameDecoder}; each is forwarded (the backend channel releases it once written),
+ * held until a connection is ready, or released here.
+ */
+final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BackendConnection.Session,
+        SessionPort {
+
+    private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
+
+    private enum State {
+        /** Logged in, waiting for a backend connection with the requested schema before saying OK. */
+        AWAIT_BACKEND,
+        /** Commands flow. */
+        COMMAND,
+        /** A COM_CHANGE_USER's authentication exchange goes on. */
+        CHANGING_USER,
+        CLOSED
+    }
+
+    /** Reasons to stop reading the client; reading resumes when none is left. */
+    private static final int SUSPEND_ACQUIRING = 1;
+    private static final int SUSPEND_BACKEND_FULL = 2;
+
+    /**
+     * A frame waiting for a connection: a command with its response kind, or (kind {@code null}) bytes that continue
+     * one (the rest of a 16 MiB+ command, LOCAL INFILE data).
+     */
+    private record Held(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+        void drop() {
+            frame.release();
+            if (captured != null) {
+                captured.onAbandoned();
+            }
+        }
+    }
+
+    private final FrontendContext context;
+    private final ClientSecurity security;
+    private final ClientSession session;
+    private final Channel channel;
+    private final BackendLease lease;
+    private final CommandPolicy policy;
+    /** Whether the policy follows the session (transaction pooling): read once, so session pooling pays nothing. */
+    private final boolean followsSession;
+    private final CaptureHook capture;
+    private final LoopCounters counters;
+
+    private State state = State.AWAIT_BACKEND;
+    /** Frames waiting for a connection, or for Sluice's own command on it, in order; {@code null} until needed. */
+    private ArrayDeque<Held> held;
+    /** Frames that arrived before the login's OK went out, to be taken as commands once it did. */
+    private ArrayDeque<ByteBuf> beforeOk;
+    private boolean continuation;
+    private boolean infileUpload;
+    private int lastSequenceId;
+    /** Why the backend connection was lost, told at the next command; {@code null} while it is fine. */
+    private String lostBackend;
+    private int suspendReasons;
+    private boolean forwardedSinceFlush;
+    /** The connection frames were forwarded to since the last flush. */
+    private BackendConnection flushTarget;
+    private ChangeUser changeUser;
+    /** Graceful shutdown asked for this session to close at its first idle moment outside a transaction. */
+    private boolean closeWhenIdle;
+
+    CommandRelayHandler(FrontendContext context, ClientSecurity security, ClientSession session, BackendLease lease) {
+        this.context = context;
+        this.security = security;
+        this.session = session;
+        this.channel = session.channel();
+        this.lease = lease;
+        this.counters = session.commands().counters();
+        this.capture = new CaptureHook(context.capture(), session);
+        this.policy = policyFor(context, session, this);
+        this.followsSession = policy.followsSession();
+        lease.attach(this, policy);
+    }
+
+    /**
+     * Session pooling, or transaction pooling for a client whose session state the server can report
+     * (CLIENT_SESSION_TRACK); a client without it keeps its connection, pinned.
+     */
+    private static CommandPolicy policyFor(FrontendContext context, ClientSession session, SessionPort port) {
+        if (!context.pooling().transactionPooling()) {
+            return CommandPolicy.SESSION;
+        }
+        if (!followsState(context, session)) {
+            return new PinnedSession(port);
+        }
+        return new TransactionPooling(port, session.key().deprecateEof());
+    }
+
+    /** Whether the session gives its connection back between transactions (and so follows its state). */
+    static boolean followsState(FrontendContext context, ClientSession session) {
+        return context.pooling().transactionPooling()
+                && Capabilities.has(session.key().capabilities(), Capabilities.CLIENT_SESSION_TRACK);
+    }
+
+    /**
+     * Starts the command phase after the login: at once, or once a backend connection with the requested schema is
+     * bound, when the server must check the schema first (so that 1049 comes at login).
+     */
+    void start(int okSequenceId, boolean checkSchemaFirst) {
+        if (!checkSchemaFirst) {
+            enterCommandPhase(okSequenceId);
+            return;
+        }
+        acquire(okSequenceId, () -> {
+            if (followsSession) {
+                lease.backendPool().schemaSeen(session.schema());
+            }
+            enterCommandPhase(okSequenceId);
+        }, true);
+    }
+
+    private void enterCommandPhase(int okSequenceId) {
+        state = State.COMMAND;
+        capture.loggedIn(beforeOk == null, lease.connection());
+        channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
+                channel.voidPromise());
+        log.debug("client {} logged in as '{}' (schema {})", channel.remoteAddress(), session.user(),
+                session.schema());
+        if (beforeOk != null) { // a pipelining client: its commands come now, in order
+            for (ByteBuf frame; state == State.COMMAND && (frame = beforeOk.poll()) != null; ) {
+                onCommandFrame(frame);
+            }
+            flushForwarded();
+        }
+        sendHeld();
+    }
+
+    // ---- client to backend ----------------------------------------------------------------------------------
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        if (counters != null) {
+            counters.bytesIn(frame.readableBytes());
+        }
+        switch (state) {
+            case COMMAND:
+                onCommandFrame(frame);
+                break;
+            case AWAIT_BACKEND:
+                if (beforeOk == null) {
+                    beforeOk = new ArrayDeque<>(4);
+                }
+                beforeOk.add(frame);
+                break;
+            case CHANGING_USER:
+                try {
+                    if (!changeUser.onPacket(frame)) {
+                        changeUser = null;
+                    }
+                } finally {
+                    frame.release();
+                }
+                break;
+            default:
+                frame.release();
+        }
+    }
+
+    private void onCommandFrame(ByteBuf frame) {
+        int length = Packets.payloadLength(frame, frame.readerIndex());
+        lastSequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        if (continuation || infileUpload) {
+            // The rest of a 16 MiB+ command, or LOCAL INFILE data: bytes to pass on, not commands.
+            continuation = length == Packets.MAX_PAYLOAD;
+            if (infileUpload && length == 0) {
+                infileUpload = false; // the empty packet ends the upload
+            }
+            forward(frame, null, -1, null);
+            return;
+        }
+        continuation = length == Packets.MAX_PAYLOAD;
+        if (length == 0) {
+            frame.release();
+            reply(ClientErrors.emptyPacket(channel.alloc(), lastSequenceId + 1));
+            return;
+        }
+        int command = frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE);
+        if (counters != null) {
+            counters.command(command);
+        }
+        if (lostBackend != null) {
+            frame.release();
+            failAndClose(ClientErrors.lostBackend(channel.alloc(), lastSequenceId + 1, lostBackend, false));
+            return;
+        }
+        if (command == Command.COM_QUIT) {
+            frame.release();
+            channel.close();
+            return;
+        }
+        if (command == Command.COM_CHANGE_USER) {
+            try {
+                changeUser(frame);
+            } finally {
+                frame.release();
+            }
+            return;
+        }
+        ResponseKind kind = ResponseKind.of(command);
+        if (kind == null) {
+            frame.release();
+            reply(ClientErrors.unknownCommand(channel.alloc(), lastSequenceId + 1, command));
+            return;
+        }
+        ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
+        frame = policy.onCommand(command, frame);
+        if (frame == null) { // answered by Sluice itself
+            if (captured != null) {
+                captured.onNoResponse();
+            }
+            return;
+        }
+        forward(frame, kind, command, captured);
+    }
+
+    /** Sends a frame on the connection, or holds it until there is one (and starts taking one). */
+    private void forward(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+        BackendConnection connection = lease.connection();
+        if (connection == null || connection.runsOwnCommand() || (held != null && !held.isEmpty())) {
+            hold(frame, kind, command, captured);
+            if (connection == null && !lease.isAcquiring()) {
+                acquire(-1, null, false);
+            }
+            return;
+        }
+        if (!send(connection, frame, kind, command, captured)) {
+            hold(frame, kind, command, captured); // waits for Sluice's own command (a prepare) to end
+            return;
+        }
+        BackendConnection now = lease.connection();
+        if (now != null && !now.channel().isWritable()) {
+            suspendReading(SUSPEND_BACKEND_FULL);
+        }
+    }
+
+    /**
+     * Writes one frame to the connection (not flushed). In transaction pooling, prepared-statement commands get the
+     * statement ids of the connection in use.
+     *
+     * @return false when the frame must wait (not consumed)
+     */
+    private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
+            ResponseObserver captured) {
+        if (kind == null) {
+            connection.forwardData(frame);
+        } else if (followsSession && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
+                && command != Command.COM_STMT_CLOSE) {
+            if (!policy.sendStatementCommand(connection, command, frame, kind, captured)) {
+                return false;
+            }
+        } else {
+            connection.forward(frame, kind, captured, null, 0);
+            if (command == Command.COM_SET_OPTION) {
+                connection.state().taint(); // the server-side multi-statement option outlives COM_RESET_CONNECTION
+            }
+        }
+        flushTarget = connection;
+        forwardedSinceFlush = true;
+        return true;
+    }
+
+    private void hold(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+        if (held == null) {
+            held = new ArrayDeque<>(4);
+        }
+        held.add(new Held(frame, kind, command, captured));
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        flushForwarded(); // one flush per read batch, not per frame
+    }
+
+    private void flushForwarded() {
+        if (forwardedSinceFlush) {
+            forwardedSinceFlush = false;
+            BackendConnection target = flushTarget;
+            flushTarget = null;
+            target.flush();
+        }
+    }
+
+    /**
+     * Sends the frames that waited, in order, unless Sluice's own command holds them again; then, in transaction
+     * pooling, gives the connection back if nothing holds it (a login that only checked the schema, a prepare in
+     * autocommit).
+     */
+    private void sendHeld() {
+        if (state != State.COMMAND) {
+            return;
+        }
+        BackendConnection connection = lease.connection();
+        while (held != null && !held.isEmpty() && connection != null && !connection.runsOwnCommand()) {
+            Held next = held.peek();
+            if (!send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
+                break;
+            }
+            held.poll();
+            connection = lease.connection();
+        }
+        flushForwarded();
+        if (followsSession && connection != null && isQuiet() && policy.mayGiveBack(connection)) {
+            lease.giveBack();
+        }
+    }
+
+    // ---- acquiring a connection -----------------------------------------------------------------------------
+
+    /**
+     * Takes a backend connection for this session.
+     *
+     * @param replySequenceId where an error goes when no command is held (login), else -1
+     * @param onReady run once the connection is bound, or {@code null}
+     * @param closeOnFailure whether a failure ends the session (at login) or only fails the held commands
+     */
+    private void acquire(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
+        lease.acquire(new BackendLease.Listener() {
+            @Override
+            public void onBound(BackendConnection connection) {
+                if (state == State.CLOSED) {
+                    return;
+                }
+                capture.bound(connection);
+                if (onReady != null) {
+                    onReady.run();
+                }
+                sendHeld();
+                resumeReading(SUSPEND_ACQUIRING);
+            }
+
+            @Override
+            public void onAcquireFailed(Throwable cause) {
+                acquireFailed(cause, replySequenceId, closeOnFailure);
+            }
+
+            @Override
+            public void onWaiting() {
+                suspendReading(SUSPEND_ACQUIRING);
+            }
+        });
+    }
+
+    private void acquireFailed(Throwable cause, int replySequenceId, boolean closeOnFailure) {
+        log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
+        int sequenceId = replySequenceId;
+        if (held != null && !held.isEmpty()) {
+            Held first = held.peek();
+            sequenceId = Packets.sequenceId(first.frame(), first.frame().readerIndex()) + 1;
+            dropHeld();
+        }
+        if (sequenceId < 0) {
+            sequenceId = lastSequenceId + 1;
+        }
+        if (cause instanceof BackendException be && be.serverError() != null
+                && be.serverError().code() == ServerErrors.ER_BAD_DB_ERROR) {
+            lease.backendPool().schemaMissing(session.schema());
+        }
+        ByteBuf err = ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
+                lease.backendPool().address(), lease.triedBackends());
+        if (closeOnFailure) {
+            failAndClose(err);
+        } else {
+            channel.writeAndFlush(err, channel.voidPromise());
+            continuation = false;
+            resumeReading(SUSPEND_ACQUIRING);
+        }
+    }
+
+    private void dropHeld() {
+        if (held != null) {
+            for (Held next; (next = held.poll()) != null; ) {
+                next.drop();
+            }
+        }
+    }
+
+    private void changeUser(ByteBuf frame) {
+        state = State.CHANGING_USER;
+        changeUser = ChangeUser.start(frame, session, security, context, new ChangeUser.Outcome() {
+            @Override
+            public void changed(ComChangeUser request, int okSequenceId) {
+                changeUser = null;
+                changedUser(request, okSequenceId);
+            }
+
+            @Override
+            public void failed(ByteBuf err) {
+                changeUser = null;
+                failAndClose(err);
+            }
+        });
+    }
+
+    /** The new user starts with a fresh session: the old backend connection goes back to be reset. */
+    private void changedUser(ComChangeUser request, int okSequenceId) {
+        state = State.COMMAND;
+        session.schema(request.database(), context.resolveSchema(request.database(), lease.dataSource()));
+        capture.changedUser(lease.connection(), session.user(), session.requestedSchema());
+        policy.forget();
+        lease.release();
+        if (session.schema() == null) {
+            replyOk(okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT);
+            return;
+        }
+        acquire(okSequenceId, () -> replyOk(okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT), false);
+    }
+
+    // ---- backend to client ----------------------------------------------------------------------------------
+
+    @Override
+    public Channel clientChannel() {
+        return channel;
+    }
+
+    @Override
+    public void onLocalInfileRequest() {
+        infileUpload = true;
+    }
+
+    @Override
+    public void onResponsesRelayed() {
+        BackendConnection connection = lease.connection();
+        if (followsSession && connection != null) {
+            policy.afterResponses(connection); // may read state back, or give the connection back
+        }
+        if (held != null && !held.isEmpty()) {
+            sendHeld();
+        }
+        if (closeWhenIdle) {
+            closeIfIdle();
+        }
+    }
+
+    @Override
+    public void onBackendLost(BackendConnection lost, boolean responseStarted) {
+        if (lost != lease.connection()) {
+            return;
+        }
+        lease.lost(lost);
+        String message = ClientErrors.lostBackendMessage(lost);
+        log.warn("client {}: {}", channel.remoteAddress(), message);
+        if (responseStarted) {
+            channel.close(); // part of a response already reached the client: only a close is honest
+        } else if (!lost.tracker().isIdle()) {
+            failAndClose(ClientErrors.lostBackend(channel.alloc(), lastSequenceId + 1, message, true));
+        } else {
+            lostBackend = message; // told on the next command, as a server's death would be
+        }
+    }
+
+    @Override
+    public void onBackendWritable() {
+        resumeReading(SUSPEND_BACKEND_FULL);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        BackendConnection connection = lease.connection();
+        if (ctx.channel().isWritable() && connection != null) {
+            connection.resumeReading(); // the client drained what was relayed: read the server again
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public String describeForLog() {
+        return session.describeForLog();
+    }
+
+    // ---- what the pooling policy may ask (SessionPort) ------------------------------------------------------
+
+    @Override
+    public BackendConnection connection() {
+        return lease.connection();
+    }
+
+    @Override
+    public int replySequenceId() {
+        return lastSequenceId + 1;
+    }
+
+    @Override
+    public boolean isQuiet() {
+        return state == State.COMMAND && !lease.isAcquiring() && !continuation && !infileUpload
+                && (held == null || held.isEmpty());
+    }
+
+    /** Whether a capture may begin with the next command: nothing outstanding, nothing held. */
+    private boolean isQuietForCapture() {
+        BackendConnection connection = lease.connection();
+        return connection == null ? !lease.isAcquiring() && (held == null || held.isEmpty())
+                : connection.isBetweenCommands();
+    }
+
+    @Override
+    public void replyOk(int sequenceId, int statusFlags) {
+        reply(Packets.ok(channel.alloc(), sequenceId, statusFlags));
+    }
+
+    @Override
+    public void replyUnknownStatement(long clientId, int command, int sequenceId) {
+        reply(ClientErrors.unknownStatement(channel.alloc(), sequenceId, clientId, command));
+    }
+
+    @Override
+    public void failMalformed(int command, int sequenceId) {
+        failAndClose(ClientErrors.malformed(channel.alloc(), sequenceId, command));
+    }
+
+    @Override
+    public void failHeldCommand(BackendError error) {
+        Held waiting = held.poll();
+        int sequenceId = Packets.sequenceId(waiting.frame(), waiting.frame().readerIndex()) + 1;
+        waiting.drop();
+        if (waiting.kind() != ResponseKind.NONE) {
+            reply(ClientErrors.fromServer(channel.alloc(), sequenceId, error));
+        }
+    }
+
+    @Override
+    public void lostBackend(BackendConnection on, Throwable cause) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        lease.forget(on);
+        String message = ClientErrors.lostBackendMessage(on);
+        log.warn("client {}: {}: {}", channel.remoteAddress(), message, cause == null ? "" : cause.toString());
+        failAndClose(ClientErrors.lostBackend(channel.alloc(), lastSequenceId + 1, message, true));
+    }
+
+    @Override
+    public void resume() {
+        sendHeld();
+    }
+
+    @Override
+    public void giveBack() {
+        lease.giveBack();
+    }
+
+    @Override
+    public void resetConnection() {
+        lease.release();
+    }
+
+    @Override
+    public void schemaChanged(String schema) {
+        session.schema(schema, schema);
+    }
+
+    @Override
+    public void pinned(PinReason reason) {
+        context.pinned(reason);
+        log.debug("client {} #{}: pinned to its backend connection: {}", channel.remoteAddress(),
+                session.connectionId(), reason.label());
+    }
+
+    // ---- closing --------------------------------------------------------------------------------------------
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        state = State.CLOSED;
+        if (changeUser != null) {
+            changeUser.discard();
+            changeUser = null;
+        }
+        session.releaseAccount();
+        capture.end(lease.connection());
+        dropHeld();
+        if (beforeOk != null) {
+            beforeOk.forEach(ByteBuf::release);
+            beforeOk = null;
+        }
+        lease.end();
+        context.sessionClosed(session);
+        context.clientClosed();
+        log.debug("client {} #{} disconnected", channel.remoteAddress(), session.connectionId());
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent) {
+            // Only a session waiting for its client's next command is idle; one whose query runs is not.
+            BackendConnection connection = lease.connection();
+            if (state == State.COMMAND && !lease.isAcquiring()
+                    && (connection == null || connection.isBetweenCommands())) {
+                log.debug("client {} #{}: idle for {} ms: closing", channel.remoteAddress(), session.connectionId(),
+                        security.idleTimeoutMillis());
+                failAndClose(ClientErrors.idleTimeout(channel.alloc()));
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (root instanceof PacketTooLargeException) {
+            failAndClose(ClientErrors.packetTooLarge(channel.alloc(), lastSequenceId + 1, root.getMessage()));
+            return;
+        }
+        log.debug("client {}: closing after error: {}", channel.remoteAddress(), root.toString());
+        ctx.close();
+    }
+
+    private void reply(ByteBuf packet) {
+        channel.writeAndFlush(packet, channel.voidPromise());
+    }
+
+    private void failAndClose(ByteBuf err) {
+        state = State.CLOSED;
+        channel.writeAndFlush(err).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Graceful shutdown: close at the first idle moment outside a transaction. On the loop. */
+    void closeWhenIdle() {
+        closeWhenIdle = true;
+        closeIfIdle();
+    }
+
+    private void closeIfIdle() {
+        if (state != State.COMMAND || !channel.isActive() || !isIdleOutsideTransaction()) {
+            return;
+        }
+        state = State.CLOSED;
+        log.debug("client {} #{}: closed for shutdown, idle outside a transaction", channel.remoteAddress(),
+                session.connectionId());
+        // Behind whatever the relay has written: the last response reaches the client before the close.
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** No command outstanding, nothing half sent, and the server reports no open transaction. */
+    private boolean isIdleOutsideTransaction() {
+        if (!isQuiet()) {
+            return false;
+        }
+        BackendConnection connection = lease.connection();
+        return connection == null || (connection.isBetweenCommands() && !connection.tracker().inTransaction());
+    }
+
+    /** The session's state as {@code /api/sessions?verbose} shows it. On the loop. */
+    String state() {
+        BackendConnection connection = lease.connection();
+        if (state == State.CLOSED) {
+            return "closing";
+        } else if (state != State.COMMAND) {
+            return "login";
+        } else if (connection != null && connection.tracker().inTransaction()) {
+            return "in_transaction";
+        } else if (lease.isAcquiring() || (connection != null && !connection.isBetweenCommands())) {
+            return "running";
+        }
+        return "idle";
+    }
+
+    /** The data source the session is assigned to. */
+    String dataSource() {
+        return lease.dataSource();
+    }
+
+    /** Why the session keeps its backend connection between transactions, in lower case, or {@code null}. */
+    String pinnedBy() {
+        PinReason pin = policy.pinnedBy();
+        return pin == null ? null : pin.label();
+    }
+
+    private void suspendReading(int reason) {
+        suspendReasons |= reason;
+        channel.config().setAutoRead(false);
+    }
+
+    private void resumeReading(int reason) {
+        suspendReasons &= ~reason;
+        if (suspendReasons == 0 && state != State.CLOSED) {
+            channel.config().setAutoRead(true);
+        }
+    }
+}

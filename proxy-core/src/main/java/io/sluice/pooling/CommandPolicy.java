@@ -1,0 +1,97 @@
+package io.sluice.pooling;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.ResponseTracker;
+import io.sluice.state.SessionVariables;
+import java.util.function.Consumer;
+
+/**
+ * How one client session uses backend connections: the seam between the command relay and pooling or routing
+ * policies. Session pooling ({@link #SESSION}) keeps one connection for the session's life and only looks at each
+ * command; {@link TransactionPooling} gives the connection back between transactions and makes the next one match
+ * the session.
+ *
+ * <p>The relay calls {@link #onCommand} once per client command: that is all session pooling pays, one call the JIT
+ * inlines. The other hooks run only when {@link #followsSession()} is true (read once per session), per transaction
+ * or per statement command, never per relayed packet.
+ *
+ * <p>What a policy may do to a session goes through its {@link SessionPort}: answer a command itself, hold commands
+ * back while a command of Sluice's own runs, let the connection go. A policy choosing among several backend groups
+ * per statement (read/write splitting) decides in {@link #onCommand} and tells the port which lease the command
+ * goes to; moving a session to another server is a give-back followed by an acquire elsewhere, with
+ * {@link #prepareConnection} making the new connection match the session (see
+ * docs/design/2026-11-27-session-core.md).
+ */
+public interface CommandPolicy {
+
+    /** Session pooling: one connection per session, every command forwarded as it came. */
+    CommandPolicy SESSION = (command, frame) -> frame;
+
+    /**
+     * Looks at a client command before it is forwarded: may pin the session, rewrite the command, or answer it.
+     *
+     * @param command the command byte
+     * @param frame the whole command frame (taken)
+     * @return the frame to forward (the same or another one), or {@code null} when the policy answered or dropped the
+     *     command (the frame is then released)
+     */
+    ByteBuf onCommand(int command, ByteBuf frame);
+
+    /** Whether the hooks below are used: false for session pooling. Read once per session. */
+    default boolean followsSession() {
+        return false;
+    }
+
+    /**
+     * Writes a prepared-statement command (COM_STMT_PREPARE, EXECUTE, SEND_LONG_DATA, RESET, FETCH) to the
+     * connection in use, mapping the session's statement ids onto the connection's.
+     *
+     * @param captured the traffic capture's record of the command, or {@code null}
+     * @return false when the command must wait (not consumed; the session holds it and tries again once it resumes)
+     */
+    default boolean sendStatementCommand(BackendConnection connection, int command, ByteBuf frame, ResponseKind kind,
+            ResponseObserver captured) {
+        throw new UnsupportedOperationException("sendStatementCommand");
+    }
+
+    /** Relayed responses ended and were written to the client: read back state, or let the connection go. */
+    default void afterResponses(BackendConnection connection) {
+    }
+
+    /** The session variables a connection must hold to serve the session without a {@code SET} first. */
+    default SessionVariables variables() {
+        return null;
+    }
+
+    /**
+     * Makes a connection just taken from the pool match the session (its variables), before it is lent.
+     *
+     * @param done receives {@code null} when it matches, else why not (the connection is then closed)
+     */
+    default void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        done.accept(null);
+    }
+
+    /** Who follows the session state the server reports, or {@code null}. */
+    default ResponseTracker.StateListener stateFollower() {
+        return null;
+    }
+
+    /** Whether the connection may go back to the pool as it is (its state known), rather than reset. */
+    default boolean mayGiveBack(BackendConnection connection) {
+        return false;
+    }
+
+    /** COM_RESET_CONNECTION or COM_CHANGE_USER: the session starts afresh. */
+    default void forget() {
+    }
+
+    /** The first reason the session keeps its connection between transactions, or {@code null}. */
+    default PinReason pinnedBy() {
+        return null;
+    }
+}

@@ -1,0 +1,44 @@
+package io.sluice.pooling;
+
+import java.util.Locale;
+
+/**
+ * Why a session in {@code pooling: TRANSACTION} keeps its backend connection between transactions: server state that
+ * Sluice cannot carry to another connection. Shown per session by {@code /api/sessions?verbose} and counted by the
+ * {@code sluice_session_pins_total{reason}} metric, so that a session that stopped multiplexing says why.
+ */
+public enum PinReason {
+    /** {@code SET @v = ...} or {@code SELECT @v := ...}: user variables live on the server connection. */
+    USER_VARIABLE,
+    /** {@code CREATE TEMPORARY TABLE}. */
+    TEMPORARY_TABLE,
+    /** {@code LOCK TABLES}, until {@code UNLOCK TABLES}. */
+    TABLE_LOCK,
+    /** {@code GET_LOCK()}, until {@code RELEASE_ALL_LOCKS()} or as many {@code RELEASE_LOCK()} calls. */
+    NAMED_LOCK,
+    /** An XA transaction, from {@code XA START} to {@code XA COMMIT} or {@code XA ROLLBACK}. */
+    XA,
+    /** A server-side cursor opened by {@code COM_STMT_EXECUTE}, until the statement is reset or closed. */
+    CURSOR,
+    /** {@code COM_STMT_SEND_LONG_DATA}: the parameter data waits on the server for the next execute. */
+    LONG_DATA,
+    /** {@code SQL_CALC_FOUND_ROWS}: {@code FOUND_ROWS()} must run on the same connection, next. */
+    FOUND_ROWS,
+    /** SQL-level {@code PREPARE}: the statement lives on the server connection. */
+    SQL_PREPARE,
+    /** {@code SET TRANSACTION ...} without SESSION: it applies to the next transaction of this connection. */
+    SET_TRANSACTION,
+    /** The server reported a session state change its trackers did not describe. */
+    SESSION_STATE,
+    /** The client did not negotiate CLIENT_SESSION_TRACK, so Sluice cannot follow its session state. */
+    NO_SESSION_TRACK,
+    /** {@code COM_SET_OPTION} (multi-statements on or off), which no tracker reports. */
+    SET_OPTION,
+    /** The client changed the session trackers Sluice relies on ({@code session_track_*}). */
+    SESSION_TRACKERS;
+
+    /** The name shown in the admin API and in metrics: {@code user_variable}. */
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

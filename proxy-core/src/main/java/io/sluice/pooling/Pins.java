@@ -1,0 +1,131 @@
+package io.sluice.pooling;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Why a session keeps its backend connection between transactions, as bits of {@link PinReason}: what
+ * {@link QuerySniffer} finds in statements, looked up in one table of flag to reason, plus the counts that decide
+ * when a pin ends (named locks held, cursors open).
+ */
+final class Pins {
+
+    /** A sniffed flag and the reason it pins (or unpins) the session for. */
+    private record Rule(int flag, PinReason reason) {
+    }
+
+    /** Flags that pin, and for what. */
+    private static final Rule[] PINS = {
+        new Rule(QuerySniffer.USER_VARIABLE, PinReason.USER_VARIABLE),
+        new Rule(QuerySniffer.TEMPORARY, PinReason.TEMPORARY_TABLE),
+        new Rule(QuerySniffer.LOCK_TABLES, PinReason.TABLE_LOCK),
+        new Rule(QuerySniffer.GET_LOCK, PinReason.NAMED_LOCK),
+        new Rule(QuerySniffer.XA_START, PinReason.XA),
+        new Rule(QuerySniffer.CALC_FOUND_ROWS, PinReason.FOUND_ROWS),
+        new Rule(QuerySniffer.SQL_PREPARE, PinReason.SQL_PREPARE),
+        new Rule(QuerySniffer.SET_TRANSACTION, PinReason.SET_TRANSACTION),
+    };
+
+    /** Flags that end a pin. Named locks end only once every lock taken is released (see {@link #apply}). */
+    private static final Rule[] UNPINS = {
+        new Rule(QuerySniffer.UNLOCK_TABLES, PinReason.TABLE_LOCK),
+        new Rule(QuerySniffer.XA_END, PinReason.XA),
+    };
+
+    /** Flags of state the trackers cannot describe: a statement carrying one explains a "state changed" report. */
+    static final int UNTRACKED_STATE = QuerySniffer.USER_VARIABLE | QuerySniffer.TEMPORARY | QuerySniffer.SQL_PREPARE
+            | QuerySniffer.GET_LOCK | QuerySniffer.LOCK_TABLES;
+
+    private final Consumer<PinReason> onPinned;
+    private int bits;
+    private int namedLocks;
+    private Set<Integer> cursors;
+
+    /** @param onPinned told the first time each reason pins the session (metrics, log) */
+    Pins(Consumer<PinReason> onPinned) {
+        this.onPinned = onPinned;
+    }
+
+    /** Pins and unpins for what {@link QuerySniffer} found in a statement. */
+    void apply(int flags) {
+        for (Rule rule : PINS) {
+            if ((flags & rule.flag()) != 0) {
+                pin(rule.reason());
+            }
+        }
+        for (Rule rule : UNPINS) {
+            if ((flags & rule.flag()) != 0) {
+                unpin(rule.reason());
+            }
+        }
+        if ((flags & QuerySniffer.GET_LOCK) != 0) {
+            namedLocks++;
+        }
+        if ((flags & QuerySniffer.RELEASE_ALL_LOCKS) != 0) {
+            namedLocks = 0;
+        } else if ((flags & QuerySniffer.RELEASE_LOCK) != 0 && namedLocks > 0) {
+            namedLocks--;
+        }
+        if (namedLocks == 0 && (flags & (QuerySniffer.RELEASE_LOCK | QuerySniffer.RELEASE_ALL_LOCKS)) != 0) {
+            unpin(PinReason.NAMED_LOCK);
+        }
+    }
+
+    /**
+     * Ends the pins that last only until the next statement, unless this statement renews them: the statement after
+     * SQL_CALC_FOUND_ROWS or SET TRANSACTION runs on the same connection, then they end.
+     */
+    void nextStatement(int flags) {
+        if ((flags & QuerySniffer.CALC_FOUND_ROWS) == 0) {
+            unpin(PinReason.FOUND_ROWS);
+        }
+        if ((flags & QuerySniffer.SET_TRANSACTION) == 0) {
+            unpin(PinReason.SET_TRANSACTION);
+        }
+    }
+
+    void pin(PinReason reason) {
+        int bit = 1 << reason.ordinal();
+        if ((bits & bit) == 0) {
+            bits |= bit;
+            onPinned.accept(reason);
+        }
+    }
+
+    void unpin(PinReason reason) {
+        bits &= ~(1 << reason.ordinal());
+    }
+
+    /** A COM_STMT_EXECUTE opened a cursor on this statement: rows come by COM_STMT_FETCH on this connection. */
+    void cursorOpened(int clientStatementId) {
+        if (cursors == null) {
+            cursors = new HashSet<>(4);
+        }
+        cursors.add(clientStatementId);
+        pin(PinReason.CURSOR);
+    }
+
+    /** The statement was reset or closed: its cursor is gone. */
+    void cursorClosed(int clientStatementId) {
+        if (cursors != null && cursors.remove(clientStatementId) && cursors.isEmpty()) {
+            unpin(PinReason.CURSOR);
+        }
+    }
+
+    boolean isPinned() {
+        return bits != 0;
+    }
+
+    /** The first reason the session is pinned for, or {@code null}. */
+    PinReason first() {
+        return bits == 0 ? null : PinReason.values()[Integer.numberOfTrailingZeros(bits)];
+    }
+
+    /** COM_RESET_CONNECTION or COM_CHANGE_USER: the server state behind every pin is gone. */
+    void forget() {
+        bits &= 1 << PinReason.NO_SESSION_TRACK.ordinal(); // the client's capabilities did not change
+        namedLocks = 0;
+        cursors = null;
+    }
+}

@@ -1,0 +1,55 @@
+package io.sluice.pooling;
+
+import io.netty.channel.Channel;
+import io.sluice.backend.BackendConnection;
+import io.sluice.protocol.Packets.BackendError;
+
+/**
+ * What a {@link CommandPolicy} may ask of the client session it serves. Implemented by the frontend's command relay;
+ * every method runs on the session's event loop. Client-visible errors are named here by what happened and built in
+ * one place by the frontend.
+ */
+public interface SessionPort {
+
+    /** The client channel (its allocator, its address for log lines). */
+    Channel clientChannel();
+
+    /** The connection the session holds now, or {@code null} (between transactions). */
+    BackendConnection connection();
+
+    /** The sequence id a reply to the command being looked at carries. */
+    int replySequenceId();
+
+    /** Whether nothing is outstanding: no connection being acquired, no command held back or half sent. */
+    boolean isQuiet();
+
+    /** Answers a command with OK. */
+    void replyOk(int sequenceId, int statusFlags);
+
+    /** A prepared-statement command named a statement the session never prepared (or closed). */
+    void replyUnknownStatement(long clientId, int command, int sequenceId);
+
+    /** A command too short to be what its first byte says: the session is closed. */
+    void failMalformed(int command, int sequenceId);
+
+    /** The command held back first fails with the server's error (its statement no longer prepares); it is dropped. */
+    void failHeldCommand(BackendError error);
+
+    /** One of Sluice's own commands failed because the connection broke: the session ends with CR_SERVER_LOST. */
+    void lostBackend(BackendConnection on, Throwable cause);
+
+    /** Commands held back while Sluice's own command ran may go now. */
+    void resume();
+
+    /** Lets the connection go between transactions, its state kept (transaction pooling). */
+    void giveBack();
+
+    /** Gives the connection back to be reset (COM_RESET_CONNECTION answered by Sluice). */
+    void resetConnection();
+
+    /** The server reports that the session changed schema. */
+    void schemaChanged(String schema);
+
+    /** The session got pinned for {@code reason} (counted by the metrics, logged). */
+    void pinned(PinReason reason);
+}

@@ -1,0 +1,154 @@
+package io.sluice.pooling;
+
+import io.sluice.backend.BackendConnection;
+import io.sluice.protocol.ServerStatus;
+import io.sluice.relay.ResponseTracker;
+import io.sluice.state.SessionTrackers;
+import io.sluice.state.SessionVariables;
+import java.util.Locale;
+
+/**
+ * Follows the session state the server reports on whichever connection the session uses, so that it can be set again
+ * on the next one: the system variables and schema from the session trackers, and the last-insert id from OK packets.
+ * What the trackers report without saying what it is pins the session instead.
+ */
+final class SessionStateFollower implements ResponseTracker.StateListener, SessionTrackers.Visitor {
+    private final SessionPort port;
+    private final Pins pins;
+    /** The session variables this session has set, to be re-applied on each connection it takes. */
+    private final SessionVariables variables = new SessionVariables();
+    /** The last-insert-id of the session's last statement that generated one: answers SELECT LAST_INSERT_ID(). */
+    private long lastInsertId;
+    /** A character set changed without its collation being reported: read it once the response is relayed. */
+    private boolean collationUnknown;
+    /** The flags {@link QuerySniffer} found in the COM_QUERY last forwarded. */
+    private int lastStatementFlags;
+
+    SessionStateFollower(SessionPort port, Pins pins) {
+        this.port = port;
+        this.pins = pins;
+    }
+
+    SessionVariables variables() {
+        return variables;
+    }
+
+    long lastInsertId() {
+        return lastInsertId;
+    }
+
+    /** The status flags of an OK Sluice answers with itself: autocommit as the session last set it. */
+    int localStatus() {
+        return "OFF".equalsIgnoreCase(variables.asMap().get("autocommit")) ? 0 : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+    }
+
+    /** A COM_QUERY with these sniffed flags goes to the server. */
+    void statementSent(int flags) {
+        lastStatementFlags = flags;
+    }
+
+    /**
+     * Whether the last statement left state the trackers and OK packets do not tell exactly, to be read back: the
+     * collation (MariaDB reports {@code SET NAMES x COLLATE y} as the three character sets only, and setting them
+     * again on another connection would bring back x's default collation), or the value {@code LAST_INSERT_ID(expr)}
+     * set. Asking clears it.
+     *
+     * @return 0 for nothing, else {@link ReadBack#COLLATION} and/or {@link ReadBack#LAST_INSERT_ID}
+     */
+    int takeReadBack() {
+        int wanted = (collationUnknown ? ReadBack.COLLATION : 0)
+                | ((lastStatementFlags & QuerySniffer.SETS_LAST_INSERT_ID) != 0 ? ReadBack.LAST_INSERT_ID : 0);
+        if (wanted != 0) {
+            collationUnknown = false;
+            lastStatementFlags = 0;
+        }
+        return wanted;
+    }
+
+    /** What a read-back found. */
+    void readBack(BackendConnection on, String collation, String insertId) {
+        if (collation != null) {
+            variables.put("collation_connection", collation);
+            on.state().variables().put("collation_connection", collation);
+        }
+        if (insertId != null) { // else the connection's value may be another session's
+            lastInsertId = Long.parseUnsignedLong(insertId);
+        }
+    }
+
+    /** COM_RESET_CONNECTION or COM_CHANGE_USER. */
+    void forget() {
+        variables.clear();
+        lastInsertId = 0;
+    }
+
+    @Override
+    public void onOk(long affectedRows, long insertId) {
+        // Only a statement that wrote rows generated the id: MariaDB also reports a connection's earlier value in
+        // the OK packets of later statements, which would be another session's here.
+        if (insertId != 0 && affectedRows != 0) {
+            lastInsertId = insertId;
+        }
+    }
+
+    @Override
+    public void onSessionState(byte[] okPayload) {
+        SessionTrackers.read(okPayload, this);
+    }
+
+    @Override
+    public void onUntrackedStateChange() {
+        if ((lastStatementFlags & Pins.UNTRACKED_STATE) == 0) {
+            pins.pin(PinReason.SESSION_STATE);
+        }
+    }
+
+    @Override
+    public void onSystemVariable(String name, String value) {
+        if (name.regionMatches(true, 0, "session_track", 0, 13)) {
+            if (!trackersStillOn(name.toLowerCase(Locale.ROOT), value)) {
+                pins.pin(PinReason.SESSION_TRACKERS); // the trackers Sluice relies on are off: follow no further
+            }
+            return; // Sluice's own setting, not replayed
+        }
+        if (name.equalsIgnoreCase("character_set_connection")) {
+            collationUnknown = true; // MariaDB reports SET NAMES ... COLLATE without the collation
+        } else if (name.equalsIgnoreCase("collation_connection")) {
+            collationUnknown = false;
+        }
+        variables.put(name, value);
+        BackendConnection on = port.connection();
+        if (on != null) {
+            on.state().variables().put(name, value);
+        }
+    }
+
+    /** Whether a tracker setting the client changed still reports what Sluice needs. */
+    private static boolean trackersStillOn(String name, String value) {
+        switch (name) {
+            case "session_track_system_variables":
+                return value.equals("*"); // Sluice rewrites the client's assignments to '*'
+            case "session_track_schema":
+            case "session_track_state_change":
+                return value.equalsIgnoreCase("ON") || value.equals("1");
+            default:
+                return true; // transaction info, GTIDs: extra reports Sluice does not need
+        }
+    }
+
+    @Override
+    public void onSchema(String schema) {
+        BackendConnection on = port.connection();
+        if (on != null) {
+            on.state().schema(schema);
+        }
+        port.schemaChanged(schema);
+    }
+
+    @Override
+    public void onEnd(boolean stateChanged, boolean described) {
+        if (stateChanged && !described && (lastStatementFlags & Pins.UNTRACKED_STATE) == 0) {
+            pins.pin(PinReason.SESSION_STATE);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package io.sluice.pooling;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.IntObjectHashMap;
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.backend.PrepareStatement;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.ResponseTracker;
+import io.sluice.state.PreparedStatement;
+import io.sluice.state.StatementCache;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Transaction pooling's prepared statements: the session's statements under ids of the session's own, mapped onto
+ * whichever connection runs them. A statement prepared on one connection is prepared again, by Sluice, on the next
+ * connection that needs it; the server's ids never reach the client (the id in a COM_STMT_PREPARE_OK is replaced as
+ * the response streams past), and the client's ids are replaced by the connection's in each command.
+ */
+final class StatementIds {
+    private final SessionPort port;
+    private final Pins pins;
+    /** The status flags of an OK Sluice answers with: autocommit as the session last set it. */
+    private final java.util.function.IntSupplier localStatus;
+    /** The session's prepared statements, by the ids Sluice gave them; {@code null} until the first prepare. */
+    private IntObjectHashMap<PreparedStatement> statements;
+    private int nextStatementId;
+    /** MariaDB's "the statement just prepared" (id -1), for a prepare and an execute sent together. */
+    private PreparedStatement lastPrepared;
+
+    StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus) {
+        this.port = port;
+        this.pins = pins;
+        this.localStatus = localStatus;
+    }
+
+    /** The statement the client calls {@code clientId}, or {@code null}. */
+    PreparedStatement get(int clientId) {
+        if (clientId == -1) {
+            return lastPrepared;
+        }
+        return statements == null ? null : statements.get(clientId);
+    }
+
+    /** COM_STMT_CLOSE: forgets the statement; the server's stays in its connection's cache, for other sessions too. */
+    void close(int clientId) {
+        if (statements != null && statements.remove(clientId) != null) {
+            pins.cursorClosed(clientId);
+        }
+    }
+
+    /** COM_RESET_CONNECTION or COM_CHANGE_USER: the session has no statements any more. */
+    void forget() {
+        statements = null;
+        lastPrepared = null;
+    }
+
+    /**
+     * Sends a prepared-statement command on {@code connection}: prepares the statement there first if this connection
+     * has never seen it, and writes the connection's statement id into the frame.
+     *
+     * @return false when the frame must wait: for the connection to finish the client's responses before Sluice's own
+     *     prepare, for that prepare, or for the first prepare of the statement to be answered
+     */
+    boolean send(BackendConnection connection, int command, ByteBuf frame, ResponseKind kind,
+            ResponseObserver captured) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        int replySequenceId = Packets.sequenceId(frame, frame.readerIndex()) + 1;
+        if (command == Command.COM_STMT_PREPARE) {
+            prepare(connection, frame, base, captured);
+            return true;
+        }
+        if (frame.readableBytes() < Packets.HEADER_SIZE + 5) {
+            frame.release();
+            port.failMalformed(command, replySequenceId);
+            return true;
+        }
+        int clientId = frame.getIntLE(base + 1);
+        PreparedStatement statement = get(clientId);
+        if (statement == null) {
+            frame.release();
+            if (command != Command.COM_STMT_SEND_LONG_DATA) { // which has no response, not even an error
+                port.replyUnknownStatement(Integer.toUnsignedLong(clientId), command, replySequenceId);
+            }
+            return true;
+        }
+        if (!statement.isPrepared()) {
+            return false; // sent right behind its prepare (MariaDB's id -1): its parameters are not known yet
+        }
+        StatementCache.Entry entry = connection.state().statements().get(statement.sql());
+        if (entry == null) {
+            if (command == Command.COM_STMT_RESET) {
+                frame.release(); // never used on this connection: nothing to reset here
+                port.replyOk(replySequenceId, localStatus.getAsInt());
+                return true;
+            }
+            prepareAgain(connection, statement);
+            return false;
+        }
+        frame.setIntLE(base + 1, entry.serverId());
+        if (command == Command.COM_STMT_EXECUTE && statement.parameters() > 0) {
+            frame = ParameterTypes.carry(frame, base, statement, entry, port.clientChannel().alloc());
+        }
+        connection.forward(frame, kind, captured, null, 0);
+        return true;
+    }
+
+    /**
+     * The client's COM_STMT_PREPARE goes to the server as it is; the session's id for it replaces the server's in the
+     * response as it is relayed, and the mapping is recorded when the response ends.
+     */
+    private void prepare(BackendConnection connection, ByteBuf frame, int base, ResponseObserver captured) {
+        String sql = frame.toString(base + 1, frame.writerIndex() - base - 1, StandardCharsets.ISO_8859_1);
+        int flags = QuerySniffer.sniff(frame, base + 1, frame.writerIndex());
+        PreparedStatement statement = new PreparedStatement(++nextStatementId, sql);
+        lastPrepared = statement;
+        connection.forward(frame, ResponseKind.PREPARE, captured, tracker -> {
+            if (tracker.lastResponseFailed()) {
+                if (lastPrepared == statement) {
+                    lastPrepared = null;
+                }
+                return;
+            }
+            statement.prepared(tracker.preparedParameters());
+            connection.state().statements().put(sql, tracker.serverStatementId(), tracker.preparedParameters(),
+                    connection::closeStatement);
+            if (statements == null) {
+                statements = new IntObjectHashMap<>();
+            }
+            statements.put(statement.clientId(), statement);
+            if (flags != 0) {
+                pins.apply(flags); // a prepared SET @v = ? or GET_LOCK(?) pins like its text would
+            }
+        }, statement.clientId());
+    }
+
+    /**
+     * Prepares, on the connection in use, a statement the session prepared on another one. Only once the client's
+     * responses on the connection have ended: Sluice's own response must not come between them.
+     */
+    private void prepareAgain(BackendConnection connection, PreparedStatement statement) {
+        if (!connection.isBetweenCommands() || connection.runsOwnCommand()) {
+            return; // tried again when the responses have been relayed
+        }
+        connection.run(new PrepareStatement(statement.sql(), new PrepareStatement.Outcome() {
+            @Override
+            public void prepared(int serverId, int parameters) {
+                connection.state().statements().put(statement.sql(), serverId, parameters,
+                        connection::closeStatement);
+                port.resume();
+            }
+
+            @Override
+            public void failed(BackendException refusal) {
+                if (refusal.serverError() == null) {
+                    port.lostBackend(connection, refusal);
+                    return;
+                }
+                // It no longer prepares (a table was dropped since): the waiting command gets the server's error.
+                port.failHeldCommand(refusal.serverError());
+                port.resume();
+            }
+        }));
+    }
+
+    /** Keeps an execute's parameter types right on a server statement other sessions may have used. */
+    private static final class ParameterTypes {
+        private ParameterTypes() {
+        }
+
+        /**
+         * An execute may leave out the parameter types ("new params bound" 0), meaning "as last time". The server
+         * statement on this connection may have last received other types, from another session, or none: then the
+         * session's types are put back into the frame (taken; the result is the frame to forward).
+         */
+        static ByteBuf carry(ByteBuf frame, int base, PreparedStatement statement, StatementCache.Entry entry,
+                io.netty.buffer.ByteBufAllocator alloc) {
+            int count = statement.parameters();
+            int flagAt = base + 10 + (count + 7) / 8;
+            if (flagAt >= frame.writerIndex()) {
+                return frame;
+            }
+            if (frame.getByte(flagAt) == 1) {
+                int typesAt = flagAt + 1;
+                byte[] known = statement.parameterTypes();
+                if (known == null || !sameBytes(frame, typesAt, known)) {
+                    if (typesAt + 2 * count > frame.writerIndex()) {
+                        return frame;
+                    }
+                    known = new byte[2 * count];
+                    frame.getBytes(typesAt, known);
+                    statement.parameterTypes(known);
+                }
+                entry.boundTypes(known);
+                return frame;
+            }
+            byte[] types = statement.parameterTypes();
+            if (types == null || types == entry.boundTypes() || Arrays.equals(types, entry.boundTypes())
+                    || Packets.payloadLength(frame, frame.readerIndex()) + types.length >= Packets.MAX_PAYLOAD) {
+                return frame;
+            }
+            ByteBuf rebuilt = alloc.ioBuffer(frame.readableBytes() + types.length);
+            rebuilt.writeBytes(frame, frame.readerIndex(), flagAt - frame.readerIndex());
+            rebuilt.writeByte(1);
+            rebuilt.writeBytes(types);
+            rebuilt.writeBytes(frame, flagAt + 1, frame.writerIndex() - flagAt - 1);
+            rebuilt.setMediumLE(rebuilt.readerIndex(), rebuilt.readableBytes() - Packets.HEADER_SIZE);
+            frame.release();
+            entry.boundTypes(types);
+            return rebuilt;
+        }
+
+        private static boolean sameBytes(ByteBuf frame, int at, byte[] expected) {
+            if (at + expected.length > frame.writerIndex()) {
+                return false;
+            }
+            for (int i = 0; i < expected.length; i++) {
+                if (frame.getByte(at + i) != expected[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}

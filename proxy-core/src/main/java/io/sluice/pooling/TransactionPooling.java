@@ -1,0 +1,231 @@
+package io.sluice.pooling;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.backend.SetSessionVariables;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.ServerStatus;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.ResponseTracker;
+import io.sluice.state.SessionVariables;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+
+/**
+ * Transaction pooling ({@code pooling: TRANSACTION}): the session gives its backend connection back after each
+ * transaction (or autocommit statement) and takes one again for the next, made to match it. Built from three parts:
+ * {@link Pins} (what keeps the session on its connection), {@link StatementIds} (prepared statements across
+ * connections) and {@link SessionStateFollower} (variables, schema and last-insert id as the server reports them).
+ * See docs/design/2026-11-22-transaction-pooling.md.
+ */
+public final class TransactionPooling implements CommandPolicy {
+    private final SessionPort port;
+    private final Pins pins;
+    private final SessionStateFollower follower;
+    private final StatementIds statements;
+    private final boolean deprecateEof;
+
+    /**
+     * For a client that negotiated CLIENT_SESSION_TRACK (without it see {@link PinnedSession}).
+     *
+     * @param deprecateEof whether the session negotiated CLIENT_DEPRECATE_EOF, for the read-back's result
+     */
+    public TransactionPooling(SessionPort port, boolean deprecateEof) {
+        this.port = port;
+        this.pins = new Pins(port::pinned);
+        this.follower = new SessionStateFollower(port, pins);
+        this.statements = new StatementIds(port, pins, follower::localStatus);
+        this.deprecateEof = deprecateEof;
+    }
+
+    @Override
+    public boolean followsSession() {
+        return true;
+    }
+
+    @Override
+    public ByteBuf onCommand(int command, ByteBuf frame) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        switch (command) {
+            case Command.COM_QUERY:
+                return beforeQuery(frame, base);
+            case Command.COM_PING:
+                if (port.connection() == null && port.isQuiet()) {
+                    frame.release(); // Sluice is up and the session holds nothing: no backend is needed to say so
+                    port.replyOk(port.replySequenceId(), follower.localStatus());
+                    return null;
+                }
+                return frame;
+            case Command.COM_RESET_CONNECTION:
+                BackendConnection held = port.connection();
+                if (!port.isQuiet() || (held != null && !held.isBetweenCommands())) {
+                    return frame; // pipelined behind other commands: let the server do it, on a connection kept
+                }
+                frame.release();
+                forget();
+                if (held != null) {
+                    port.resetConnection(); // COM_RESET_CONNECTION there, before any other session gets it
+                }
+                port.replyOk(port.replySequenceId(), ServerStatus.SERVER_STATUS_AUTOCOMMIT);
+                return null;
+            case Command.COM_STMT_CLOSE:
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+                    statements.close(frame.getIntLE(base + 1));
+                }
+                frame.release(); // the server statement stays in its connection's cache, for other sessions too
+                return null;
+            case Command.COM_STMT_SEND_LONG_DATA:
+                pins.pin(PinReason.LONG_DATA);
+                return frame;
+            case Command.COM_STMT_RESET:
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+                    pins.cursorClosed(frame.getIntLE(base + 1));
+                }
+                pins.unpin(PinReason.LONG_DATA);
+                return frame;
+            case Command.COM_STMT_EXECUTE:
+                pins.unpin(PinReason.LONG_DATA); // the data sent ahead is this execute's: it runs on the pinned connection
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
+                    // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, on this connection
+                    var statement = statements.get(frame.getIntLE(base + 1));
+                    if (statement != null) {
+                        pins.cursorOpened(statement.clientId());
+                    }
+                }
+                return frame;
+            case Command.COM_SET_OPTION:
+                pins.pin(PinReason.SET_OPTION); // multi-statements on or off: no tracker reports it
+                return frame;
+            default:
+                return frame;
+        }
+    }
+
+    /** Sniffs a COM_QUERY for pinning state; answers SELECT LAST_INSERT_ID() from the session's last OK packet. */
+    private ByteBuf beforeQuery(ByteBuf frame, int base) {
+        int end = frame.writerIndex();
+        int flags = QuerySniffer.sniff(frame, base + 1, end);
+        follower.statementSent(flags);
+        pins.nextStatement(flags);
+        if (flags == 0) {
+            return frame;
+        }
+        pins.apply(flags);
+        if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
+            String rewritten = QuerySniffer.trackAllVariables(sql(frame, base, end));
+            return rewritten == null ? frame : replaceQuery(frame, rewritten);
+        }
+        if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
+            // The server's LAST_INSERT_ID() belongs to whichever connection the session now has: the session's own
+            // goes into the statement instead.
+            return replaceQuery(frame, QuerySniffer.withLastInsertId(sql(frame, base, end), follower.lastInsertId()));
+        }
+        return frame;
+    }
+
+    private static String sql(ByteBuf frame, int base, int end) {
+        return frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8);
+    }
+
+    /** A COM_QUERY frame with {@code sql} in place of the client's text, same sequence id; {@code frame} is released. */
+    private ByteBuf replaceQuery(ByteBuf frame, String sql) {
+        int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        frame.release();
+        ByteBuf replaced = Packets.command(port.clientChannel().alloc(), Command.COM_QUERY, sql);
+        replaced.setByte(replaced.readerIndex() + 3, sequenceId);
+        return replaced;
+    }
+
+    @Override
+    public boolean sendStatementCommand(BackendConnection connection, int command, ByteBuf frame, ResponseKind kind,
+            ResponseObserver captured) {
+        return statements.send(connection, command, frame, kind, captured);
+    }
+
+    @Override
+    public void afterResponses(BackendConnection connection) {
+        if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
+            int wanted = follower.takeReadBack();
+            if (wanted != 0) {
+                readBack(connection, wanted);
+                return;
+            }
+        }
+        if (port.isQuiet() && mayGiveBack(connection)) {
+            port.giveBack(); // the transaction (or autocommit statement) is over
+        }
+    }
+
+    /** Reads back the collation and last-insert id; the session's commands wait meanwhile. */
+    private void readBack(BackendConnection on, int wanted) {
+        on.run(new ReadBack(wanted, deprecateEof, new ReadBack.Outcome() {
+            @Override
+            public void read(String collation, String lastInsertId) {
+                follower.readBack(on, collation, lastInsertId);
+                port.resume();
+            }
+
+            @Override
+            public void failed(BackendException cause) {
+                port.lostBackend(on, cause);
+            }
+        }));
+    }
+
+    @Override
+    public SessionVariables variables() {
+        return follower.variables();
+    }
+
+    @Override
+    public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        String statement = SessionVariables.syncStatement(connection.state().variables(), follower.variables(),
+                connection.state().loginValues());
+        if (statement == null) {
+            done.accept(null);
+            return;
+        }
+        connection.run(new SetSessionVariables(statement, error -> {
+            if (error == null) {
+                connection.state().variables().copyFrom(follower.variables());
+            } else if (error.serverError() != null) {
+                connection.close(); // its variables are now half set: unknown state
+            }
+            if (error == null) {
+                done.accept(null);
+            } else if (error.serverError() != null) {
+                done.accept(new BackendException("restoring session variables refused", error.serverError()));
+            } else {
+                done.accept(new BackendException("restoring session variables on " + connection.address()
+                        + " failed", error));
+            }
+        }));
+    }
+
+    @Override
+    public ResponseTracker.StateListener stateFollower() {
+        return follower;
+    }
+
+    @Override
+    public boolean mayGiveBack(BackendConnection connection) {
+        return !pins.isPinned() && connection != null && !connection.runsOwnCommand()
+                && connection.isBetweenCommands() && !connection.tracker().inTransaction()
+                && !connection.state().isTainted();
+    }
+
+    @Override
+    public void forget() {
+        follower.forget();
+        pins.forget();
+        statements.forget();
+    }
+
+    @Override
+    public PinReason pinnedBy() {
+        return pins.first();
+    }
+}

@@ -1,0 +1,44 @@
+package io.sluice.protocol;
+
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+
+/**
+ * Reads the rows of a text result set (COM_QUERY's response) collected as whole packets, for the few queries Sluice
+ * runs itself: the session check and the read-back of transaction pooling.
+ *
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response_text_resultset.html">Text
+ *     result set</a>
+ */
+public final class TextRows {
+
+    private TextRows() {
+    }
+
+    /**
+     * The one row of a text result of {@code columns} columns, or {@code null} on ERR or when there is no row.
+     *
+     * @param packets the response's frames, header included, in order (borrowed)
+     * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated, so no EOF follows the column definitions
+     * @return the values, {@code null} for SQL NULL
+     */
+    public static String[] single(List<ByteBuf> packets, boolean deprecateEof, int columns) {
+        if (packets.isEmpty() || Packets.isErr(Packets.payload(packets.get(0)))) {
+            return null;
+        }
+        int rowIndex = 1 + columns + (deprecateEof ? 0 : 1);
+        if (packets.size() <= rowIndex) {
+            return null;
+        }
+        ByteBuf row = Packets.payload(packets.get(rowIndex));
+        int first = row.getUnsignedByte(row.readerIndex());
+        if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
+            return null;
+        }
+        String[] values = new String[columns];
+        for (int i = 0; i < columns; i++) {
+            values[i] = Packets.readLenencString(row);
+        }
+        return values;
+    }
+}

@@ -1,0 +1,131 @@
+package io.sluice.state;
+
+import io.sluice.protocol.ServerStatus;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads the session state information of an OK packet (CLIENT_SESSION_TRACK): the system variables, schema and
+ * "state changed" flag that the server's {@code session_track_*} trackers report.
+ *
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_basic_ok_packet.html">OK packet</a>
+ */
+public final class SessionTrackers {
+
+    /** SESSION_TRACK_SYSTEM_VARIABLES: name and value of each variable that changed. */
+    static final int SYSTEM_VARIABLES = 0;
+    /** SESSION_TRACK_SCHEMA: the new current schema. */
+    static final int SCHEMA = 1;
+    /** SESSION_TRACK_STATE_CHANGE: "1" when any session state changed (variables, user variables, temp tables...). */
+    static final int STATE_CHANGE = 2;
+
+    /** What an OK packet reports. Called in packet order. */
+    public interface Visitor {
+        void onSystemVariable(String name, String value);
+
+        void onSchema(String schema);
+
+        /**
+         * The packet is done.
+         *
+         * @param stateChanged whether it carried SESSION_TRACK_STATE_CHANGE
+         * @param described whether it also said what changed (a variable or the schema)
+         */
+        void onEnd(boolean stateChanged, boolean described);
+    }
+
+    private final byte[] packet;
+    private int pos;
+
+    private SessionTrackers(byte[] packet) {
+        this.packet = packet;
+    }
+
+    /**
+     * Reads an OK packet's payload (header 0x00, or 0xFE for the OK that ends a result under CLIENT_DEPRECATE_EOF).
+     * A packet cut short reports what it holds and ends; it never throws.
+     */
+    public static void read(byte[] okPayload, Visitor visitor) {
+        new SessionTrackers(okPayload).read(visitor);
+    }
+
+    private void read(Visitor visitor) {
+        boolean stateChanged = false;
+        boolean described = false;
+        try {
+            pos = 1;
+            lenenc(); // affected rows
+            lenenc(); // last insert id
+            int status = u16();
+            u16(); // warnings
+            if (pos < packet.length) {
+                skip(lenenc()); // info
+            }
+            if ((status & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0 && pos < packet.length) {
+                long total = lenenc(); // read before pos is used: lenenc() moves it
+                int end = (int) Math.min(packet.length, pos + total);
+                while (pos < end) {
+                    int type = packet[pos++] & 0xFF;
+                    long entryLength = lenenc();
+                    int entryEnd = (int) Math.min(end, pos + entryLength);
+                    switch (type) {
+                        case SYSTEM_VARIABLES:
+                            while (pos < entryEnd) { // MariaDB may put several pairs in one entry
+                                String name = string();
+                                String value = pos < entryEnd ? string() : "";
+                                visitor.onSystemVariable(name, value);
+                                described = true;
+                            }
+                            break;
+                        case SCHEMA:
+                            visitor.onSchema(string());
+                            described = true;
+                            break;
+                        case STATE_CHANGE:
+                            stateChanged = true;
+                            break;
+                        default:
+                            break; // GTIDs, transaction characteristics and state: not needed
+                    }
+                    pos = entryEnd;
+                }
+            }
+        } catch (ArrayIndexOutOfBoundsException e) {
+            // cut short: what was read stands
+        }
+        visitor.onEnd(stateChanged, described);
+    }
+
+    private int u16() {
+        int value = (packet[pos] & 0xFF) | (packet[pos + 1] & 0xFF) << 8;
+        pos += 2;
+        return value;
+    }
+
+    private long lenenc() {
+        int b = packet[pos++] & 0xFF;
+        if (b < 0xFB) {
+            return b;
+        }
+        int size = b == 0xFC ? 2 : b == 0xFD ? 3 : b == 0xFE ? 8 : 0;
+        long value = 0;
+        for (int k = 0; k < size; k++) {
+            value |= (long) (packet[pos + k] & 0xFF) << (8 * k);
+        }
+        pos += size;
+        return value;
+    }
+
+    private void skip(long n) {
+        pos = (int) Math.min(packet.length, pos + n);
+    }
+
+    private String string() {
+        int length = (int) lenenc();
+        if (pos + length > packet.length) {
+            throw new ArrayIndexOutOfBoundsException(pos + length);
+        }
+        String value = new String(packet, pos, length, StandardCharsets.UTF_8);
+        pos += length;
+        return value;
+    }
+}

@@ -1,0 +1,129 @@
+package io.sluice.state;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The session variables a client session has set, or that a backend connection holds, as the server's
+ * {@code session_track_system_variables} tracker reported them: only what changed since login is kept. A session and
+ * a connection match when their maps are equal; otherwise {@link #syncStatement} writes the one statement that makes
+ * the connection match. Not thread-safe: each lives on its event loop.
+ */
+public final class SessionVariables {
+
+    /**
+     * The variables a handshake sets: a connection's values for them at login are its own (the client's collation;
+     * IGNORE_SPACE in sql_mode for CLIENT_IGNORE_SPACE; interactive_timeout as wait_timeout for
+     * CLIENT_INTERACTIVE), so returning to them means setting those values, not the server's global DEFAULT.
+     */
+    public static final List<String> HANDSHAKE_VARIABLES = List.of("character_set_client",
+            "character_set_connection", "character_set_results", "collation_connection", "sql_mode", "wait_timeout");
+
+    /**
+     * Reported but not carried: derived from the schema (which moves by itself), or good for one statement only.
+     */
+    private static final Set<String> NOT_CARRIED = Set.of("character_set_database", "collation_database",
+            "insert_id", "last_insert_id", "identity", "rand_seed1", "rand_seed2");
+
+    private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
+
+    private final HashMap<String, String> values = new HashMap<>();
+
+    /** Records a change the tracker reported; names are kept in lower case. */
+    public void put(String name, String value) {
+        String key = name.toLowerCase(java.util.Locale.ROOT);
+        if (!NOT_CARRIED.contains(key)) {
+            values.put(key, value);
+        }
+    }
+
+    /** Back to what a fresh connection has (after COM_RESET_CONNECTION, COM_CHANGE_USER). */
+    public void clear() {
+        values.clear();
+    }
+
+    public boolean isEmpty() {
+        return values.isEmpty();
+    }
+
+    /** Makes this hold exactly what {@code other} holds. */
+    public void copyFrom(SessionVariables other) {
+        values.clear();
+        values.putAll(other.values);
+    }
+
+    /** Whether a connection holding this matches a session holding {@code wanted}. */
+    public boolean matches(SessionVariables wanted) {
+        return values.equals(wanted.values);
+    }
+
+    /** The variables and their values, for the admin API and tests. */
+    public Map<String, String> asMap() {
+        return Map.copyOf(values);
+    }
+
+    /**
+     * The statement that turns a connection holding {@code have} into one holding {@code want}: variables only the
+     * connection set go back to their login value ({@code initial}, for the handshake variables) or to
+     * {@code DEFAULT}; variables the session set take its values. Character sets come before collations, since
+     * setting a character set resets its collation.
+     *
+     * @return {@code SET SESSION ...}, or {@code null} when they already match
+     */
+    public static String syncStatement(SessionVariables have, SessionVariables want, Map<String, String> initial) {
+        List<String> assignments = new ArrayList<>();
+        List<String> collations = new ArrayList<>();
+        for (Map.Entry<String, String> entry : have.values.entrySet()) {
+            String name = entry.getKey();
+            if (!want.values.containsKey(name)) {
+                String login = initial.get(name);
+                String assignment = name + " = " + (login != null ? literal(name, login) : "DEFAULT");
+                (name.startsWith("collation") ? collations : assignments).add(assignment);
+            }
+        }
+        for (Map.Entry<String, String> entry : want.values.entrySet()) {
+            String name = entry.getKey();
+            if (!entry.getValue().equals(have.values.get(name))) {
+                String assignment = name + " = " + literal(name, entry.getValue());
+                (name.startsWith("collation") ? collations : assignments).add(assignment);
+            }
+        }
+        if (assignments.isEmpty() && collations.isEmpty()) {
+            return null;
+        }
+        assignments.addAll(collations);
+        return "SET SESSION " + String.join(", ", assignments);
+    }
+
+    /**
+     * A value as SQL: numbers bare (integer variables refuse strings), NULL bare, everything else quoted. The
+     * tracker reports every value as text, enums and booleans included ('ON', 'REPEATABLE-READ'), which MySQL and
+     * MariaDB accept quoted.
+     */
+    static String literal(String name, String value) {
+        if (NUMBER.matcher(value).matches() || value.equals("NULL")) {
+            return value;
+        }
+        if (value.isEmpty() && name.startsWith("character_set")) {
+            return "NULL"; // SET character_set_results = NULL is reported with an empty value
+        }
+        StringBuilder quoted = new StringBuilder(value.length() + 2).append('\'');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\'' || c == '\\') {
+                quoted.append('\\');
+            }
+            quoted.append(c);
+        }
+        return quoted.append('\'').toString();
+    }
+
+    @Override
+    public String toString() {
+        return values.toString();
+    }
+}

@@ -1,0 +1,99 @@
+package io.sluice.pooling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class QuerySnifferTest {
+
+    private static int sniff(String sql) {
+        ByteBuf buf = Unpooled.copiedBuffer("xx" + sql, StandardCharsets.UTF_8);
+        try {
+            return QuerySniffer.sniff(buf, 2, buf.writerIndex());
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void plainStatementsPinNothing() {
+        assertThat(sniff("SELECT c FROM sbtest1 WHERE id = 42")).isZero();
+        assertThat(sniff("UPDATE t SET v = v + 1 WHERE id = 3")).isZero();
+        assertThat(sniff("SET SESSION sql_mode = 'ANSI'")).isZero();
+        assertThat(sniff("SELECT @@session.time_zone, @@autocommit")).isZero();
+        assertThat(sniff("BEGIN")).isZero();
+        assertThat(sniff("")).isZero();
+    }
+
+    @Test
+    void findsUserVariablesOutsideLiteralsAndComments() {
+        assertThat(sniff("SET @a = 1")).isEqualTo(QuerySniffer.USER_VARIABLE);
+        assertThat(sniff("SELECT @a := id FROM t")).isEqualTo(QuerySniffer.USER_VARIABLE);
+        assertThat(sniff("SELECT 'me@example.com', `a@b` FROM t /* @x */ -- @y\n")).isZero();
+        assertThat(sniff("SELECT \"it's @ \\\" here\" # @z")).isZero();
+        assertThat(sniff("/*!40101 SET @OLD_CHARSET=@@CHARACTER_SET_CLIENT */")).isEqualTo(QuerySniffer.USER_VARIABLE);
+    }
+
+    @Test
+    void findsLocksTemporaryTablesXaAndPrepare() {
+        assertThat(sniff("CREATE TEMPORARY TABLE tmp (id INT)")).isEqualTo(QuerySniffer.TEMPORARY);
+        assertThat(sniff("lock tables t write")).isEqualTo(QuerySniffer.LOCK_TABLES);
+        assertThat(sniff("UNLOCK TABLES")).isEqualTo(QuerySniffer.UNLOCK_TABLES);
+        assertThat(sniff("SELECT GET_LOCK('a', 1)")).isEqualTo(QuerySniffer.GET_LOCK);
+        assertThat(sniff("SELECT release_lock('a')")).isEqualTo(QuerySniffer.RELEASE_LOCK);
+        assertThat(sniff("DO RELEASE_ALL_LOCKS()")).isEqualTo(QuerySniffer.RELEASE_ALL_LOCKS);
+        assertThat(sniff("XA START 'x'")).isEqualTo(QuerySniffer.XA_START);
+        assertThat(sniff("xa commit 'x'")).isEqualTo(QuerySniffer.XA_END);
+        assertThat(sniff("XA END 'x'")).isZero();
+        assertThat(sniff("PREPARE s FROM 'SELECT 1'")).isEqualTo(QuerySniffer.SQL_PREPARE);
+        assertThat(sniff("SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1")).isEqualTo(QuerySniffer.CALC_FOUND_ROWS);
+        assertThat(sniff("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")).isEqualTo(QuerySniffer.SET_TRANSACTION);
+        assertThat(sniff("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")).isZero();
+        assertThat(sniff("SELECT 'GET_LOCK(' FROM t")).isZero();
+    }
+
+    @Test
+    void findsLastInsertIdCallsInSelects() {
+        int calls = QuerySniffer.SELECT_CALLS_LAST_INSERT_ID;
+        assertThat(sniff("SELECT LAST_INSERT_ID()")).isEqualTo(calls);
+        assertThat(sniff("  select last_insert_id ( ) ;  ")).isEqualTo(calls);
+        assertThat(sniff("SELECT v FROM t WHERE id = LAST_INSERT_ID()")).isEqualTo(calls);
+        assertThat(sniff("SELECT LAST_INSERT_ID(), @a")).isEqualTo(calls | QuerySniffer.USER_VARIABLE);
+        assertThat(sniff("SELECT LAST_INSERT_ID(5)")).isEqualTo(QuerySniffer.SETS_LAST_INSERT_ID);
+        assertThat(sniff("UPDATE seq SET id = LAST_INSERT_ID(id + 1)")).isEqualTo(QuerySniffer.SETS_LAST_INSERT_ID);
+        assertThat(sniff("INSERT INTO t VALUES (LAST_INSERT_ID())")).isZero();
+    }
+
+    @Test
+    void putsTheSessionsLastInsertIdIntoSelects() {
+        assertThat(QuerySniffer.withLastInsertId("SELECT LAST_INSERT_ID()", 42))
+                .isEqualTo("SELECT LAST_INSERT_ID(42 | 0) AS `LAST_INSERT_ID()`");
+        assertThat(QuerySniffer.withLastInsertId("select last_insert_id( ) ;", 7))
+                .isEqualTo("select LAST_INSERT_ID(7 | 0) AS `last_insert_id( )` ;");
+        assertThat(QuerySniffer.withLastInsertId("SELECT LAST_INSERT_ID() AS last, 'x'", 71))
+                .isEqualTo("SELECT LAST_INSERT_ID(71 | 0) AS last, 'x'");
+        assertThat(QuerySniffer.withLastInsertId("SELECT v FROM t WHERE id = LAST_INSERT_ID()", 71))
+                .isEqualTo("SELECT v FROM t WHERE id = LAST_INSERT_ID(71 | 0)");
+        assertThat(QuerySniffer.withLastInsertId("SELECT 1, LAST_INSERT_ID() FROM dual", 3))
+                .isEqualTo("SELECT 1, LAST_INSERT_ID(3 | 0) AS `LAST_INSERT_ID()` FROM dual");
+        assertThat(QuerySniffer.withLastInsertId("SELECT 'LAST_INSERT_ID()'", 3)).isEqualTo("SELECT 'LAST_INSERT_ID()'");
+    }
+
+    @Test
+    void keepsTheServerReportingEveryVariable() {
+        String mariaDbConnectorJ = "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),"
+                + "session_track_system_variables = CONCAT(@@global.session_track_system_variables,',tx_isolation'),"
+                + "autocommit=1";
+        assertThat(sniff(mariaDbConnectorJ) & QuerySniffer.TRACKED_VARIABLES).isNotZero();
+        assertThat(QuerySniffer.trackAllVariables(mariaDbConnectorJ)).isEqualTo(
+                "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),session_track_system_variables = '*',"
+                        + "autocommit=1");
+        assertThat(QuerySniffer.trackAllVariables("SET @@session.session_track_system_variables:='x,y'; "))
+                .isEqualTo("SET @@session.session_track_system_variables:= '*'; ");
+        assertThat(QuerySniffer.trackAllVariables("SET GLOBAL session_track_system_variables = 'a'")).isNull();
+        assertThat(QuerySniffer.trackAllVariables("SELECT 'session_track_system_variables = 1'")).isNull();
+    }
+}

@@ -1,0 +1,54 @@
+package io.sluice.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SessionVariablesTest {
+
+    @Test
+    void matchingVariablesNeedNoStatement() {
+        SessionVariables connection = new SessionVariables();
+        SessionVariables session = new SessionVariables();
+        assertThat(SessionVariables.syncStatement(connection, session, Map.of())).isNull();
+        connection.put("time_zone", "+01:00");
+        session.put("TIME_ZONE", "+01:00");
+        assertThat(connection.matches(session)).isTrue();
+        assertThat(SessionVariables.syncStatement(connection, session, Map.of())).isNull();
+    }
+
+    @Test
+    void setsTheSessionsValuesAndReturnsTheRestToLoginOrDefault() {
+        SessionVariables connection = new SessionVariables();
+        connection.put("sql_mode", "ANSI");
+        connection.put("collation_connection", "latin1_swedish_ci");
+        connection.put("character_set_connection", "latin1");
+        SessionVariables session = new SessionVariables();
+        session.put("wait_timeout", "100");
+        session.put("autocommit", "OFF");
+        String statement = SessionVariables.syncStatement(connection, session,
+                Map.of("character_set_connection", "utf8mb4", "collation_connection", "utf8mb4_general_ci"));
+        assertThat(statement).startsWith("SET SESSION ")
+                .contains("sql_mode = DEFAULT", "wait_timeout = 100", "autocommit = 'OFF'",
+                        "character_set_connection = 'utf8mb4'")
+                .endsWith("collation_connection = 'utf8mb4_general_ci'");
+    }
+
+    @Test
+    void quotesAndEscapesValues() {
+        assertThat(SessionVariables.literal("sql_mode", "")).isEqualTo("''");
+        assertThat(SessionVariables.literal("character_set_results", "")).isEqualTo("NULL");
+        assertThat(SessionVariables.literal("x", "it's a \\ path")).isEqualTo("'it\\'s a \\\\ path'");
+        assertThat(SessionVariables.literal("div_precision_increment", "6")).isEqualTo("6");
+        assertThat(SessionVariables.literal("long_query_time", "1.500000")).isEqualTo("1.500000");
+    }
+
+    @Test
+    void ignoresVariablesDerivedFromTheSchemaOrGoodForOneStatement() {
+        SessionVariables session = new SessionVariables();
+        session.put("character_set_database", "latin1");
+        session.put("insert_id", "5");
+        assertThat(session.isEmpty()).isTrue();
+    }
+}
