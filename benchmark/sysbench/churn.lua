@@ -12,7 +12,7 @@
 --
 -- Why not a Python client: a Python handshake costs about 570 us of CPU per connection here, sysbench's about
 -- 180 us. The clients share the 2 cores with the proxy and MariaDB, so the client's own cost was a large part of
--- the QPS that workload d lost (docs/benchmarks.md, 2026-11-23 "d with a cheaper churn client").
+-- the QPS that workload d lost (docs/benchmarks/2026-11-23-churn-client-and-resets.md, 05:49).
 --
 -- With --blocks=N (run.sh --churn-blocks N) the churn is on only in N blocks of 5 s, the first 3 s after this
 -- client starts and then every 10 s; events that fall outside a block do nothing. One client process serves
