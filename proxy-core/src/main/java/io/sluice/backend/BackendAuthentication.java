@@ -17,8 +17,6 @@ import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
 import java.util.Base64;
 import javax.crypto.Cipher;
-import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLHandshakePacket;
-import org.apache.shardingsphere.db.protocol.mysql.payload.MySQLPacketPayload;
 
 /**
  * Sluice as a client logging in to a backend: greeting, HandshakeResponse41, then whatever the server's plugin asks
@@ -123,16 +121,16 @@ final class BackendAuthentication {
     }
 
     private Step onGreeting(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
-        MySQLHandshakePacket greeting;
+        HandshakeV10 greeting;
         try {
-            greeting = new MySQLHandshakePacket(new MySQLPacketPayload(payload.duplicate(), StandardCharsets.UTF_8));
-        } catch (RuntimeException e) {
+            greeting = HandshakeV10.parse(payload);
+        } catch (ProtocolException e) {
             throw new BackendException("unreadable greeting", e);
         }
-        int serverCapabilities = greeting.getCapabilityFlagsLower() | greeting.getCapabilityFlagsUpper() << 16;
-        serverConnectionId = greeting.getConnectionId();
-        nonce = Arrays.copyOf(greeting.getAuthPluginData().getAuthenticationPluginData(), Scramble.NONCE_LENGTH);
-        plugin = greeting.getAuthPluginName();
+        int serverCapabilities = greeting.capabilities();
+        serverConnectionId = greeting.connectionId();
+        nonce = Arrays.copyOf(greeting.nonce(), Scramble.NONCE_LENGTH);
+        plugin = greeting.authPluginName();
         if (!Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {
             plugin = Scramble.MYSQL_NATIVE_PASSWORD; // the server switches us if the account needs another
         }
@@ -141,12 +139,12 @@ final class BackendAuthentication {
         if (schema != null) {
             capabilities |= Capabilities.CLIENT_CONNECT_WITH_DB;
         }
-        int mariaDb = key.mariaDbCapabilities() & HandshakeV10.mariaDbCapabilities(payload, serverCapabilities);
+        int mariaDb = key.mariaDbCapabilities() & greeting.mariaDbCapabilities();
         int missing = key.mariaDbCapabilities() & ~mariaDb;
         if (missing != 0) {
             // The client was promised a result format this server cannot produce (a backend older than those Sluice
             // started with, added by a reload): relayed results would be misread, so this server gets no session.
-            throw new BackendException("the server (" + greeting.getServerVersion() + ") lacks MariaDB capabilities"
+            throw new BackendException("the server (" + greeting.serverVersion() + ") lacks MariaDB capabilities"
                     + " 0x" + Integer.toHexString(missing) + " that Sluice offers its clients (0x8 extended metadata needs"
                     + " MariaDB 10.5+, 0x10 metadata caching 10.6+): restart Sluice to offer only what every backend"
                     + " speaks");

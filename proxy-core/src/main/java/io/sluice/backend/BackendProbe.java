@@ -5,13 +5,11 @@ import io.netty.buffer.Unpooled;
 import io.sluice.config.JdbcUrl;
 import io.sluice.protocol.HandshakeV10;
 import io.sluice.protocol.Packets;
+import io.sluice.protocol.ProtocolException;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import org.apache.shardingsphere.db.protocol.mysql.packet.handshake.MySQLHandshakePacket;
-import org.apache.shardingsphere.db.protocol.mysql.payload.MySQLPacketPayload;
 
 /**
  * Reads a backend's greeting over a plain blocking socket, once at start: the server version and capabilities that
@@ -46,13 +44,11 @@ public final class BackendProbe {
                 throw new IOException("the server did not send a protocol 10 greeting");
             }
             try {
-                MySQLHandshakePacket greeting = new MySQLHandshakePacket(new MySQLPacketPayload(buf,
-                        StandardCharsets.UTF_8));
-                int capabilities = greeting.getCapabilityFlagsLower() | greeting.getCapabilityFlagsUpper() << 16;
-                return new BackendServerInfo(greeting.getServerVersion(), capabilities, greeting.getCharacterSet(),
-                        HandshakeV10.mariaDbCapabilities(Unpooled.wrappedBuffer(payload), capabilities));
-            } catch (RuntimeException e) {
-                throw new IOException("the server's greeting could not be read: " + e, e);
+                HandshakeV10 greeting = HandshakeV10.parse(buf);
+                return new BackendServerInfo(greeting.serverVersion(), greeting.capabilities(),
+                        greeting.collationId(), greeting.mariaDbCapabilities());
+            } catch (ProtocolException e) {
+                throw new IOException("the server's greeting could not be read: " + e.getMessage(), e);
             }
         }
     }

@@ -358,8 +358,10 @@ final class MuxHarness implements AutoCloseable {
     }
 
     /**
-     * Two client sessions through Sluice (MariaDB Connector/J, no schema) that occupy server connections around a
-     * scripted step and leave foreign session state on them.
+     * Two client sessions through Sluice (MySQL Connector/J with {@code trackSessionState=true}, no schema) that
+     * occupy server connections around a scripted step and leave foreign session state on them. Not MariaDB
+     * Connector/J: 3.5.11 (decision 064; 3.5.6 did not) closes its connection when the server reports a character set
+     * other than UTF-8, and {@code SET NAMES latin1} is part of the state they leave.
      */
     private final class Disturbers implements AutoCloseable {
         private final Connection[] sessions = new Connection[2];
@@ -412,7 +414,7 @@ final class MuxHarness implements AutoCloseable {
             try {
                 if (sessions[which] == null) {
                     // Connected only once there is room: a login may need a server connection itself.
-                    sessions[which] = proxy.connect(JdbcDriver.MARIADB, null, "");
+                    sessions[which] = proxy.connect(JdbcDriver.MYSQL, null, params(JdbcDriver.MYSQL, ""));
                 }
             } catch (SQLException e) {
                 errors.add("disturber " + which + " login: " + e.getErrorCode() + " " + e.getMessage());
