@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.SessionKey;
+import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.HandshakeResponse41;
@@ -228,7 +229,8 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         // between is reported on that statement instead).
         String schema = session.schema();
         boolean checkSchema = schema != null
-                && !(CommandRelayHandler.followsState(context, session) && lease.backendPool().knowsSchema(schema));
+                && !(CommandPolicy.followsState(context.pooling().transactionPooling(), session.key())
+                        && lease.backendPool().knowsSchema(schema));
         phase = Phase.DONE;
         CommandRelayHandler relay = new CommandRelayHandler(context, security, session, lease);
         session.relay(relay);

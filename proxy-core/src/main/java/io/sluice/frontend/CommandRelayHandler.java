@@ -9,24 +9,19 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.backend.BackendConnection;
-import io.sluice.backend.BackendException;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.pooling.PinReason;
-import io.sluice.pooling.PinnedSession;
-import io.sluice.pooling.SessionPort;
-import io.sluice.pooling.TransactionPooling;
-import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.PacketTooLargeException;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.Packets.BackendError;
-import io.sluice.protocol.ServerErrors;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +36,7 @@ import org.slf4j.LoggerFactory;
  * from {@link io.sluice.codec.PacketFrameDecoder}; each is forwarded (the backend channel releases it once written),
  * held until a connection is ready, or released here.
  */
-final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BackendConnection.Session,
-        SessionPort {
+final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BackendConnection.Session {
 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
 
@@ -60,19 +54,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private static final int SUSPEND_ACQUIRING = 1;
     private static final int SUSPEND_BACKEND_FULL = 2;
 
-    /**
-     * A frame waiting for a connection: a command with its response kind, or (kind {@code null}) bytes that continue
-     * one (the rest of a 16 MiB+ command, LOCAL INFILE data).
-     */
-    private record Held(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
-        void drop() {
-            frame.release();
-            if (captured != null) {
-                captured.onAbandoned();
-            }
-        }
-    }
-
     private final FrontendContext context;
     private final ClientSecurity security;
     private final ClientSession session;
@@ -85,8 +66,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final LoopCounters counters;
 
     private State state = State.AWAIT_BACKEND;
-    /** Frames waiting for a connection, or for Sluice's own command on it, in order; {@code null} until needed. */
-    private ArrayDeque<Held> held;
+    /** Frames waiting for a connection, or for Sluice's own command on it, in order. */
+    private final HeldCommands held = new HeldCommands();
     /** Frames that arrived before the login's OK went out, to be taken as commands once it did. */
     private ArrayDeque<ByteBuf> beforeOk;
     private boolean continuation;
@@ -110,29 +91,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
-        this.policy = policyFor(context, session, this);
+        this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
+                new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
         lease.attach(this, policy);
-    }
-
-    /**
-     * Session pooling, or transaction pooling for a client whose session state the server can report
-     * (CLIENT_SESSION_TRACK); a client without it keeps its connection, pinned.
-     */
-    private static CommandPolicy policyFor(FrontendContext context, ClientSession session, SessionPort port) {
-        if (!context.pooling().transactionPooling()) {
-            return CommandPolicy.SESSION;
-        }
-        if (!followsState(context, session)) {
-            return new PinnedSession(port);
-        }
-        return new TransactionPooling(port, session.key().deprecateEof());
-    }
-
-    /** Whether the session gives its connection back between transactions (and so follows its state). */
-    static boolean followsState(FrontendContext context, ClientSession session) {
-        return context.pooling().transactionPooling()
-                && Capabilities.has(session.key().capabilities(), Capabilities.CLIENT_SESSION_TRACK);
     }
 
     /**
@@ -260,7 +222,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Sends a frame on the connection, or holds it until there is one (and starts taking one). */
     private void forward(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
         BackendConnection connection = lease.connection();
-        if (connection == null || connection.runsOwnCommand() || (held != null && !held.isEmpty())) {
+        if (connection == null || connection.runsOwnCommand() || !held.isEmpty()) {
             hold(frame, kind, command, captured);
             if (connection == null && !lease.isAcquiring()) {
                 acquire(-1, null, false);
@@ -304,10 +266,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     }
 
     private void hold(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
-        if (held == null) {
-            held = new ArrayDeque<>(4);
-        }
-        held.add(new Held(frame, kind, command, captured));
+        held.add(frame, kind, command, captured);
     }
 
     @Override
@@ -329,13 +288,13 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      * pooling, gives the connection back if nothing holds it (a login that only checked the schema, a prepare in
      * autocommit).
      */
-    private void sendHeld() {
+    void sendHeld() {
         if (state != State.COMMAND) {
             return;
         }
         BackendConnection connection = lease.connection();
-        while (held != null && !held.isEmpty() && connection != null && !connection.runsOwnCommand()) {
-            Held next = held.peek();
+        while (!held.isEmpty() && connection != null && !connection.runsOwnCommand()) {
+            HeldCommands.Held next = held.peek();
             if (!send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
                 break;
             }
@@ -358,46 +317,40 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      * @param closeOnFailure whether a failure ends the session (at login) or only fails the held commands
      */
     private void acquire(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
-        lease.acquire(new BackendLease.Listener() {
-            @Override
-            public void onBound(BackendConnection connection) {
-                if (state == State.CLOSED) {
-                    return;
-                }
-                capture.bound(connection);
-                if (onReady != null) {
-                    onReady.run();
-                }
-                sendHeld();
-                resumeReading(SUSPEND_ACQUIRING);
+        if (replySequenceId < 0 && onReady == null && !closeOnFailure) {
+            lease.acquire(onBound, onAcquireFailed, onWaiting); // a command's acquire: nothing to allocate
+            return;
+        }
+        lease.acquire(connection -> {
+            if (state != State.CLOSED && onReady != null) {
+                onReady.run();
             }
+            bound(connection);
+        }, cause -> acquireFailed(cause, replySequenceId, closeOnFailure), onWaiting);
+    }
 
-            @Override
-            public void onAcquireFailed(Throwable cause) {
-                acquireFailed(cause, replySequenceId, closeOnFailure);
-            }
+    // A command's acquire (the one per transaction in transaction pooling) reuses these.
+    private final Consumer<BackendConnection> onBound = this::bound;
+    private final Consumer<Throwable> onAcquireFailed = cause -> acquireFailed(cause, -1, false);
+    private final Runnable onWaiting = () -> suspendReading(SUSPEND_ACQUIRING);
 
-            @Override
-            public void onWaiting() {
-                suspendReading(SUSPEND_ACQUIRING);
-            }
-        });
+    private void bound(BackendConnection connection) {
+        if (state != State.CLOSED) {
+            capture.bound(connection);
+            sendHeld();
+            resumeReading(SUSPEND_ACQUIRING);
+        }
     }
 
     private void acquireFailed(Throwable cause, int replySequenceId, boolean closeOnFailure) {
         log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
         int sequenceId = replySequenceId;
-        if (held != null && !held.isEmpty()) {
-            Held first = held.peek();
-            sequenceId = Packets.sequenceId(first.frame(), first.frame().readerIndex()) + 1;
-            dropHeld();
+        if (!held.isEmpty()) {
+            sequenceId = held.peek().replySequenceId();
+            held.dropAll();
         }
         if (sequenceId < 0) {
             sequenceId = lastSequenceId + 1;
-        }
-        if (cause instanceof BackendException be && be.serverError() != null
-                && be.serverError().code() == ServerErrors.ER_BAD_DB_ERROR) {
-            lease.backendPool().schemaMissing(session.schema());
         }
         ByteBuf err = ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
                 lease.backendPool().address(), lease.triedBackends());
@@ -407,14 +360,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             channel.writeAndFlush(err, channel.voidPromise());
             continuation = false;
             resumeReading(SUSPEND_ACQUIRING);
-        }
-    }
-
-    private void dropHeld() {
-        if (held != null) {
-            for (Held next; (next = held.poll()) != null; ) {
-                next.drop();
-            }
         }
     }
 
@@ -443,10 +388,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         policy.forget();
         lease.release();
         if (session.schema() == null) {
-            replyOk(okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT);
+            reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
             return;
         }
-        acquire(okSequenceId, () -> replyOk(okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT), false);
+        acquire(okSequenceId, () -> reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT)),
+                false);
     }
 
     // ---- backend to client ----------------------------------------------------------------------------------
@@ -467,7 +413,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (followsSession && connection != null) {
             policy.afterResponses(connection); // may read state back, or give the connection back
         }
-        if (held != null && !held.isEmpty()) {
+        if (!held.isEmpty()) {
             sendHeld();
         }
         if (closeWhenIdle) {
@@ -511,92 +457,31 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         return session.describeForLog();
     }
 
-    // ---- what the pooling policy may ask (SessionPort) ------------------------------------------------------
+    // ---- what the pooling policy's port uses -----------------------------------------------------------------
 
-    @Override
-    public BackendConnection connection() {
-        return lease.connection();
-    }
-
-    @Override
-    public int replySequenceId() {
+    /** The sequence id a reply to the command being handled carries. */
+    int replySequenceId() {
         return lastSequenceId + 1;
     }
 
-    @Override
-    public boolean isQuiet() {
-        return state == State.COMMAND && !lease.isAcquiring() && !continuation && !infileUpload
-                && (held == null || held.isEmpty());
+    /** Nothing outstanding: no connection being acquired, no command held back or half sent. */
+    boolean isQuiet() {
+        return state == State.COMMAND && !lease.isAcquiring() && !continuation && !infileUpload && held.isEmpty();
     }
 
     /** Whether a capture may begin with the next command: nothing outstanding, nothing held. */
     private boolean isQuietForCapture() {
         BackendConnection connection = lease.connection();
-        return connection == null ? !lease.isAcquiring() && (held == null || held.isEmpty())
-                : connection.isBetweenCommands();
+        return connection == null ? !lease.isAcquiring() && held.isEmpty() : connection.isBetweenCommands();
     }
 
-    @Override
-    public void replyOk(int sequenceId, int statusFlags) {
-        reply(Packets.ok(channel.alloc(), sequenceId, statusFlags));
+    /** The frames held back, for the policy's port. */
+    HeldCommands held() {
+        return held;
     }
 
-    @Override
-    public void replyUnknownStatement(long clientId, int command, int sequenceId) {
-        reply(ClientErrors.unknownStatement(channel.alloc(), sequenceId, clientId, command));
-    }
-
-    @Override
-    public void failMalformed(int command, int sequenceId) {
-        failAndClose(ClientErrors.malformed(channel.alloc(), sequenceId, command));
-    }
-
-    @Override
-    public void failHeldCommand(BackendError error) {
-        Held waiting = held.poll();
-        int sequenceId = Packets.sequenceId(waiting.frame(), waiting.frame().readerIndex()) + 1;
-        waiting.drop();
-        if (waiting.kind() != ResponseKind.NONE) {
-            reply(ClientErrors.fromServer(channel.alloc(), sequenceId, error));
-        }
-    }
-
-    @Override
-    public void lostBackend(BackendConnection on, Throwable cause) {
-        if (state == State.CLOSED) {
-            return;
-        }
-        lease.forget(on);
-        String message = ClientErrors.lostBackendMessage(on);
-        log.warn("client {}: {}: {}", channel.remoteAddress(), message, cause == null ? "" : cause.toString());
-        failAndClose(ClientErrors.lostBackend(channel.alloc(), lastSequenceId + 1, message, true));
-    }
-
-    @Override
-    public void resume() {
-        sendHeld();
-    }
-
-    @Override
-    public void giveBack() {
-        lease.giveBack();
-    }
-
-    @Override
-    public void resetConnection() {
-        lease.release();
-    }
-
-    @Override
-    public void schemaChanged(String schema) {
-        session.schema(schema, schema);
-    }
-
-    @Override
-    public void pinned(PinReason reason) {
-        context.pinned(reason);
-        log.debug("client {} #{}: pinned to its backend connection: {}", channel.remoteAddress(),
-                session.connectionId(), reason.label());
+    boolean isClosed() {
+        return state == State.CLOSED;
     }
 
     // ---- closing --------------------------------------------------------------------------------------------
@@ -610,7 +495,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         session.releaseAccount();
         capture.end(lease.connection());
-        dropHeld();
+        held.dropAll();
         if (beforeOk != null) {
             beforeOk.forEach(ByteBuf::release);
             beforeOk = null;
@@ -649,11 +534,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         ctx.close();
     }
 
-    private void reply(ByteBuf packet) {
+    void reply(ByteBuf packet) {
         channel.writeAndFlush(packet, channel.voidPromise());
     }
 
-    private void failAndClose(ByteBuf err) {
+    void failAndClose(ByteBuf err) {
         state = State.CLOSED;
         channel.writeAndFlush(err).addListener(ChannelFutureListener.CLOSE);
     }
