@@ -30,12 +30,13 @@ import org.yaml.snakeyaml.nodes.Tag;
  * reads: there is no list kept by hand that could drift from the code. A key Sluice accepts and does nothing with
  * (ShardingSphere's {@code authority.privilege}) is read with {@link #ignore}.
  *
- * <p>A getter never throws: a value it refuses is kept, and the getter answers as if the key were absent. {@link
+ * <p>A getter does not throw what it refuses: it keeps the refusal and answers as if the key were absent. {@link
  * #done()} then reports the first of, in this order: the section not being a mapping; a key no getter asked for, or
  * written twice (in file order); a refused value (in the order they were read). The section's keys come first so
  * that a misspelt {@code urll:} is refused as an unknown key, naming the keys the section does read, rather than as
- * a missing {@code url}. Every refusal names the file, the line and the key path:
- * {@code config.yaml line 7: dataSources.ds_0.maxPoolSize: "ten" (expected: an integer)}.
+ * a missing {@code url}. A reader's own checks keep that order: before {@code done()} it reports them with {@link
+ * #refuse} or {@link #missing}; only after it may it throw ({@link #invalid}). Every refusal names the file, the
+ * line and the key path: {@code config.yaml line 7: dataSources.ds_0.maxPoolSize: "ten" (expected: an integer)}.
  */
 final class YamlSection {
 
@@ -54,7 +55,8 @@ final class YamlSection {
     private final List<NodeTuple> entries;
     /** The first entry of each key name, in file order. */
     private final Map<String, NodeTuple> byName = new LinkedHashMap<>();
-    private final Set<String> read = new LinkedHashSet<>();
+    /** Every key a getter asked for, in the order asked: the keys the section accepts. */
+    private final Set<String> askedFor = new LinkedHashSet<>();
     private ConfigException firstRefusal;
     private boolean done;
 
@@ -89,10 +91,7 @@ final class YamlSection {
 
     /** The text of {@code key}; {@code absent} when the key is absent or has no value ({@code password:}). */
     String string(String key, String absent) {
-        return deferring(absent, () -> {
-            Node value = value(key);
-            return value == null ? absent : text(value, key);
-        });
+        return read(key, absent, value -> text(value, key));
     }
 
     /** The text of {@code key}, refused as missing when absent, empty or blank; {@code expected} says what it is. */
@@ -122,11 +121,7 @@ final class YamlSection {
 
     /** {@code true} or {@code false} (YAML's yes/no and on/off too); quoted strings and numbers are refused. */
     boolean flag(String key, boolean absent) {
-        return deferring(absent, () -> {
-            Node value = value(key);
-            if (value == null) {
-                return absent;
-            }
+        return read(key, absent, value -> {
             if (value instanceof ScalarNode scalar && Tag.BOOL.equals(value.getTag())) {
                 String text = scalar.getValue().toLowerCase(Locale.ROOT);
                 return text.equals("true") || text.equals("yes") || text.equals("on");
@@ -137,11 +132,7 @@ final class YamlSection {
 
     /** A constant of {@code type} named in any case; another name is refused with the list of names. */
     <E extends Enum<E>> E oneOf(String key, Class<E> type, E absent) {
-        return deferring(absent, () -> {
-            Node value = value(key);
-            if (value == null) {
-                return absent;
-            }
+        return read(key, absent, value -> {
             String name = text(value, key);
             try {
                 return Enum.valueOf(type, name.trim().toUpperCase(Locale.ROOT));
@@ -157,11 +148,7 @@ final class YamlSection {
 
     /** A list of strings, or one string as a list of one. */
     List<String> strings(String key, List<String> absent) {
-        return deferring(absent, () -> {
-            Node value = value(key);
-            if (value == null) {
-                return absent;
-            }
+        return read(key, absent, value -> {
             if (value instanceof ScalarNode) {
                 return List.of(text(value, key));
             }
@@ -182,11 +169,7 @@ final class YamlSection {
      * failed TLS handshake later.
      */
     Path file(String key, Path directory) {
-        return deferring(null, () -> {
-            Node value = value(key);
-            if (value == null) {
-                return null;
-            }
+        return read(key, null, value -> {
             String name = text(value, key);
             Path file;
             try {
@@ -255,11 +238,7 @@ final class YamlSection {
      * @param shape what the list should look like, for the refusal of anything else
      */
     <T> List<T> list(String key, String shape, Function<YamlSection, T> reader) {
-        return deferring(List.of(), () -> {
-            Node value = value(key);
-            if (value == null) {
-                return List.of();
-            }
+        return read(key, List.of(), value -> {
             if (!(value instanceof SequenceNode sequence)) {
                 throw refusal(value, key, describe(value) + " (expected: " + shape + ")");
             }
@@ -310,10 +289,9 @@ final class YamlSection {
         return refusal(value, key, describe(value) + " (expected: " + expected + ")");
     }
 
-    /** The line {@code key} is on, counted from 1; the section's line when the file does not have it. */
+    /** The line the value of {@code key}, a key the section has, starts on, counted from 1. */
     int line(String key) {
-        NodeTuple entry = byName.get(key);
-        return line(entry == null ? at : entry.getKeyNode());
+        return line(byName.get(key).getValueNode());
     }
 
     /**
@@ -325,7 +303,7 @@ final class YamlSection {
     void done() {
         done = true;
         if (notAMapping != null) {
-            String expected = shape != null ? shape : "a mapping of " + String.join(", ", read);
+            String expected = shape != null ? shape : "a mapping of " + String.join(", ", askedFor);
             throw error(notAMapping, pathOrTopLevel(), describe(notAMapping) + " (expected: " + expected + ")");
         }
         for (NodeTuple entry : entries) {
@@ -334,8 +312,8 @@ final class YamlSection {
                 throw error(keyNode, pathOrTopLevel(), describe(keyNode) + " (expected: a key name)");
             }
             String key = scalar.getValue();
-            if (!read.contains(key)) {
-                throw refusal(keyNode, key, "unknown key (expected: one of " + String.join(", ", read) + ")");
+            if (!askedFor.contains(key)) {
+                throw refusal(keyNode, key, "unknown key (expected: one of " + String.join(", ", askedFor) + ")");
             }
             NodeTuple first = byName.get(key);
             if (first != entry) {
@@ -365,11 +343,7 @@ final class YamlSection {
     }
 
     private long integer(String key, long absent, long max) {
-        return deferring(absent, () -> {
-            Node value = value(key);
-            if (value == null) {
-                return absent;
-            }
+        return read(key, absent, value -> {
             if (!(value instanceof ScalarNode scalar) || !DECIMAL.matcher(scalar.getValue()).matches()) {
                 throw refusal(value, key, describe(value) + " (expected: an integer)");
             }
@@ -385,10 +359,21 @@ final class YamlSection {
         });
     }
 
-    /** What {@code read} returns, or {@code absent} when it refuses: the refusal waits for {@link #done()}. */
-    private <T> T deferring(T absent, Supplier<T> read) {
+    /**
+     * {@code convert} applied to the value of {@code key}; {@code absent} when the key is absent, has no value, or
+     * {@code convert} refuses it.
+     */
+    private <T> T read(String key, T absent, Function<Node, T> convert) {
+        return deferring(absent, () -> {
+            Node value = value(key);
+            return value == null ? absent : convert.apply(value);
+        });
+    }
+
+    /** What {@code reading} returns, or {@code absent} when it refuses: the refusal waits for {@link #done()}. */
+    private <T> T deferring(T absent, Supplier<T> reading) {
         try {
-            return read.get();
+            return reading.get();
         } catch (ConfigException e) {
             defer(e);
             return absent;
@@ -416,7 +401,7 @@ final class YamlSection {
 
     /** The entry of {@code key}, recording that it was asked for. */
     private NodeTuple entry(String key) {
-        read.add(key);
+        askedFor.add(key);
         return byName.get(key);
     }
 
