@@ -14,6 +14,7 @@ import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
 import io.sluice.protocol.Capabilities;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.testing.MySqlWire;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -75,7 +76,7 @@ public class BackendRelayBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         response = PooledByteBufAllocator.DEFAULT.directBuffer();
-        Wire.textResultSet(response, ResultRelayBenchmark.COLUMNS, rows, ResultRelayBenchmark.VALUE, deprecateEof);
+        response.writeBytes(ResultRelayBenchmark.textResultSet(rows, deprecateEof));
         int size = ResultRelayBenchmark.READ_SIZE;
         int reads = (response.readableBytes() + size - 1) / size;
         readOffsets = new int[reads];
@@ -101,7 +102,7 @@ public class BackendRelayBenchmark {
         session = LoopPool.session(client);
         int capabilities = deprecateEof ? Capabilities.PROXY_SUPPORTED
                 : Capabilities.PROXY_SUPPORTED & ~Capabilities.CLIENT_DEPRECATE_EOF;
-        pool = new LoopPool(url, user, password, new SessionKey(capabilities, Wire.UTF8MB4_GENERAL_CI), 1, session);
+        pool = new LoopPool(url, user, password, new SessionKey(capabilities, MySqlWire.UTF8MB4_GENERAL_CI), 1, session);
         connection = pool.takeIdle();
         connection.bind(session);
         backend = connection.channel().pipeline();

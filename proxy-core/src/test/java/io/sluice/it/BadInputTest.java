@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.TestMariaDb;
@@ -126,7 +127,7 @@ class BadInputTest {
         // ...and after login, in the middle of a command.
         try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
             raw.writeFrameHeader(100, 0);
-            raw.writeRaw(new byte[] {RawMySqlClient.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T'});
+            raw.writeRaw(new byte[] {MySqlWire.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T'});
         }
         assertHealthy();
     }
@@ -151,7 +152,7 @@ class BadInputTest {
                     raw.writeFrameHeader(frame, seq++);
                     int left = frame;
                     if (first && left > 0) {
-                        raw.writeRaw(new byte[] {RawMySqlClient.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1'});
+                        raw.writeRaw(new byte[] {MySqlWire.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1'});
                         left -= 9;
                         first = false;
                     }

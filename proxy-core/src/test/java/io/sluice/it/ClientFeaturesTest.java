@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.sluice.testing.Endpoints;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.TestMariaDb;
@@ -159,7 +160,7 @@ class ClientFeaturesTest {
         try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
             assertThat(raw.query("SET @w = 7").end().isOk()).isTrue();
             assertThat(raw.query("SELECT @w").rows()).containsExactly(java.util.List.of("7"));
-            raw.sendCommand(RawMySqlClient.COM_RESET_CONNECTION, new byte[0]);
+            raw.sendCommand(MySqlWire.COM_RESET_CONNECTION, new byte[0]);
             RawMySqlClient.Packet reply = raw.readPacket();
             assertThat(reply).isNotNull();
             assertThat(reply.isOk()).as("reply to COM_RESET_CONNECTION: %s", reply).isTrue();
