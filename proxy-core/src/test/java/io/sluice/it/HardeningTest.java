@@ -136,11 +136,9 @@ class HardeningTest {
     @Test
     void anIdleClientIsDisconnectedWith4031() throws Exception {
         try (ProxyUnderTest proxy = start(10_000, 400);
-             RawMySqlClient idle = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(),
-                     null)) {
+             RawMySqlClient idle = proxy.rawLogin(null)) {
             assertThat(idle.query("SELECT 1").rows()).hasSize(1); // the session has a backend connection
-            try (RawMySqlClient busy = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(),
-                    proxy.password(), null)) {
+            try (RawMySqlClient busy = proxy.rawLogin(null)) {
                 // Silent while its query runs: that is not idleness.
                 assertThat(busy.query("SELECT SLEEP(1.2)").rows()).containsExactly(List.of("0"));
             }
