@@ -18,6 +18,7 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
+import io.sluice.testing.MySqlWire;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -80,7 +81,7 @@ public class BackendRelayBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         response = PooledByteBufAllocator.DEFAULT.directBuffer();
-        Wire.textResultSet(response, ResultRelayBenchmark.COLUMNS, rows, ResultRelayBenchmark.VALUE, deprecateEof);
+        response.writeBytes(ResultRelayBenchmark.textResultSet(rows, deprecateEof));
         int size = ResultRelayBenchmark.READ_SIZE;
         int reads = (response.readableBytes() + size - 1) / size;
         readOffsets = new int[reads];
@@ -106,7 +107,7 @@ public class BackendRelayBenchmark {
         session = LoopPool.session(client);
         int capabilities = deprecateEof ? Capabilities.PROXY_SUPPORTED
                 : Capabilities.PROXY_SUPPORTED & ~Capabilities.CLIENT_DEPRECATE_EOF;
-        pool = new LoopPool(url, user, password, new SessionKey(capabilities, Wire.UTF8MB4_GENERAL_CI), 1, session);
+        pool = new LoopPool(url, user, password, new SessionKey(capabilities, MySqlWire.UTF8MB4_GENERAL_CI), 1, session);
         connection = pool.takeIdle();
         connection.bind(session, null, null);
         backend = connection.channel().pipeline();

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
+import io.sluice.testing.MySqlWire;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -128,7 +129,8 @@ public class FrameDecoderBenchmark {
     private void pointSelects(int count) {
         for (int i = 0; i < count; i++) {
             // ~60-byte payload, sysbench oltp_point_select with the column list spelled out
-            Wire.comQuery(stream, "SELECT id, k, c, pad FROM sbtest1 WHERE id = " + (4_999_000 + i) + " LIMIT 1");
+            stream.writeBytes(MySqlWire.frame(0,
+                    MySqlWire.comQuery("SELECT id, k, c, pad FROM sbtest1 WHERE id = " + (4_999_000 + i) + " LIMIT 1")));
         }
     }
 
@@ -138,7 +140,7 @@ public class FrameDecoderBenchmark {
             sql.append('x');
         }
         sql.append("')");
-        Wire.comQuery(stream, sql.toString());
+        stream.writeBytes(MySqlWire.frame(0, MySqlWire.comQuery(sql.toString())));
     }
 
     @TearDown(Level.Trial)

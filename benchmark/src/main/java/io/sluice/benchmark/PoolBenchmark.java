@@ -4,6 +4,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.SessionKey;
 import io.sluice.protocol.Capabilities;
+import io.sluice.testing.MySqlWire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +63,7 @@ public class PoolBenchmark {
         client = new EmbeddedChannel();
         session = LoopPool.session(client);
         pool = new LoopPool(url, user, password,
-                new SessionKey(Capabilities.PROXY_SUPPORTED, Wire.UTF8MB4_GENERAL_CI), IDLE, session);
+                new SessionKey(Capabilities.PROXY_SUPPORTED, MySqlWire.UTF8MB4_GENERAL_CI), IDLE, session);
     }
 
     /** Before each iteration (untimed): the connections {@code acquireIdle} took go back, through a reset. */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
-import io.sluice.config.ProxyConfig;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
@@ -46,8 +45,7 @@ class GracefulShutdownTest {
     }
 
     private static Sluice startProxy() {
-        ProxyConfig base = ProxyUnderTest.builder().config();
-        return Sluice.start(base.withOperations(base.operations().withAdmin(AdminConfig.on("127.0.0.1", 0, null))));
+        return Sluice.start(ProxyUnderTest.builder().admin(AdminConfig.on("127.0.0.1", 0, null)).config());
     }
 
     private static Connection connect(Sluice sluice) throws SQLException {

@@ -1,12 +1,14 @@
 package io.sluice.testing;
 
 import io.sluice.Sluice;
+import io.sluice.config.AdminConfig;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
 import io.sluice.config.UserConfig;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -20,8 +22,12 @@ import java.util.function.UnaryOperator;
  * <p>With {@code -Dsluice.test.direct=true} nothing is started: URLs point straight at MariaDB and the "proxy users"
  * are real MariaDB accounts with the same passwords. The same tests then run against the server alone, which shows
  * that what they assert is what MySQL clients really see.
+ *
+ * <p>A test class that uses one proxy for all its tests registers a {@link SluiceExtension}, which is a
+ * {@code ProxyUnderTest} that JUnit starts before the class and closes after it; a test that needs a proxy of its
+ * own starts one with {@link Builder#start()} in a try-with-resources.
  */
-public final class ProxyUnderTest implements AutoCloseable {
+public class ProxyUnderTest implements AutoCloseable {
 
     public static final String USER = "app";
     public static final String PASSWORD = "app-secret";
@@ -32,14 +38,34 @@ public final class ProxyUnderTest implements AutoCloseable {
     private static final String DIRECT_USER = "sluice_app";
     private static final String DIRECT_USER2 = "sluice_app2";
 
-    private final TestMariaDb mariaDb;
-    private final Sluice sluice;
-    private final int maxPacketSize;
+    private TestMariaDb mariaDb;
+    private Sluice sluice;
+    private int maxPacketSize;
 
     private ProxyUnderTest(TestMariaDb mariaDb, Sluice sluice, int maxPacketSize) {
         this.mariaDb = mariaDb;
         this.sluice = sluice;
         this.maxPacketSize = maxPacketSize;
+    }
+
+    /** Not started yet: {@link SluiceExtension} {@linkplain #takeOver takes over} a started one. */
+    ProxyUnderTest() {
+    }
+
+    /** Becomes {@code started}, which then belongs to this instance (its {@link #close} closes it). */
+    void takeOver(ProxyUnderTest started) {
+        this.mariaDb = started.mariaDb;
+        this.sluice = started.sluice;
+        this.maxPacketSize = started.maxPacketSize;
+    }
+
+    /** Whether the endpoint is MariaDB itself; fails when nothing was started, rather than pass for direct mode. */
+    private boolean direct() {
+        if (mariaDb == null) {
+            throw new IllegalStateException("not started: a SluiceExtension starts before the tests of the class"
+                    + " whose static field it is (with @RegisterExtension), and is closed after them");
+        }
+        return sluice == null;
     }
 
     /** True when the suite runs against MariaDB directly ({@code -Dsluice.test.direct=true}). */
@@ -61,17 +87,18 @@ public final class ProxyUnderTest implements AutoCloseable {
     }
 
     public int port() {
-        return sluice == null ? mariaDb.port() : sluice.port();
+        return direct() ? mariaDb.port() : sluice.port();
     }
 
     /** The running proxy; {@code null} in direct mode. */
     public Sluice sluice() {
+        direct();
         return sluice;
     }
 
     /** The proxy user clients log in as. */
     public String user() {
-        return sluice == null ? DIRECT_USER : USER;
+        return direct() ? DIRECT_USER : USER;
     }
 
     public String password() {
@@ -80,7 +107,7 @@ public final class ProxyUnderTest implements AutoCloseable {
 
     /** A second proxy user, for COM_CHANGE_USER. */
     public String user2() {
-        return sluice == null ? DIRECT_USER2 : USER2;
+        return direct() ? DIRECT_USER2 : USER2;
     }
 
     public String password2() {
@@ -89,10 +116,11 @@ public final class ProxyUnderTest implements AutoCloseable {
 
     /** The largest command the endpoint accepts: Sluice's {@code maxPacketSize}, or -1 in direct mode. */
     public int maxPacketSize() {
-        return sluice == null ? -1 : maxPacketSize;
+        return direct() ? -1 : maxPacketSize;
     }
 
     public TestMariaDb mariaDb() {
+        direct();
         return mariaDb;
     }
 
@@ -111,6 +139,11 @@ public final class ProxyUnderTest implements AutoCloseable {
     /** A connection through the proxy as {@link #user()}; the caller closes it. */
     public Connection connect(JdbcDriver driver, String db, String extraParams) throws SQLException {
         return driver.connect(jdbcUrl(driver, db, extraParams), user(), password());
+    }
+
+    /** A raw client logged in as {@link #user()} to {@code db} (may be null); the caller closes it. */
+    public RawMySqlClient rawLogin(String db) throws IOException {
+        return RawMySqlClient.login(host(), port(), user(), password(), db);
     }
 
     /** Both paths for the same scenario: MariaDB as root, and this endpoint as the proxy user. */
@@ -138,6 +171,7 @@ public final class ProxyUnderTest implements AutoCloseable {
         private UnaryOperator<DataSourceConfig> dataSource = UnaryOperator.identity();
         private final List<UserConfig> extraUsers = new ArrayList<>();
         private PoolingConfig pooling = PoolingConfig.defaults();
+        private UnaryOperator<ProxyConfig> config = UnaryOperator.identity();
 
         private Builder() {
         }
@@ -205,6 +239,18 @@ public final class ProxyUnderTest implements AutoCloseable {
             return this;
         }
 
+        /** Changes the whole configuration last, for what has no setter here (operations: metrics, slow log...). */
+        public Builder config(UnaryOperator<ProxyConfig> change) {
+            UnaryOperator<ProxyConfig> before = config;
+            this.config = c -> change.apply(before.apply(c));
+            return this;
+        }
+
+        /** Turns the admin API on with {@code admin} (e.g. {@code AdminConfig.on("127.0.0.1", 0, token)}). */
+        public Builder admin(AdminConfig admin) {
+            return config(c -> c.withOperations(c.operations().withAdmin(admin)));
+        }
+
         /** The configuration {@link #start()} would use. */
         public ProxyConfig config() {
             TestMariaDb mariaDb = TestMariaDb.get();
@@ -221,7 +267,7 @@ public final class ProxyUnderTest implements AutoCloseable {
                     .user(USER, PASSWORD)
                     .user(USER2, PASSWORD2);
             extraUsers.forEach(builder::user);
-            return builder.build();
+            return config.apply(builder.build());
         }
 
         /** Starts Sluice, or in direct mode makes sure the MariaDB accounts standing in for the proxy users exist. */
