@@ -11,6 +11,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.SessionKey;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
@@ -70,7 +71,7 @@ public class BackendRelayBenchmark {
 
     private LoopPool pool;
     private EmbeddedChannel client;
-    private BackendConnection.Session session;
+    private BorrowingSession session;
     private BackendConnection connection;
     private ChannelPipeline backend;
     private ByteBuf response;

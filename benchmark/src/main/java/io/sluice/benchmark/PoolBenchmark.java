@@ -2,6 +2,7 @@ package io.sluice.benchmark;
 
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.SessionKey;
 import io.sluice.protocol.Capabilities;
 import io.sluice.testing.MySqlWire;
@@ -55,7 +56,7 @@ public class PoolBenchmark {
 
     private LoopPool pool;
     private EmbeddedChannel client;
-    private BackendConnection.Session session;
+    private BorrowingSession session;
     private final List<BackendConnection> lent = new ArrayList<>(IDLE);
 
     @Setup(Level.Trial)

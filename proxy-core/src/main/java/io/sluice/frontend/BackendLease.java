@@ -2,6 +2,7 @@ package io.sluice.frontend;
 
 import io.netty.util.concurrent.Future;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.EventLoopPool;
@@ -35,7 +36,7 @@ final class BackendLease {
 
     private final FrontendContext context;
     private final ClientSession session;
-    private BackendConnection.Session relay;
+    private BorrowingSession relay;
     private CommandPolicy policy = CommandPolicy.SESSION;
     /** The backend the balancer assigned this session to, and its name and pool on this event loop. */
     private Backend assigned;
@@ -62,7 +63,7 @@ final class BackendLease {
     }
 
     /** The command stage that connections are bound to, and its policy. */
-    void attach(BackendConnection.Session target, CommandPolicy commandPolicy) {
+    void attach(BorrowingSession target, CommandPolicy commandPolicy) {
         this.relay = target;
         this.policy = commandPolicy;
     }

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.pooling.PinReason;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * from {@link io.sluice.codec.PacketFrameDecoder}; each is forwarded (the backend channel releases it once written),
  * held until a connection is ready, or released here.
  */
-final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BackendConnection.Session {
+final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession {
 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
 
