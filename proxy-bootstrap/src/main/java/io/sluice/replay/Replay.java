@@ -8,7 +8,7 @@ import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
 import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import io.sluice.protocol.Command;
 import java.io.IOException;
 import java.io.PrintStream;

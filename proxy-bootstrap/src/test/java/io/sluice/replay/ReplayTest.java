@@ -8,7 +8,7 @@ import io.sluice.capture.CaptureOptions;
 import io.sluice.capture.CaptureRecord;
 import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import io.sluice.protocol.Command;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;

@@ -1,5 +1,6 @@
 package io.sluice.capture;
 
+import io.sluice.json.Json;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
