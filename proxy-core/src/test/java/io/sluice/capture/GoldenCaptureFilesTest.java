@@ -8,7 +8,10 @@ import io.sluice.capture.CaptureRecord.Outcome;
 import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
 import io.sluice.protocol.Command;
+import java.io.ByteArrayOutputStream;
 import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,7 +27,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Capture files written by the release before the format's classes were split (issue #26), kept under
  * {@code src/test/resources/io/sluice/capture/golden}: they must stay readable, and what is written now must be the
  * same bytes. Each capture holds {@link #records()} in two files of two blocks each, so that the sequence, the
- * block index in the associated data and the end-of-file record are all exercised.
+ * block index in the associated data and the end-of-file record are all exercised: file 1 holds the first half of
+ * the records, file 2 the rest; in each file block 0 holds the first half of the file's records, block 1 the rest
+ * and the end-of-file record.
  */
 class GoldenCaptureFilesTest {
     static final String KEY_HEX = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
@@ -72,14 +78,6 @@ class GoldenCaptureFilesTest {
         return Path.of(GoldenCaptureFilesTest.class.getResource("golden/" + capture).toURI());
     }
 
-    /** Records compare by content; {@link CommandRecord}'s payload is an array. */
-    static List<String> render(List<CaptureRecord> records) {
-        return records.stream().map(r -> r instanceof CommandRecord c
-                ? c.sessionId() + " " + c.timeNanos() + " " + c.durationNanos() + " " + c.command() + " "
-                        + Arrays.toString(c.payload()) + " " + c.truncated() + " " + c.outcome() + " " + c.errorCode()
-                        + " " + c.affectedRows() + " " + c.rows() + " " + c.statementId()
-                : r.toString()).toList();
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"v1-plain", "v1-gzip", "v1-aes", "v2-zstd", "v2-zstd-aes"})
@@ -87,7 +85,74 @@ class GoldenCaptureFilesTest {
         Path dir = golden(capture);
         CaptureKey key = capture.contains("aes") ? key() : null;
 
-        assertThat(CaptureFile.files(dir)).hasSize(2);
-        assertThat(render(CaptureFile.readAll(dir, key))).containsExactlyElementsOf(render(records()));
+        assertThat(CaptureFormat.files(dir)).hasSize(2);
+        assertThat(CaptureRecordText.of(CaptureReader.readAll(dir, key)))
+                .containsExactlyElementsOf(CaptureRecordText.of(records()));
+    }
+
+    /** The records of block {@code block} (0 or 1) of file {@code file} (1 or 2), as the golden files hold them. */
+    private static List<CaptureRecord> recordsOf(int file, int block) {
+        List<CaptureRecord> records = records();
+        int half = records.size() / 2;
+        List<CaptureRecord> inFile = file == 1 ? records.subList(0, half) : records.subList(half, records.size());
+        int quarter = inFile.size() / 2;
+        return block == 0 ? inFile.subList(0, quarter) : inFile.subList(quarter, inFile.size());
+    }
+
+    /** A block's records as the encoder writes them now; the second block of a file ends it. */
+    private static byte[] encode(int file, int block) {
+        RecordEncoder encoder = new RecordEncoder(64);
+        recordsOf(file, block).forEach(encoder::add);
+        if (block == 1) {
+            encoder.fileEnd(recordsOf(file, 0).size() + recordsOf(file, 1).size());
+        }
+        return Arrays.copyOf(encoder.bytes(), encoder.size());
+    }
+
+    /** Every block's content, once opened, is the bytes the encoder writes now for the same records. */
+    @ParameterizedTest
+    @ValueSource(strings = {"v1-plain", "v1-gzip", "v1-aes", "v2-zstd", "v2-zstd-aes"})
+    void theEncoderWritesTheSameRecordBytes(String capture) throws Exception {
+        for (int file = 1; file <= 2; file++) {
+            Path path = golden(capture).resolve(CaptureFormat.fileName(file));
+            ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(path)).order(ByteOrder.LITTLE_ENDIAN);
+            byte[] headerBytes = new byte[CaptureFormat.HEADER_SIZE];
+            bytes.get(headerBytes);
+            CaptureHeader header = CaptureHeader.parse(headerBytes, path);
+            assertThat(header.toBytes()).isEqualTo(headerBytes);
+            assertThat(header).extracting(CaptureHeader::sequence, CaptureHeader::captureId,
+                    CaptureHeader::baseEpochMillis).containsExactly(file, CAPTURE_ID, BASE_EPOCH_MILLIS);
+            try (BlockCompressor compressor = BlockCompressor.of(header)) {
+                BlockCodec codec = new BlockCodec(header, headerBytes, header.encrypted() ? key() : null, compressor);
+                for (int block = 0; block <= 1; block++) {
+                    long offset = bytes.position();
+                    byte[] stored = new byte[bytes.getInt()];
+                    int crc = bytes.getInt();
+                    bytes.get(stored);
+
+                    assertThat(codec.open(block, crc, stored, path, offset)).as("%s block %d", path, block)
+                            .isEqualTo(encode(file, block));
+                }
+            }
+            assertThat(bytes.hasRemaining()).isFalse();
+        }
+    }
+
+    /** Uncompressed and unencrypted, a file is the same to the byte: header, frames and records. */
+    @Test
+    void writesThePlainFilesToTheByte() throws Exception {
+        for (int file = 1; file <= 2; file++) {
+            CaptureHeader header = new CaptureHeader(1, 0, file, CAPTURE_ID, BASE_EPOCH_MILLIS, new byte[8]);
+            BlockCodec codec = new BlockCodec(header, header.toBytes(), null, null);
+            ByteArrayOutputStream written = new ByteArrayOutputStream();
+            written.write(header.toBytes());
+            for (int block = 0; block <= 1; block++) {
+                byte[] content = encode(file, block);
+                written.write(codec.seal(block, content, content.length));
+            }
+
+            assertThat(written.toByteArray())
+                    .isEqualTo(Files.readAllBytes(golden("v1-plain").resolve(CaptureFormat.fileName(file))));
+        }
     }
 }
