@@ -1,14 +1,15 @@
 package io.sluice.replay;
 
-import io.sluice.capture.CaptureFile;
+import io.sluice.capture.CaptureFormat;
 import io.sluice.capture.CaptureKey;
+import io.sluice.capture.CaptureReader;
 import io.sluice.capture.CaptureRecord;
 import io.sluice.capture.CaptureRecord.ChangeUser;
 import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
 import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import io.sluice.protocol.Command;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -71,7 +72,7 @@ public final class Replay {
         long capturedCommands = 0;
         long lastEnd = 0;
         Thread reporter = progressReporter(progress);
-        try (CaptureFile.Reader reader = CaptureFile.Reader.open(options.input(), key)) {
+        try (CaptureReader reader = CaptureReader.open(options.input(), key)) {
             for (CaptureRecord record = reader.next(); record != null; record = reader.next()) {
                 if (originNanos < 0) {
                     originNanos = record.timeNanos();
@@ -107,7 +108,7 @@ public final class Replay {
     }
 
     private static Map<String, Object> manifest(Path dir) {
-        Path file = dir.resolve(CaptureFile.MANIFEST);
+        Path file = dir.resolve(CaptureFormat.MANIFEST);
         try {
             return Files.exists(file) ? Json.parseObject(Files.readString(file)) : Map.of();
         } catch (IOException | IllegalArgumentException e) {

@@ -1,6 +1,6 @@
 package io.sluice.replay;
 
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;

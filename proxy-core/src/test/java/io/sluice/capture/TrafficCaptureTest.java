@@ -114,7 +114,7 @@ class TrafficCaptureTest {
         CaptureStatus status = sluice().stopCapture();
 
         assertThat(status.dropped()).isZero();
-        List<CaptureRecord> records = CaptureFile.readAll(dir, null);
+        List<CaptureRecord> records = CaptureReader.readAll(dir, null);
         assertThat(records).extracting(CaptureRecord::sessionId).containsOnly((int) threadId);
         assertThat(records.get(0)).isInstanceOfSatisfying(SessionBegin.class, begin -> {
             assertThat(begin.user()).isEqualTo(ProxyUnderTest.USER);
@@ -144,7 +144,7 @@ class TrafficCaptureTest {
                 .toList();
         assertThat(answered).allSatisfy(r -> assertThat(r.durationNanos()).isPositive());
         assertThat(answered).extracting(CommandRecord::timeNanos).isSorted();
-        for (Path file : CaptureFile.files(dir)) {
+        for (Path file : CaptureFormat.files(dir)) {
             assertThat(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1))
                     .contains("SELECT * FROM nope").doesNotContain(ProxyUnderTest.PASSWORD);
         }
@@ -161,7 +161,7 @@ class TrafficCaptureTest {
             s.executeQuery("SELECT 'after the stop'").close();
         }
 
-        List<CaptureRecord> records = CaptureFile.readAll(dir, null);
+        List<CaptureRecord> records = CaptureReader.readAll(dir, null);
 
         assertThat(records).filteredOn(SessionBegin.class::isInstance).singleElement()
                 .satisfies(r -> assertThat(((SessionBegin) r).openBefore()).isTrue());
@@ -208,7 +208,7 @@ class TrafficCaptureTest {
             assertThat(status.stopReason()).isEqualTo("maxSize 65536 bytes reached");
             assertThat(status.bytes()).isLessThanOrEqualTo(64 * 1024);
             assertThat(traffic.failure.get()).isNull();
-            assertThat(commands(CaptureFile.readAll(dir, null))).isNotEmpty();
+            assertThat(commands(CaptureReader.readAll(dir, null))).isNotEmpty();
         }
     }
 
