@@ -43,7 +43,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * as its socket would deliver them. The server itself sends nothing during the measurement.
  *
  * <p>Differences from {@link ResultRelayBenchmark}: this includes the handler's mode switch and, like
- * FrontendSession, resumes reading the backend ({@code resumeReading}, an epoll interest change on a real socket)
+ * CommandRelayHandler, resumes reading the backend ({@code resumeReading}, an epoll interest change on a real socket)
  * whenever the drained client becomes writable again. Compare the two within one run.
  */
 @State(Scope.Thread)
@@ -96,7 +96,7 @@ public class BackendRelayBenchmark {
                 new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                        // as FrontendSession: the client drained, so read the backend again
+                        // as CommandRelayHandler: the client drained, so read the backend again
                         if (ctx.channel().isWritable() && connection != null) {
                             connection.resumeReading();
                         }

@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * {@link PacketFrameDecoder} on a client's byte stream, as the client pipeline sees it: one operation is one socket
  * read (or, for the 1 MiB query, the 17 reads that carry it), each followed by channelReadComplete. The next handler
- * releases every frame at once, as FrontendSession does once it has forwarded it.
+ * releases every frame at once, as CommandRelayHandler does once it has forwarded it.
  *
  * <p>Reads are retained slices of a pooled direct buffer built in setup, so the score is the decoder's own cost
  * (header checks, slicing, cumulating frames that straddle reads) and not the kernel's copy into the read buffer.
@@ -73,7 +73,7 @@ public class FrameDecoderBenchmark {
         }
     }
 
-    /** Stands in for FrontendSession: takes each frame and releases it. */
+    /** Stands in for CommandRelayHandler: takes each frame and releases it. */
     static final class Sink extends ChannelInboundHandlerAdapter {
         long frames;
         long bytes;
