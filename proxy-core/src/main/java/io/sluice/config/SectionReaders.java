@@ -151,7 +151,7 @@ final class SectionReaders {
         return section.done(() -> new PoolingConfig(mode, cacheSize));
     }
 
-    // ---- operations (issue #5): admin, metrics, shutdown, slowQueryLog, reload -------------------------------
+    // ---- operations: admin, metrics, shutdown, slowQueryLog, reload -------------------------------
     // enabled is true in a section that is there: whoever writes "slowQueryLog:" wants the log.
 
     static AdminConfig admin(YamlSection section) {
