@@ -12,7 +12,6 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
-import io.sluice.pooling.PinReason;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.PacketTooLargeException;
@@ -42,8 +41,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
 
     private enum State {
-        /** Logged in, waiting for a backend connection with the requested schema before saying OK. */
-        AWAIT_BACKEND,
+        /** Installed by the login, whose OK has not gone out yet. */
+        STARTING,
         /** Commands flow. */
         COMMAND,
         /** A COM_CHANGE_USER's authentication exchange goes on. */
@@ -66,11 +65,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final CaptureHook capture;
     private final LoopCounters counters;
 
-    private State state = State.AWAIT_BACKEND;
+    private State state = State.STARTING;
     /** Frames waiting for a connection, or for Sluice's own command on it, in order. */
     private final HeldCommands held = new HeldCommands();
-    /** Frames that arrived before the login's OK went out, to be taken as commands once it did. */
-    private ArrayDeque<ByteBuf> beforeOk;
     private boolean continuation;
     private boolean infileUpload;
     private int lastSequenceId;
@@ -99,36 +96,32 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     }
 
     /**
-     * Starts the command phase after the login: at once, or once a backend connection with the requested schema is
-     * bound, when the server must check the schema first (so that 1049 comes at login).
+     * Starts the command phase: the login is done (and its backend check, if any, with the connection bound), so the
+     * OK goes out, then the commands a pipelining client sent before it (taken), in order.
      */
-    void start(int okSequenceId, boolean checkSchemaFirst) {
-        if (!checkSchemaFirst) {
-            enterCommandPhase(okSequenceId);
-            return;
-        }
-        acquire(okSequenceId, () -> {
-            if (followsSession) {
-                lease.backendPool().schemaSeen(session.schema());
-            }
-            enterCommandPhase(okSequenceId);
-        }, true);
-    }
-
-    private void enterCommandPhase(int okSequenceId) {
+    void start(int okSequenceId, ArrayDeque<ByteBuf> sentBeforeOk) {
         state = State.COMMAND;
-        capture.loggedIn(beforeOk == null, lease.connection());
+        BackendConnection connection = lease.connection();
+        capture.loggedIn(sentBeforeOk == null, connection);
+        if (connection != null) {
+            capture.bound(connection);
+        }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
         log.debug("client {} logged in as '{}' (schema {})", channel.remoteAddress(), session.user(),
                 session.schema());
-        if (beforeOk != null) { // a pipelining client: its commands come now, in order
-            for (ByteBuf frame; state == State.COMMAND && (frame = beforeOk.poll()) != null; ) {
-                onCommandFrame(frame);
+        if (sentBeforeOk != null) {
+            for (ByteBuf frame; (frame = sentBeforeOk.poll()) != null; ) {
+                if (state == State.COMMAND) {
+                    onCommandFrame(frame);
+                } else {
+                    frame.release();
+                }
             }
             flushForwarded();
         }
         sendHeld();
+        resumeReading(SUSPEND_ACQUIRING);
     }
 
     // ---- client to backend ----------------------------------------------------------------------------------
@@ -142,12 +135,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         switch (state) {
             case COMMAND:
                 onCommandFrame(frame);
-                break;
-            case AWAIT_BACKEND:
-                if (beforeOk == null) {
-                    beforeOk = new ArrayDeque<>(4);
-                }
-                beforeOk.add(frame);
                 break;
             case CHANGING_USER:
                 try {
@@ -226,7 +213,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (connection == null || connection.runsOwnCommand() || !held.isEmpty()) {
             hold(frame, kind, command, captured);
             if (connection == null && !lease.isAcquiring()) {
-                acquire(-1, null, false);
+                acquire(-1, null);
             }
             return;
         }
@@ -313,26 +300,25 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /**
      * Takes a backend connection for this session.
      *
-     * @param replySequenceId where an error goes when no command is held (login), else -1
+     * @param replySequenceId where an error goes when no command is held (COM_CHANGE_USER's OK), else -1
      * @param onReady run once the connection is bound, or {@code null}
-     * @param closeOnFailure whether a failure ends the session (at login) or only fails the held commands
      */
-    private void acquire(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
-        if (replySequenceId < 0 && onReady == null && !closeOnFailure) {
+    private void acquire(int replySequenceId, Runnable onReady) {
+        if (onReady == null) {
             lease.acquire(onBound, onAcquireFailed, onWaiting); // a command's acquire: nothing to allocate
             return;
         }
         lease.acquire(connection -> {
-            if (state != State.CLOSED && onReady != null) {
+            if (state != State.CLOSED) {
                 onReady.run();
             }
             bound(connection);
-        }, cause -> acquireFailed(cause, replySequenceId, closeOnFailure), onWaiting);
+        }, cause -> acquireFailed(cause, replySequenceId), onWaiting);
     }
 
     // A command's acquire (the one per transaction in transaction pooling) reuses these.
     private final Consumer<BackendConnection> onBound = this::bound;
-    private final Consumer<Throwable> onAcquireFailed = cause -> acquireFailed(cause, -1, false);
+    private final Consumer<Throwable> onAcquireFailed = cause -> acquireFailed(cause, -1);
     private final Runnable onWaiting = () -> suspendReading(SUSPEND_ACQUIRING);
 
     private void bound(BackendConnection connection) {
@@ -343,7 +329,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
     }
 
-    private void acquireFailed(Throwable cause, int replySequenceId, boolean closeOnFailure) {
+    /** No connection: the held commands, or the request waiting for OK, get the error; the session goes on. */
+    private void acquireFailed(Throwable cause, int replySequenceId) {
         log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
         int sequenceId = replySequenceId;
         if (!held.isEmpty()) {
@@ -353,15 +340,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (sequenceId < 0) {
             sequenceId = lastSequenceId + 1;
         }
-        ByteBuf err = ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
-                lease.backendPool().address(), lease.triedBackends());
-        if (closeOnFailure) {
-            failAndClose(err);
-        } else {
-            channel.writeAndFlush(err, channel.voidPromise());
-            continuation = false;
-            resumeReading(SUSPEND_ACQUIRING);
-        }
+        reply(ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
+                lease.backendPool().address(), lease.triedBackends()));
+        continuation = false;
+        resumeReading(SUSPEND_ACQUIRING);
     }
 
     private void changeUser(ByteBuf frame) {
@@ -392,8 +374,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
             return;
         }
-        acquire(okSequenceId, () -> reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT)),
-                false);
+        acquire(okSequenceId,
+                () -> reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT)));
     }
 
     // ---- backend to client ----------------------------------------------------------------------------------
@@ -497,10 +479,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         session.releaseAccount();
         capture.end(lease.connection());
         held.dropAll();
-        if (beforeOk != null) {
-            beforeOk.forEach(ByteBuf::release);
-            beforeOk = null;
-        }
         lease.end();
         context.sessionClosed(session);
         context.clientClosed();
@@ -570,30 +548,18 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         return connection == null || (connection.isBetweenCommands() && !connection.tracker().inTransaction());
     }
 
-    /** The session's state as {@code /api/sessions?verbose} shows it. On the loop. */
-    String state() {
-        BackendConnection connection = lease.connection();
-        if (state == State.CLOSED) {
-            return "closing";
-        } else if (state != State.COMMAND) {
-            return "login";
-        } else if (connection != null && connection.tracker().inTransaction()) {
-            return "in_transaction";
-        } else if (lease.isAcquiring() || (connection != null && !connection.isBetweenCommands())) {
-            return "running";
-        }
-        return "idle";
+    /** The lease and policy, for the session's snapshot. */
+    BackendLease lease() {
+        return lease;
     }
 
-    /** The data source the session is assigned to. */
-    String dataSource() {
-        return lease.dataSource();
+    CommandPolicy policy() {
+        return policy;
     }
 
-    /** Why the session keeps its backend connection between transactions, in lower case, or {@code null}. */
-    String pinnedBy() {
-        PinReason pin = policy.pinnedBy();
-        return pin == null ? null : pin.label();
+    /** Whether commands flow (the login is done and no COM_CHANGE_USER exchange goes on). */
+    boolean isCommandPhase() {
+        return state == State.COMMAND;
     }
 
     private void suspendReading(int reason) {
