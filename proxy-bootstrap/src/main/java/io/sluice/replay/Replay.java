@@ -11,6 +11,7 @@ import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
 import io.sluice.json.Json;
 import io.sluice.protocol.Command;
+import io.sluice.sql.SqlDigest;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,10 @@ public final class Replay {
     private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     /** Marks the end of a session's records. */
     private static final Object END = new Object();
+    /** First keywords of statements that change no data. Everything else counts as a write. */
+    private static final Set<String> READS = Set.of("select", "show", "describe", "desc", "explain", "use", "begin",
+            "start", "commit", "rollback", "savepoint", "release", "set", "do", "help", "handler", "lock", "unlock",
+            "xa", "values", "table", "with", "checksum");
 
     private final ReplayOptions options;
     private final ReplayReport report;
@@ -189,6 +195,33 @@ public final class Replay {
         };
     }
 
+    /**
+     * Whether a statement changes no data, judged by its digest's first keyword (and, for a few, by a later one):
+     * what {@code --read-only} replays.
+     */
+    static boolean isRead(String digest) {
+        int start = 0;
+        while (start < digest.length() && digest.charAt(start) == '(') {
+            start++;
+        }
+        int end = start;
+        while (end < digest.length() && Character.isLetter(digest.charAt(end))) {
+            end++;
+        }
+        String first = digest.substring(start, end);
+        if (!READS.contains(first)) {
+            return false;
+        }
+        return switch (first) {
+            case "select" -> !digest.contains(" into outfile") && !digest.contains(" into dumpfile");
+            case "set" -> !digest.startsWith("set global") && !digest.startsWith("set password")
+                    && !digest.startsWith("set persist");
+            case "with" -> !digest.contains("update ") && !digest.contains("delete ") && !digest.contains("insert ");
+            case "explain", "describe", "desc" -> !digest.contains(" analyze");
+            default -> true;
+        };
+    }
+
     /** A statement prepared in the captured session: its text, and its id on the target (-1: not prepared there). */
     private record Statement(long targetId, String digest, boolean read) {
     }
@@ -299,8 +332,9 @@ public final class Replay {
             Statement statement = null;
             if (cmd == Command.COM_QUERY || cmd == Command.COM_STMT_PREPARE) {
                 String sql = new String(payload, StandardCharsets.UTF_8);
-                digest = (cmd == Command.COM_STMT_PREPARE ? "prepare: " : "") + SqlDigest.of(sql);
-                read = SqlDigest.isRead(sql);
+                String text = SqlDigest.of(sql).text();
+                digest = (cmd == Command.COM_STMT_PREPARE ? "prepare: " : "") + text;
+                read = isRead(text);
                 if (cmd == Command.COM_QUERY && sql.regionMatches(true, 0, "LOAD DATA LOCAL", 0, 15)) {
                     part.skip("LOAD DATA LOCAL INFILE (file data is not captured)");
                     return;
