@@ -186,7 +186,7 @@ public record ProxyConfig(
             return this;
         }
 
-        /** Session pooling (the default) or transaction-level multiplexing. */
+        /** Session pooling (the default) or transaction pooling. */
         public Builder pooling(PoolingConfig value) {
             this.pooling = Objects.requireNonNull(value);
             return this;

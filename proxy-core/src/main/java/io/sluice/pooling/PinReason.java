@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Why a session in {@code pooling: TRANSACTION} keeps its backend connection between transactions: server state that
  * Sluice cannot carry to another connection. Shown per session by {@code /api/sessions?verbose} and counted by the
- * {@code sluice_session_pins_total{reason}} metric, so that a session that stopped multiplexing says why.
+ * {@code sluice_session_pins_total{reason}} metric, so that a session that keeps its connection says why.
  */
 public enum PinReason {
     /** {@code SET @v = ...} or {@code SELECT @v := ...}: user variables live on the server connection. */

@@ -85,10 +85,10 @@ public final class Capabilities {
      * The MariaDB extended capabilities Sluice offers clients and asks of its backend connections.
      *
      * @param server what the backend's greeting offers
-     * @param multiplexing whether sessions share backend connections between transactions (transaction pooling)
+     * @param transactionPooling whether sessions share backend connections between transactions (transaction pooling)
      */
-    public static int mariaDbOffered(int server, boolean multiplexing) {
-        int supported = multiplexing ? MARIADB_PROXY_SUPPORTED & ~MARIADB_CLIENT_CACHE_METADATA
+    public static int mariaDbOffered(int server, boolean transactionPooling) {
+        int supported = transactionPooling ? MARIADB_PROXY_SUPPORTED & ~MARIADB_CLIENT_CACHE_METADATA
                 : MARIADB_PROXY_SUPPORTED;
         return server & supported;
     }

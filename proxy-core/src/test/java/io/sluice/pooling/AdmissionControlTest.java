@@ -48,7 +48,7 @@ class AdmissionControlTest {
 
     @BeforeAll
     static void database() {
-        assumeFalse(ProxyUnderTest.isDirect(), "multiplexing is a proxy feature");
+        assumeFalse(ProxyUnderTest.isDirect(), "transaction pooling is a proxy feature");
         db = TestMariaDb.get().createDatabase("sluice_mux_admission");
         TestMariaDb.get().execute("CREATE TABLE `" + db + "`.t (id INT PRIMARY KEY) ENGINE=InnoDB",
                 "INSERT INTO `" + db + "`.t VALUES (1), (2), (3)");
@@ -205,7 +205,7 @@ class AdmissionControlTest {
                 int n = i;
                 JdbcDriver driver = i % 2 == 0 ? JdbcDriver.MARIADB : JdbcDriver.MYSQL;
                 results.add(storm.submit(() -> {
-                    try (Connection c = proxy.connect(driver, db, MuxHarness.params(driver, ""))) {
+                    try (Connection c = proxy.connect(driver, db, DifferentialHarness.params(driver, ""))) {
                         together.await(30, TimeUnit.SECONDS);
                         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                                 "SELECT CONNECTION_ID(), COUNT(*) + " + n + " FROM t")) {

@@ -33,7 +33,7 @@ class DeadIdleConnectionTest {
     @RegisterExtension
     static final SluiceExtension proxy = SluiceExtension
             .with(b -> b.transactionPooling().maxPoolSize(MAX_POOL).connectionTimeoutMillis(5_000))
-            .sluiceOnly("multiplexing is a proxy feature")
+            .sluiceOnly("transaction pooling is a proxy feature")
             .database("sluice_mux_dead", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))",
                     "INSERT INTO t VALUES (1, 'one'), (2, 'two')");
 
@@ -88,7 +88,7 @@ class DeadIdleConnectionTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void idleSessionSurvivesItsServerConnectionsBeingKilled(JdbcDriver driver) throws Exception {
-        try (Connection client = proxy.connect(driver, proxy.db(), MuxHarness.serverPrepParams(driver));
+        try (Connection client = proxy.connect(driver, proxy.db(), DifferentialHarness.serverPrepParams(driver));
              Connection root = TestMariaDb.get().rootConnection()) {
             long myOwn;
             try (Statement s = root.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {

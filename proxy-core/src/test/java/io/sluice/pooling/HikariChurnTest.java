@@ -49,7 +49,7 @@ class HikariChurnTest {
     @RegisterExtension
     static final SluiceExtension proxy = SluiceExtension
             .with(b -> b.transactionPooling().maxPoolSize(MAX_POOL).connectionTimeoutMillis(20_000))
-            .sluiceOnly("multiplexing is a proxy feature")
+            .sluiceOnly("transaction pooling is a proxy feature")
             .database("sluice_mux_hikari");
 
     private static BackendSnapshot pool() {
@@ -59,7 +59,7 @@ class HikariChurnTest {
     private static HikariDataSource hikari(JdbcDriver driver, String name) {
         HikariConfig config = new HikariConfig();
         config.setDriverClassName(driver.className());
-        config.setJdbcUrl(proxy.jdbcUrl(driver, proxy.db(), MuxHarness.params(driver,
+        config.setJdbcUrl(proxy.jdbcUrl(driver, proxy.db(), DifferentialHarness.params(driver,
                 driver == JdbcDriver.MYSQL ? "useServerPrepStmts=true&cachePrepStmts=true" : "useServerPrepStmts=true")));
         config.setUsername(proxy.user());
         config.setPassword(proxy.password());

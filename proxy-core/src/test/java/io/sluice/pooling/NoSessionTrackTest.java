@@ -28,11 +28,11 @@ class NoSessionTrackTest {
     private static final int CLIENT_SESSION_TRACK = 0x800000;
 
     @RegisterExtension
-    static final MuxHarness harness = MuxHarness.of("sluice_mux_notrack", PoolingConfig.transaction());
+    static final DifferentialHarness harness = DifferentialHarness.of("sluice_mux_notrack", PoolingConfig.transaction());
 
     @Test
     void mySqlConnectorJWithoutTrackSessionStateIsPinnedForLife() throws Exception {
-        MuxHarness.Run run = harness.compare(JdbcDriver.MYSQL, "", () -> MuxHarness.script()
+        DifferentialHarness.Run run = harness.compare(JdbcDriver.MYSQL, "", () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS nt", "CREATE TABLE nt (id INT AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB")
                 .sql("SET time_zone = '+04:00'", "SELECT @@time_zone",
                         "SET sql_mode = 'ANSI_QUOTES'", "SELECT \"id\" FROM nt",
@@ -79,15 +79,15 @@ class NoSessionTrackTest {
         try (Connection c = harness.proxy().connect(JdbcDriver.MARIADB, harness.db(), "");
              Statement s = c.createStatement()) {
             s.execute("SELECT 1");
-            long id = MuxHarness.greetingId(c);
+            long id = DifferentialHarness.greetingId(c);
             SessionSnapshot snapshot = harness.snapshot(id);
             assertThat(snapshot).isNotNull();
             assertThat(snapshot.pinnedBy()).isNull();
         }
-        try (Connection c = harness.proxy().connect(JdbcDriver.MYSQL, harness.db(), MuxHarness.params(JdbcDriver.MYSQL, ""));
+        try (Connection c = harness.proxy().connect(JdbcDriver.MYSQL, harness.db(), DifferentialHarness.params(JdbcDriver.MYSQL, ""));
              Statement s = c.createStatement()) {
             s.execute("SELECT 1");
-            SessionSnapshot snapshot = harness.snapshot(MuxHarness.greetingId(c));
+            SessionSnapshot snapshot = harness.snapshot(DifferentialHarness.greetingId(c));
             assertThat(snapshot).isNotNull();
             assertThat(snapshot.pinnedBy()).as("MySQL Connector/J with trackSessionState=true").isNull();
         }

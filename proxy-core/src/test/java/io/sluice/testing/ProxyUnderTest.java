@@ -222,7 +222,7 @@ public class ProxyUnderTest implements AutoCloseable {
             return this;
         }
 
-        /** Session pooling (the default) or transaction-level multiplexing. */
+        /** Session pooling (the default) or transaction pooling. */
         public Builder pooling(PoolingConfig value) {
             this.pooling = value;
             return this;

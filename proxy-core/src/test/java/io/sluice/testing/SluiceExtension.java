@@ -73,7 +73,7 @@ public final class SluiceExtension extends ProxyUnderTest
 
     /**
      * Skips the class in direct mode, where there is no Sluice: for tests of what only Sluice has (its own TLS,
-     * authentication, limits, admin API, multiplexing...).
+     * authentication, limits, admin API, transaction pooling...).
      *
      * @param why the skip reason, e.g. "checks Sluice's own TLS"
      */

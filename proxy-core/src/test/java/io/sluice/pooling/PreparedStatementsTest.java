@@ -30,12 +30,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the same results as directly against MariaDB.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class PreparedStatementMultiplexingTest {
+class PreparedStatementsTest {
 
     private static final int CACHE = 4;
 
     @RegisterExtension
-    static final MuxHarness harness = MuxHarness.of("sluice_mux_ps",
+    static final DifferentialHarness harness = DifferentialHarness.of("sluice_mux_ps",
             new PoolingConfig(PoolingMode.TRANSACTION, CACHE));
 
     private static void setRow(PreparedStatement ps, int k) throws SQLException {
@@ -70,10 +70,10 @@ class PreparedStatementMultiplexingTest {
         // Not the ids: MariaDB Connector/J's bulk batch (COM_STMT_BULK_EXECUTE, when offered) reserves more of them.
         String selectSql = "SELECT i, l, d, f, s, dt, ts, b, n, LENGTH(bl), MD5(bl) FROM pt"
                 + " WHERE i >= ? AND s <> ? ORDER BY i";
-        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        DifferentialHarness.Run run = harness.compare(driver, DifferentialHarness.serverPrepParams(driver), () -> {
             PreparedStatement[] insert = new PreparedStatement[1];
             PreparedStatement[] select = new PreparedStatement[1];
-            MuxHarness.Script script = MuxHarness.script()
+            DifferentialHarness.Script script = DifferentialHarness.script()
                     .quietly("DROP TABLE IF EXISTS pt", "CREATE TABLE pt (id INT AUTO_INCREMENT PRIMARY KEY, i INT,"
                             + " l BIGINT, d DECIMAL(12,3), f DOUBLE, s VARCHAR(40), dt DATE, ts DATETIME(3),"
                             + " b VARBINARY(16), n INT NULL, bl BLOB) DEFAULT CHARSET=utf8mb4")
@@ -142,9 +142,9 @@ class PreparedStatementMultiplexingTest {
     @EnumSource(JdbcDriver.class)
     void moreStatementsThanTheCacheHolds(JdbcDriver driver) throws Exception {
         int statements = CACHE * 3;
-        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        DifferentialHarness.Run run = harness.compare(driver, DifferentialHarness.serverPrepParams(driver), () -> {
             List<PreparedStatement> open = new ArrayList<>();
-            MuxHarness.Script script = MuxHarness.script()
+            DifferentialHarness.Script script = DifferentialHarness.script()
                     .step("prepare " + statements, (c, t) -> {
                         for (int k = 0; k < statements; k++) {
                             open.add(c.prepareStatement("SELECT ? + " + k + ", CONCAT('statement ', " + k + ", ?)"));
@@ -190,9 +190,9 @@ class PreparedStatementMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void serverErrorsAreTheSameBothWays(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        DifferentialHarness.Run run = harness.compare(driver, DifferentialHarness.serverPrepParams(driver), () -> {
             PreparedStatement[] insert = new PreparedStatement[1];
-            return MuxHarness.script()
+            return DifferentialHarness.script()
                     .quietly("DROP TABLE IF EXISTS pe", "CREATE TABLE pe (id INT PRIMARY KEY, v VARCHAR(3) NOT NULL)")
                     .step("prepare on a missing table", (c, t) -> {
                         try (PreparedStatement ps = c.prepareStatement("SELECT * FROM no_such_table_mux WHERE id = ?")) {
@@ -268,9 +268,9 @@ class PreparedStatementMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void preparedInATransactionUsedAfterItsCommit(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        DifferentialHarness.Run run = harness.compare(driver, DifferentialHarness.serverPrepParams(driver), () -> {
             PreparedStatement[] ps = new PreparedStatement[1];
-            return MuxHarness.script()
+            return DifferentialHarness.script()
                     .quietly("DROP TABLE IF EXISTS pc", "CREATE TABLE pc (id INT PRIMARY KEY) ENGINE=InnoDB")
                     .sql("START TRANSACTION")
                     .step("prepare inside", (c, t) -> ps[0] = c.prepareStatement("INSERT INTO pc VALUES (?)"))
@@ -299,11 +299,11 @@ class PreparedStatementMultiplexingTest {
     @Test
     void cursorFetchPinsUntilTheStatementCloses() throws Exception {
         JdbcDriver driver = JdbcDriver.MYSQL;
-        String params = MuxHarness.params(driver, "useServerPrepStmts=true&useCursorFetch=true");
-        MuxHarness.Run run = harness.compare(driver, params, () -> {
+        String params = DifferentialHarness.params(driver, "useServerPrepStmts=true&useCursorFetch=true");
+        DifferentialHarness.Run run = harness.compare(driver, params, () -> {
             PreparedStatement[] ps = new PreparedStatement[1];
             ResultSet[] rs = new ResultSet[1];
-            return MuxHarness.script()
+            return DifferentialHarness.script()
                     .quietly("DROP TABLE IF EXISTS cf", "CREATE TABLE cf (id INT PRIMARY KEY)",
                             "INSERT INTO cf SELECT seq FROM seq_1_to_20")
                     .sql("SELECT 'free'")

@@ -19,21 +19,21 @@ import org.junit.jupiter.params.provider.EnumSource;
  * holds and clear where the state clears, and a pinned session must stay on one server connection.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class PinningMultiplexingTest {
+class PinningTest {
 
     private static final String UNIQUE = "sluice_mux_" + ProcessHandle.current().pid();
 
     @RegisterExtension
-    static final MuxHarness harness = MuxHarness.of("sluice_mux_pin", PoolingConfig.transaction());
+    static final DifferentialHarness harness = DifferentialHarness.of("sluice_mux_pin", PoolingConfig.transaction());
 
-    private static MuxHarness.Run compare(JdbcDriver driver, Supplier<MuxHarness.Script> script) throws Exception {
-        return harness.compare(driver, MuxHarness.params(driver, ""), script);
+    private static DifferentialHarness.Run compare(JdbcDriver driver, Supplier<DifferentialHarness.Script> script) throws Exception {
+        return harness.compare(driver, DifferentialHarness.params(driver, ""), script);
     }
 
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void userVariablesPinForTheRestOfTheSession(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .sql("SELECT 'before'", // not @a: merely reading a user variable pins too (by design)
                         "SELECT 'still free'",
                         "SET @a = 5",
@@ -53,7 +53,7 @@ class PinningMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void userVariableAssignedInSelectPins(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS uv", "CREATE TABLE uv (id INT PRIMARY KEY)",
                         "INSERT INTO uv VALUES (1), (2), (3)")
                 .sql("SELECT 1", "SELECT 2",
@@ -70,7 +70,7 @@ class PinningMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void temporaryTables(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .sql("SELECT 'free'", "SELECT 'free again'",
                         "CREATE TEMPORARY TABLE tmp (id INT PRIMARY KEY, v VARCHAR(10))",
                         "INSERT INTO tmp VALUES (1, 'a'), (2, 'b')",
@@ -91,7 +91,7 @@ class PinningMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void lockTablesUntilUnlockTables(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS lt", "CREATE TABLE lt (id INT PRIMARY KEY) ENGINE=InnoDB")
                 .sql("LOCK TABLES lt WRITE",
                         "INSERT INTO lt VALUES (1)",
@@ -116,7 +116,7 @@ class PinningMultiplexingTest {
     void getLockUntilEveryLockIsReleased(JdbcDriver driver) throws Exception {
         String a = "'" + UNIQUE + "_a'";
         String b = "'" + UNIQUE + "_b'";
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .sql("SELECT IS_FREE_LOCK(" + a + ")",
                         "SELECT GET_LOCK(" + a + ", 5)",
                         "SELECT IS_USED_LOCK(" + a + ") = CONNECTION_ID()",
@@ -151,7 +151,7 @@ class PinningMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void savepointsInsideATransaction(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS sp", "CREATE TABLE sp (id INT PRIMARY KEY) ENGINE=InnoDB")
                 .sql("START TRANSACTION",
                         "INSERT INTO sp VALUES (1)",
@@ -191,7 +191,7 @@ class PinningMultiplexingTest {
     @EnumSource(JdbcDriver.class)
     void xaTransactionFromStartToCommit(JdbcDriver driver) throws Exception {
         String xid = "'" + UNIQUE + "_xa'";
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS xat", "CREATE TABLE xat (id INT PRIMARY KEY) ENGINE=InnoDB")
                 .sql("SELECT 'free'",
                         "XA START " + xid,
@@ -228,7 +228,7 @@ class PinningMultiplexingTest {
     @EnumSource(JdbcDriver.class)
     void sqlCalcFoundRowsThenFoundRows(JdbcDriver driver) throws Exception {
         String calc = "SELECT SQL_CALC_FOUND_ROWS id FROM fr ORDER BY id LIMIT 2";
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS fr", "CREATE TABLE fr (id INT PRIMARY KEY)",
                         "INSERT INTO fr SELECT seq FROM seq_1_to_10")
                 .sql("SELECT 'free'")
@@ -255,7 +255,7 @@ class PinningMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void lastInsertIdFromTheSessionsOwnInserts(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS li",
                         "CREATE TABLE li (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10)) AUTO_INCREMENT = 41")
                 .sql("SELECT LAST_INSERT_ID()",
@@ -287,7 +287,7 @@ class PinningMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void lastInsertIdInsideALargerSelect(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS li2",
                         "CREATE TABLE li2 (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10)) AUTO_INCREMENT = 71")
                 .sql("INSERT INTO li2 (v) VALUES ('a')",
@@ -311,7 +311,7 @@ class PinningMultiplexingTest {
             assertThat(pins("user_variable")).as("no pin yet").isEqualTo(userVariables);
             s.execute("SET @counted = 1");
             s.execute("CREATE TEMPORARY TABLE counted_tmp (id INT)");
-            assertThat(harness.snapshot(MuxHarness.greetingId(c)).pinnedBy()).isIn("user_variable", "temporary_table");
+            assertThat(harness.snapshot(DifferentialHarness.greetingId(c)).pinnedBy()).isIn("user_variable", "temporary_table");
         }
         assertThat(pins("user_variable")).as("sluice_session_pins_total{reason=user_variable}")
                 .isEqualTo(userVariables + 1);

@@ -42,19 +42,19 @@ import org.slf4j.LoggerFactory;
  * session's {@code pinnedBy} and state from {@link Sluice#sessions()}.
  *
  * <p>A test class registers it with {@code @RegisterExtension} on a static field: it starts its proxy (a
- * {@link SluiceExtension}) and databases before the class and stops them after it. Multiplexing is Sluice's, so in
+ * {@link SluiceExtension}) and databases before the class and stops them after it. Transaction pooling is Sluice's, so in
  * direct mode ({@code -Dsluice.test.direct=true}) the class is skipped.
  */
-final class MuxHarness implements ExecutionCondition, BeforeAllCallback, AfterAllCallback {
+final class DifferentialHarness implements ExecutionCondition, BeforeAllCallback, AfterAllCallback {
 
-    private static final Logger log = LoggerFactory.getLogger(MuxHarness.class);
+    private static final Logger log = LoggerFactory.getLogger(DifferentialHarness.class);
 
     static final int POOL_SIZE = 2;
 
     /**
      * Two sets of session state, different from each other and from any client's defaults. Not read-only: against
      * MariaDB 10.11 {@code SET SESSION TRANSACTION READ ONLY} pins with {@code session_state} (see
-     * SessionStateMultiplexingTest#readOnly), and a pinned disturber would keep a server connection for good.
+     * SessionStateTest#readOnly), and a pinned disturber would keep a server connection for good.
      */
     private static final String[][] DISTURBING_STATE = {
         {"SET SESSION sql_mode = 'ANSI,NO_BACKSLASH_ESCAPES,NO_ZERO_DATE', time_zone = '+05:30',"
@@ -72,7 +72,7 @@ final class MuxHarness implements ExecutionCondition, BeforeAllCallback, AfterAl
 
     private final SluiceExtension proxy;
 
-    private MuxHarness(SluiceExtension proxy) {
+    private DifferentialHarness(SluiceExtension proxy) {
         this.proxy = proxy;
     }
 
@@ -80,16 +80,16 @@ final class MuxHarness implements ExecutionCondition, BeforeAllCallback, AfterAl
      * Sluice with {@code pooling} and {@link #POOL_SIZE} server connections, and two fresh databases whose names
      * start with {@code prefix}.
      */
-    static MuxHarness of(String prefix, PoolingConfig pooling) {
+    static DifferentialHarness of(String prefix, PoolingConfig pooling) {
         // One event loop: every session borrows from the same per-loop pool, so the connection a disturber gives
         // back is handed to the script as it is, foreign session variables and all, instead of being retired
         // for a fresh login on the script's loop (which resets nothing but also tests nothing).
-        return new MuxHarness(SluiceExtension.with(b -> b
+        return new DifferentialHarness(SluiceExtension.with(b -> b
                         .pooling(pooling)
                         .maxPoolSize(POOL_SIZE)
                         .connectionTimeoutMillis(5_000)
                         .workerThreads(1))
-                .sluiceOnly("multiplexing is a proxy feature")
+                .sluiceOnly("transaction pooling is a proxy feature")
                 .database(prefix)
                 .database(prefix + "_other"));
     }
@@ -128,7 +128,7 @@ final class MuxHarness implements ExecutionCondition, BeforeAllCallback, AfterAl
     }
 
     /**
-     * The URL parameters a multiplexing test uses with {@code driver}: MySQL Connector/J negotiates
+     * The URL parameters a transaction-pooling test uses with {@code driver}: MySQL Connector/J negotiates
      * CLIENT_SESSION_TRACK only with {@code trackSessionState=true} (its default is false), and without it a session is
      * pinned for life (see {@link NoSessionTrackTest}).
      */

@@ -17,22 +17,22 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Session state that moves with a session in {@code pooling: TRANSACTION} (issue #8): every tracked variable, set by
  * the client, must hold on whichever server connection the session's next statement lands, although the disturbing
- * sessions of {@link MuxHarness} leave other values on those connections. Each script runs directly against MariaDB
+ * sessions of {@link DifferentialHarness} leave other values on those connections. Each script runs directly against MariaDB
  * and through Sluice, and the client must observe the same both ways; none of this state may pin the session.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class SessionStateMultiplexingTest {
+class SessionStateTest {
 
     @RegisterExtension
-    static final MuxHarness harness = MuxHarness.of("sluice_mux_state", PoolingConfig.transaction());
+    static final DifferentialHarness harness = DifferentialHarness.of("sluice_mux_state", PoolingConfig.transaction());
 
-    private static MuxHarness.Run compare(JdbcDriver driver, java.util.function.Supplier<MuxHarness.Script> script)
+    private static DifferentialHarness.Run compare(JdbcDriver driver, java.util.function.Supplier<DifferentialHarness.Script> script)
             throws Exception {
-        return harness.compare(driver, MuxHarness.params(driver, ""), script);
+        return harness.compare(driver, DifferentialHarness.params(driver, ""), script);
     }
 
     /** Rows of {@code sql} as another client (root, direct) sees them now. */
-    private static MuxHarness.Action outsideCount(String label, String table) {
+    private static DifferentialHarness.Action outsideCount(String label, String table) {
         return (c, t) -> {
             try (Connection root = TestMariaDb.get().rootConnection(); Statement s = root.createStatement();
                  ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM `" + harness.db() + "`." + table)) {
@@ -45,7 +45,7 @@ class SessionStateMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void sqlMode(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS sm", "CREATE TABLE sm (id INT PRIMARY KEY, v VARCHAR(4))")
                 .sql("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,PIPES_AS_CONCAT,ERROR_FOR_DIVISION_BY_ZERO'",
                         "SELECT @@SESSION.sql_mode",
@@ -67,7 +67,7 @@ class SessionStateMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void timeZone(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS tz", "CREATE TABLE tz (id INT PRIMARY KEY, ts TIMESTAMP NULL)")
                 .sql("SET time_zone = '+03:00'",
                         "SELECT @@time_zone, CAST(FROM_UNIXTIME(0) AS CHAR)",
@@ -91,7 +91,7 @@ class SessionStateMultiplexingTest {
         String latin1 = driver == JdbcDriver.MARIADB
                 ? "SET character_set_connection = latin1, collation_connection = latin1_swedish_ci"
                 : "SET NAMES latin1";
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .sql(vars,
                         "SELECT 'héllo ✓', HEX('é'), 'a' = 'A'",
                         "SET NAMES utf8mb4 COLLATE utf8mb4_bin",
@@ -115,7 +115,7 @@ class SessionStateMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void autocommitOffImplicitTransactionsCommitAndRollback(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS ac", "CREATE TABLE ac (id INT PRIMARY KEY) ENGINE=InnoDB")
                 .sql("SET autocommit = 0", "SELECT @@autocommit", "INSERT INTO ac VALUES (1)")
                 .step("outside after uncommitted insert", outsideCount("outside", "ac"))
@@ -146,7 +146,7 @@ class SessionStateMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void isolationLevel(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS iso", "CREATE TABLE iso (id INT PRIMARY KEY) ENGINE=InnoDB",
                         "INSERT INTO iso VALUES (1)")
                 .sql("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", "SELECT @@tx_isolation",
@@ -171,7 +171,7 @@ class SessionStateMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void readOnly(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS ro", "CREATE TABLE ro (id INT PRIMARY KEY) ENGINE=InnoDB")
                 .sql("SET SESSION TRANSACTION READ ONLY", "SELECT @@tx_read_only",
                         "INSERT INTO ro VALUES (1)", // 1792: read-only transaction
@@ -191,7 +191,7 @@ class SessionStateMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void plainSessionVariables(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS sv", "CREATE TABLE sv (id INT PRIMARY KEY, v VARCHAR(10))",
                         "INSERT INTO sv VALUES (1, 'alpha'), (2, 'beta'), (3, 'gamma')")
                 .sql("SET SESSION group_concat_max_len = 8",
@@ -219,7 +219,7 @@ class SessionStateMultiplexingTest {
     void useAndSetCatalog(JdbcDriver driver) throws Exception {
         String other = harness.otherDb();
         String mine = harness.db();
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .quietly("DROP TABLE IF EXISTS `" + mine + "`.which", "DROP TABLE IF EXISTS `" + other + "`.which",
                         "CREATE TABLE `" + mine + "`.which (v VARCHAR(10))",
                         "CREATE TABLE `" + other + "`.which (v VARCHAR(10))",
@@ -248,7 +248,7 @@ class SessionStateMultiplexingTest {
         String all = "SELECT @@sql_mode, @@time_zone, @@character_set_client, @@character_set_results,"
                 + " @@collation_connection, @@autocommit, @@tx_isolation, @@tx_read_only, @@group_concat_max_len,"
                 + " @@div_precision_increment, @@lc_time_names, DATABASE()";
-        MuxHarness.Run run = compare(driver, () -> MuxHarness.script()
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
                 .sql(all,
                         "SET SESSION sql_mode = 'TRADITIONAL', time_zone = '+01:00', group_concat_max_len = 99,"
                                 + " div_precision_increment = 3, lc_time_names = 'es_ES'",
@@ -267,7 +267,7 @@ class SessionStateMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void setOnAServerConnectionAnotherSessionUsedDoesNotPin(JdbcDriver driver) throws Exception {
-        String params = MuxHarness.params(driver, "");
+        String params = DifferentialHarness.params(driver, "");
         for (int i = 0; i < 3; i++) {
             try (Connection before = harness.proxy().connect(driver, harness.db(), params);
                  Statement s = before.createStatement()) {
@@ -280,7 +280,7 @@ class SessionStateMultiplexingTest {
                 rs.next();
                 assertThat(rs.getLong(1)).isEqualTo(8);
             }
-            assertThat(harness.snapshot(MuxHarness.greetingId(c)).pinnedBy())
+            assertThat(harness.snapshot(DifferentialHarness.greetingId(c)).pinnedBy())
                     .as("pinnedBy after a plain SET SESSION").isNull();
         }
     }
