@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.capture.CaptureRecord.Outcome;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.ResponseOutcome;
 import io.sluice.relay.ResponseTracker;
 
 /**
@@ -71,9 +72,10 @@ public final class SessionCapture {
 
         @Override
         public void onResponse(ResponseTracker tracker) {
-            int error = tracker.errorCode();
-            record(error != 0 ? Outcome.ERROR : Outcome.OK, error,
-                    tracker.affectedRows(), tracker.rows(), tracker.statementId());
+            ResponseOutcome outcome = tracker.outcome();
+            int error = outcome.errorCode();
+            record(error != 0 ? Outcome.ERROR : Outcome.OK, error, outcome.affectedRows(), outcome.rows(),
+                    outcome.statementId());
         }
 
         @Override

@@ -125,8 +125,8 @@ final class StatementIds {
                 }
                 return;
             }
-            statement.prepared(tracker.preparedParameters());
-            connection.state().statements().put(sql, tracker.serverStatementId(), tracker.preparedParameters(),
+            statement.prepared(tracker.outcome().parameters());
+            connection.state().statements().put(sql, tracker.outcome().serverStatementId(), tracker.outcome().parameters(),
                     connection::closeStatement);
             if (statements == null) {
                 statements = new IntObjectHashMap<>();

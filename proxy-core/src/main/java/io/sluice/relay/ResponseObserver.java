@@ -8,7 +8,7 @@ package io.sluice.relay;
 public interface ResponseObserver {
     /**
      * The response is complete. Its outcome is readable from {@code tracker} during the call
-     * ({@link ResponseTracker#errorCode()}, {@link ResponseTracker#statementId()}, ...).
+     * ({@link ResponseTracker#outcome()}).
      */
     void onResponse(ResponseTracker tracker);
 

@@ -56,7 +56,7 @@ public final class ResponseTracker {
 
         /**
          * The response begun last is complete, its last byte passed. Its outcome is readable now
-         * ({@link #lastResponseFailed()}, {@link #errorCode()}, ...); the owner may {@link #begin} the next one.
+         * ({@link #outcome()}); the owner may {@link #begin} the next one.
          */
         void onResponseComplete();
     }
@@ -95,23 +95,14 @@ public final class ResponseTracker {
 
     private long countdown;
     private int prepareColumns;
-    private int prepareParameters;
     private int serverStatus;
     private boolean responseStarted;
     /** A response ended with the packet being read: tell the listener once its last byte has passed. */
     private boolean completedInPacket;
-    /** The response being read (or the last one) has had an ERR packet. */
-    private boolean failed;
-    /** The error code of its ERR packet, 0 for none. */
-    private int errorCode;
-
-    // Outcome sums: only while summarizing (a traffic capture), so the relay pays one flag test per packet classified.
+    /** What the response being read (then the last one) amounts to. */
+    private final ResponseOutcome outcome = new ResponseOutcome();
+    // Outcome sums only while summarizing (a traffic capture): the relay pays one flag test per packet classified.
     private boolean summarizing;
-    private long affectedRows;
-    private long rows;
-    private long statementId;
-    /** The statement id the client is shown in place of the server's in the response begun ({@code 0}: none). */
-    private int replacementStatementId;
 
     // Transaction pooling: off in SESSION pooling, so the relay pays one flag test per OK packet.
     private boolean followingState;
@@ -157,12 +148,7 @@ public final class ResponseTracker {
         }
         currentKind = kind;
         responseStarted = false;
-        failed = false;
-        errorCode = 0;
-        affectedRows = 0;
-        rows = 0;
-        statementId = 0;
-        replacementStatementId = 0;
+        outcome.clear();
         switch (kind) {
             case RESULT:
             case BINARY_RESULT:
@@ -195,7 +181,7 @@ public final class ResponseTracker {
         if (state != State.PREPARE_OK || responseStarted) {
             throw new IllegalStateException("replaceStatementId: not at the start of a COM_STMT_PREPARE response");
         }
-        replacementStatementId = clientStatementId;
+        outcome.replacementStatementId = clientStatementId;
     }
 
     /** Whether a response has been begun and is not complete yet. */
@@ -218,48 +204,14 @@ public final class ResponseTracker {
         return serverStatus;
     }
 
-    /**
-     * Whether the response that completed last was, or ended with, an ERR packet: for per-command error counts. Valid
-     * inside {@link Listener#onResponseComplete()}.
-     */
+    /** What the response that completed last amounted to; valid until the next one begins. */
+    public ResponseOutcome outcome() {
+        return outcome;
+    }
+
+    /** Whether the response that completed last was, or ended with, an ERR packet. */
     public boolean lastResponseFailed() {
-        return failed;
-    }
-
-    /** The error code of the last response's ERR packet, 0 when it had none. */
-    public int errorCode() {
-        return errorCode;
-    }
-
-    /** Affected rows summed over the last response's OK packets; counted only while {@link #summarize summarizing}. */
-    public long affectedRows() {
-        return affectedRows;
-    }
-
-    /** Row packets in the last response (all its result sets); counted only while summarizing. */
-    public long rows() {
-        return rows;
-    }
-
-    /**
-     * The statement id the client saw in the last COM_STMT_PREPARE_OK (the replacement, if one was set), 0 for other
-     * responses; read only while summarizing.
-     */
-    public long statementId() {
-        if (statementId == 0 || replacementStatementId == 0) {
-            return statementId; // 0 unless a COM_STMT_PREPARE_OK went past
-        }
-        return Integer.toUnsignedLong(replacementStatementId);
-    }
-
-    /** The server's statement id in the last COM_STMT_PREPARE_OK followed with a replacement id. */
-    public int serverStatementId() {
-        return (int) statementId;
-    }
-
-    /** The parameter count of the last COM_STMT_PREPARE_OK. */
-    public int preparedParameters() {
-        return prepareParameters;
+        return outcome.failed;
     }
 
     /**
@@ -322,7 +274,7 @@ public final class ResponseTracker {
             if (head.fill < head.wanted) {
                 n = Math.min(head.wanted - head.fill, end - i);
                 buf.getBytes(i, head.bytes, head.fill, n);
-                if (replacementStatementId != 0 && state == State.PREPARE_OK) {
+                if (outcome.replacementStatementId != 0 && state == State.PREPARE_OK) {
                     replaceStatementIdBytes(buf, i, n);
                 }
                 head.fill += n;
@@ -349,7 +301,7 @@ public final class ResponseTracker {
         if (passed > 0) {
             responseStarted = true;
             if (summarizing) {
-                rows += passed; // counted only while a capture runs
+                outcome.rows += passed; // counted only while a capture runs
             }
         }
     }
@@ -364,7 +316,7 @@ public final class ResponseTracker {
             return;
         }
         for (int p = Math.max(1, head.fill); p < Math.min(5, head.fill + n); p++) {
-            buf.setByte(at + p - head.fill, replacementStatementId >>> (8 * (p - 1)));
+            buf.setByte(at + p - head.fill, outcome.replacementStatementId >>> (8 * (p - 1)));
         }
     }
 
@@ -408,13 +360,13 @@ public final class ResponseTracker {
         }
         int first = head.first();
         if (first == Packets.ERR_HEADER) {
-            failed = true; // no row, column definition or status string starts with 0xFF
+            outcome.failed = true; // no row, column definition or status string starts with 0xFF
         }
         switch (state) {
             case RESULT_FIRST:
                 if (first == Packets.OK_HEADER) {
                     if (summarizing) {
-                        affectedRows += head.okAffectedRows();
+                        outcome.affectedRows += head.okAffectedRows();
                     }
                     if (followingState) {
                         okForState(true);
@@ -469,7 +421,7 @@ public final class ResponseTracker {
                     errorOutcome();
                     complete();
                 } else if (summarizing) {
-                    rows++;
+                    outcome.rows++;
                 }
                 break;
             case PREPARE_OK:
@@ -478,10 +430,10 @@ public final class ResponseTracker {
                     complete(); // ERR
                     break;
                 }
-                statementId = head.u16(1) | (long) head.u16(3) << 16;
+                outcome.statementId = head.u16(1) | (long) head.u16(3) << 16;
                 prepareColumns = head.u16(5);
-                prepareParameters = head.u16(7);
-                countdown = prepareParameters;
+                outcome.parameters = head.u16(7);
+                countdown = outcome.parameters;
                 afterPrepareOk();
                 break;
             case PREPARE_PARAMS:
@@ -520,7 +472,7 @@ public final class ResponseTracker {
                     }
                     serverStatus = head.okStatus(serverStatus);
                     if (summarizing) {
-                        affectedRows += head.okAffectedRows();
+                        outcome.affectedRows += head.okAffectedRows();
                     }
                 } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
                     serverStatus = head.eofStatus(serverStatus);
@@ -563,7 +515,7 @@ public final class ResponseTracker {
     /** Notes the error code of the ERR packet in the head, if this packet is one. */
     private void errorOutcome() {
         if (head.fill >= 3 && (head.bytes[0] & 0xFF) == Packets.ERR_HEADER) {
-            errorCode = head.u16(1);
+            outcome.errorCode = head.u16(1);
         }
     }
 

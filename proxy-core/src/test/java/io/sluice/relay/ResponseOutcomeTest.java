@@ -44,7 +44,8 @@ class ResponseOutcomeTest {
             @Override
             public void onResponseComplete() {
                 ResponseTracker t = holder[0];
-                outcomes.add(new Outcome(t.errorCode(), t.affectedRows(), t.rows(), t.statementId()));
+                ResponseOutcome o = t.outcome();
+                outcomes.add(new Outcome(o.errorCode(), o.affectedRows(), o.rows(), o.statementId()));
             }
         });
         ResponseTracker tracker = pipeline.tracker;
@@ -117,7 +118,8 @@ class ResponseOutcomeTest {
             @Override
             public void onResponseComplete() {
                 ResponseTracker t = holder[0];
-                outcomes.add(new Outcome(t.errorCode(), t.affectedRows(), t.rows(), t.statementId()));
+                ResponseOutcome o = t.outcome();
+                outcomes.add(new Outcome(o.errorCode(), o.affectedRows(), o.rows(), o.statementId()));
             }
         });
         ResponseTracker tracker = pipeline.tracker;
