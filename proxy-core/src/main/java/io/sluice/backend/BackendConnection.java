@@ -10,7 +10,6 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.Promise;
 import io.sluice.codec.FrameReader;
 import io.sluice.metrics.CommandObserver;
-import io.sluice.metrics.CommandTypes;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;

@@ -19,7 +19,10 @@ public final class PrepareStatement extends OwnCommand {
         /** The server prepared it: its id on this connection and its parameter count. */
         void prepared(int serverId, int parameters);
 
-        /** The server refused it (a table dropped since), or the connection broke ({@code refusal.serverError()} null). */
+        /**
+         * The server refused it (a table dropped since), or the connection broke ({@code refusal.serverError()} is
+         * then {@code null}).
+         */
         void failed(BackendException refusal);
     }
 
@@ -50,7 +53,8 @@ public final class PrepareStatement extends OwnCommand {
     protected void onResponse(List<ByteBuf> packets) {
         BackendException refused = refusal("COM_STMT_PREPARE", packets);
         ByteBuf first = packets.isEmpty() ? null : Packets.payload(packets.get(0));
-        if (refused != null || first.readableBytes() < 9 || first.getUnsignedByte(first.readerIndex()) != Packets.OK_HEADER) {
+        if (refused != null || first.readableBytes() < 9
+                || first.getUnsignedByte(first.readerIndex()) != Packets.OK_HEADER) {
             outcome.failed(refused != null ? refused : new BackendException("COM_STMT_PREPARE: malformed answer"));
             return;
         }

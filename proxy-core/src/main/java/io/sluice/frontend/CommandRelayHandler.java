@@ -16,7 +16,6 @@ import io.sluice.protocol.Command;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.PacketTooLargeException;
 import io.sluice.protocol.Packets;
-import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;

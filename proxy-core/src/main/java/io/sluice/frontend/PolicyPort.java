@@ -80,7 +80,8 @@ final class PolicyPort implements SessionPort {
         }
         lease.forget(on);
         String message = ClientErrors.lostBackendMessage(on);
-        log.warn("client {}: {}: {}", session.channel().remoteAddress(), message, cause == null ? "" : cause.toString());
+        log.warn("client {}: {}: {}", session.channel().remoteAddress(), message,
+                cause == null ? "" : cause.toString());
         relay.failAndClose(ClientErrors.lostBackend(session.channel().alloc(), relay.replySequenceId(), message, true));
     }
 

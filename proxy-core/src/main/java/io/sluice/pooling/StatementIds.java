@@ -9,7 +9,6 @@ import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
-import io.sluice.relay.ResponseTracker;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.StatementCache;
 import java.nio.charset.StandardCharsets;
@@ -126,7 +125,8 @@ final class StatementIds {
                 return;
             }
             statement.prepared(tracker.outcome().parameters());
-            connection.state().statements().put(sql, tracker.outcome().serverStatementId(), tracker.outcome().parameters(),
+            connection.state().statements().put(sql, tracker.outcome().serverStatementId(),
+                    tracker.outcome().parameters(),
                     connection::closeStatement);
             if (statements == null) {
                 statements = new IntObjectHashMap<>();

@@ -87,7 +87,8 @@ public final class TransactionPooling implements CommandPolicy {
                 pins.unpin(PinReason.LONG_DATA);
                 return frame;
             case Command.COM_STMT_EXECUTE:
-                pins.unpin(PinReason.LONG_DATA); // the data sent ahead is this execute's: it runs on the pinned connection
+                // The data sent ahead is this execute's: it runs on the pinned connection, then the pin ends.
+                pins.unpin(PinReason.LONG_DATA);
                 if (frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
                     // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, on this connection
                     var statement = statements.get(frame.getIntLE(base + 1));
@@ -130,7 +131,7 @@ public final class TransactionPooling implements CommandPolicy {
         return frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8);
     }
 
-    /** A COM_QUERY frame with {@code sql} in place of the client's text, same sequence id; {@code frame} is released. */
+    /** A COM_QUERY frame of {@code sql} in place of the client's, same sequence id; {@code frame} is released. */
     private ByteBuf replaceQuery(ByteBuf frame, String sql) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
         frame.release();

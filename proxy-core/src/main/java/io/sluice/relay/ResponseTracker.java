@@ -401,7 +401,8 @@ public final class ResponseTracker {
                 }
                 int status = head.eofStatus(serverStatus);
                 serverStatus = status;
-                if (currentKind == ResponseKind.BINARY_RESULT && (status & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
+                if (currentKind == ResponseKind.BINARY_RESULT
+                        && (status & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
                     complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
                 } else {
                     state = State.ROWS;
@@ -460,7 +461,8 @@ public final class ResponseTracker {
                 complete();
                 break;
             case FIELD_LIST:
-                if ((first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) || first == Packets.ERR_HEADER) {
+                if ((first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD)
+                        || first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
                 }
@@ -531,8 +533,8 @@ public final class ResponseTracker {
 
     /**
      * Reports an OK packet that answers a statement (not the one that ends a result set, whose counts MariaDB fills
-     * with the connection's earlier values) to the state listener, and starts copying its payload when it carries session state. The
-     * head holds the bytes read so far; the rest are copied as {@link #scan} passes them.
+     * with the connection's earlier values) to the state listener, and starts copying its payload when it carries
+     * session state. The head holds the bytes read so far; the rest are copied as {@link #scan} passes them.
      */
     private void okForState(boolean statementOk) {
         if (statementOk) {
