@@ -32,6 +32,7 @@ import io.sluice.config.UserConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.FrontendInitializer;
 import io.sluice.frontend.ClientSession;
+import io.sluice.frontend.SessionRegistry;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.metrics.SluiceMetrics;
 import io.sluice.metrics.TrafficCounters;
@@ -121,7 +122,7 @@ public final class Sluice implements AutoCloseable {
         this.defaultKey = defaultKey;
         this.slowQueryLog = slowQueryLog;
         this.metrics = traffic == null ? null
-                : new SluiceMetrics(traffic, context, this::backends, this::isDraining, workerGroup);
+                : new SluiceMetrics(traffic, context.registry(), this::backends, this::isDraining, workerGroup);
     }
 
     /**
@@ -170,7 +171,10 @@ public final class Sluice implements AutoCloseable {
                         : CompletableFuture.failedFuture(new IllegalStateException("no pool for " + name));
             }, checkGroup.next());
             checker.start();
-            FrontendContext context = new FrontendContext(config, serverInfo, group, pools, traffic, slowQueryLog);
+            SessionRegistry registry = new SessionRegistry(server.maxConnections(),
+                    config.pooling().transactionPooling());
+            FrontendContext context = new FrontendContext(config, serverInfo, group, pools, registry, traffic,
+                    slowQueryLog);
             int bufferSize = server.connBufferSize();
             Channel serverChannel = new ServerBootstrap()
                     // Accepted on a relay loop, not a thread of its own: a login then costs no extra thread wake-up
@@ -311,7 +315,7 @@ public final class Sluice implements AutoCloseable {
 
     /** Client connections open now. */
     public int clientConnections() {
-        return context.clientConnections();
+        return context.registry().open();
     }
 
     /** Backend connections open now to the data source {@code name} (idle, lent or logging in). */
@@ -385,7 +389,7 @@ public final class Sluice implements AutoCloseable {
     /** Every client session now, each described on its own event loop; for {@code /api/sessions?verbose}. */
     public List<SessionSnapshot> sessions() {
         List<Future<SessionSnapshot>> pending = new ArrayList<>();
-        for (ClientSession session : context.sessions()) {
+        for (ClientSession session : context.registry().sessions()) {
             try {
                 pending.add(session.eventLoop().submit(session::snapshot));
             } catch (RuntimeException e) {
@@ -441,19 +445,20 @@ public final class Sluice implements AutoCloseable {
                     + " up to {} ms to finish their transactions", waitBeforeRefusing.toMillis(),
                     closeTimeout.toMillis());
             sleep(waitBeforeRefusing.toMillis());
-            context.startClosing();
-            log.info("Refusing new connections; {} session(s) open", context.clientConnections());
+            SessionRegistry sessions = context.registry();
+            sessions.startClosing();
+            log.info("Refusing new connections; {} session(s) open", sessions.open());
             long deadline = System.nanoTime() + closeTimeout.toNanos();
             long nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
-            while (context.clientConnections() > 0 && System.nanoTime() - deadline < 0) {
+            while (sessions.open() > 0 && System.nanoTime() - deadline < 0) {
                 sleep(20);
                 if (System.nanoTime() - nextNudge >= 0) {
                     // Sessions that went idle without a response ending (a login finishing) are caught here.
-                    context.startClosing();
+                    sessions.startClosing();
                     nextNudge = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
                 }
             }
-            int cut = context.clientConnections();
+            int cut = sessions.open();
             if (cut > 0) {
                 log.warn("Graceful shutdown: closing {} session(s) still in a transaction or a command after {} ms",
                         cut, closeTimeout.toMillis());

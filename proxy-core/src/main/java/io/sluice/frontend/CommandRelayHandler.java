@@ -594,7 +594,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void pinned(PinReason reason) {
-        context.pinned(reason);
+        context.registry().pinned(reason);
         log.debug("client {} #{}: pinned to its backend connection: {}", channel.remoteAddress(),
                 session.connectionId(), reason.label());
     }
@@ -616,8 +616,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             beforeOk = null;
         }
         lease.end();
-        context.sessionClosed(session);
-        context.clientClosed();
+        context.registry().closed(session);
         log.debug("client {} #{} disconnected", channel.remoteAddress(), session.connectionId());
         ctx.fireChannelInactive();
     }

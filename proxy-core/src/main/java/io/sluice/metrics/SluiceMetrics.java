@@ -28,10 +28,9 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPoin
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.api.BackendSnapshot;
-import io.sluice.pooling.PinReason;
+import io.sluice.api.ClientCounts;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
-import io.sluice.frontend.FrontendContext;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -56,18 +55,21 @@ public final class SluiceMetrics implements AutoCloseable {
     private final JvmGcMetrics gc = new JvmGcMetrics();
     private final TrafficCounters traffic;
     private final Supplier<List<BackendSnapshot>> backends;
+    /** Held here: Micrometer keeps only a weak reference to the objects its function meters read. */
+    private final ClientCounts clients;
 
     /**
      * @param traffic the per-loop counters the command path writes
-     * @param context client connection counts
+     * @param clients client connections, refusals, failed logins and pins
      * @param backends every backend's state, read at each scrape
      * @param draining whether graceful shutdown has begun
      * @param workers the event loops, for their pending-task gauges
      */
-    public SluiceMetrics(TrafficCounters traffic, FrontendContext context, Supplier<List<BackendSnapshot>> backends,
+    public SluiceMetrics(TrafficCounters traffic, ClientCounts clients, Supplier<List<BackendSnapshot>> backends,
             BooleanSupplier draining, EventLoopGroup workers) {
         this.traffic = traffic;
         this.backends = backends;
+        this.clients = clients;
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
@@ -81,25 +83,24 @@ public final class SluiceMetrics implements AutoCloseable {
         }
         new NettyEventExecutorMetrics(workers).bindTo(registry);
 
-        Gauge.builder("sluice.client.connections", context, FrontendContext::clientConnections)
+        Gauge.builder("sluice.client.connections", clients, ClientCounts::open)
                 .description("Client connections open now").register(registry);
-        FunctionCounter.builder("sluice.client.connections.accepted", context, FrontendContext::acceptedConnections)
+        FunctionCounter.builder("sluice.client.connections.accepted", clients, ClientCounts::accepted)
                 .description("Client connections admitted").register(registry);
-        FunctionCounter.builder("sluice.client.connections.rejected", context,
-                        FrontendContext::rejectedTooManyConnections)
+        FunctionCounter.builder("sluice.client.connections.rejected", clients, ClientCounts::refusedTooMany)
                 .tag("reason", "max_connections").description("Client connections refused").register(registry);
-        FunctionCounter.builder("sluice.client.connections.rejected", context, FrontendContext::rejectedWhileClosing)
+        FunctionCounter.builder("sluice.client.connections.rejected", clients, ClientCounts::refusedWhileClosing)
                 .tag("reason", "shutdown").description("Client connections refused").register(registry);
-        FunctionCounter.builder("sluice.client.auth.failures", context, FrontendContext::authenticationFailures)
+        FunctionCounter.builder("sluice.client.auth.failures", clients, ClientCounts::authenticationFailures)
                 .description("Logins refused for a wrong password or an unknown user").register(registry);
-        if (context.pooling().transactionPooling()) {
-            for (PinReason reason : PinReason.values()) {
-                FunctionCounter.builder("sluice.session.pins", context, c -> c.pins(reason))
-                        .tag("reason", reason.label())
-                        .description("Sessions pinned to their backend connection between transactions "
-                                + "(pooling: TRANSACTION), by what pinned them")
-                        .register(registry);
-            }
+        List<String> pinReasons = clients.pinReasons(); // empty unless pooling: TRANSACTION
+        for (int i = 0; i < pinReasons.size(); i++) {
+            int index = i;
+            FunctionCounter.builder("sluice.session.pins", clients, c -> c.pins(index))
+                    .tag("reason", pinReasons.get(i))
+                    .description("Sessions pinned to their backend connection between transactions "
+                            + "(pooling: TRANSACTION), by what pinned them")
+                    .register(registry);
         }
         Gauge.builder("sluice.draining", () -> draining.getAsBoolean() ? 1 : 0)
                 .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);
