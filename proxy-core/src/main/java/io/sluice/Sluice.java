@@ -8,8 +8,9 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.sluice.admin.AdminServer;
 import io.sluice.api.BackendSnapshot;
+import io.sluice.api.MetricSources;
+import io.sluice.api.ProxyControl;
 import io.sluice.api.ReloadResult;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.BackendProbe;
@@ -34,7 +35,6 @@ import io.sluice.frontend.FrontendInitializer;
 import io.sluice.frontend.ClientSession;
 import io.sluice.frontend.SessionRegistry;
 import io.sluice.api.SessionSnapshot;
-import io.sluice.metrics.SluiceMetrics;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
@@ -71,8 +71,12 @@ import org.slf4j.LoggerFactory;
  *     int port = sluice.port(); // clients connect here
  * }
  * }</pre>
+ *
+ * <p>This is the proxy alone: it opens no admin port and exports no metrics, whatever {@code admin} and
+ * {@code metrics} say. {@code io.sluice.ops.SluiceServer.start(config)} starts it with both, as the standalone proxy
+ * does; an embedder can also serve {@link #metricSources()} with its own exporter.
  */
-public final class Sluice implements AutoCloseable {
+public final class Sluice implements ProxyControl, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sluice.class);
     private static final int PROBE_TIMEOUT_MILLIS = 5_000;
 
@@ -87,12 +91,11 @@ public final class Sluice implements AutoCloseable {
     private final Channel serverChannel;
     private final TransportKind transport;
 
-    // ---- operations (issue #5) ----
     /** What pools added by config reload open their {@code minPoolSize} connections with. */
     private final SessionKey defaultKey;
-    private final SluiceMetrics metrics;
+    /** {@code null} when {@code metrics.enabled} is false: nothing is counted then. */
+    private final MetricSources metricSources;
     private final SlowQueryLog slowQueryLog;
-    private volatile AdminServer admin;
     /** Where {@link #reload()} reads the configuration from; {@code null} for a proxy built in code. */
     private volatile Supplier<ProxyConfig> configSource;
     /** Pools of backends removed by reload, closed once their sessions are gone or at the latest by {@link #close()}. */
@@ -100,8 +103,8 @@ public final class Sluice implements AutoCloseable {
     private volatile boolean draining;
     private final Object shutdownLock = new Object();
     /**
-     * Not the shutdown lock: a reload runs on the admin thread, and {@link #close()} waits for that thread to end, so
-     * a reload waiting for the shutdown lock would never return.
+     * Not the shutdown lock: graceful shutdown holds that while sessions drain, and a reload asked meanwhile must be
+     * refused at once rather than wait.
      */
     private final Object reloadLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -121,8 +124,8 @@ public final class Sluice implements AutoCloseable {
         this.transport = transport;
         this.defaultKey = defaultKey;
         this.slowQueryLog = slowQueryLog;
-        this.metrics = traffic == null ? null
-                : new SluiceMetrics(traffic, context.registry(), this::backends, this::isDraining, workerGroup);
+        this.metricSources = traffic == null ? null
+                : new MetricSources(traffic, workerGroup, context.registry(), this::backends, this::isDraining);
     }
 
     /**
@@ -216,14 +219,6 @@ public final class Sluice implements AutoCloseable {
             throw new ConfigException("server: cannot start on " + server.address() + ":" + server.port() + ": "
                     + e.getMessage(), e);
         }
-        if (config.operations().admin().enabled()) {
-            try {
-                started.admin = AdminServer.start(config.operations().admin(), started);
-            } catch (ConfigException e) {
-                started.close();
-                throw e;
-            }
-        }
         return started;
     }
 
@@ -313,7 +308,7 @@ public final class Sluice implements AutoCloseable {
         return config;
     }
 
-    /** Client connections open now. */
+    @Override
     public int clientConnections() {
         return context.registry().open();
     }
@@ -327,7 +322,7 @@ public final class Sluice implements AutoCloseable {
         return pool.openConnections();
     }
 
-    /** Every backend's status, sessions, last health check and pool, in configuration order. */
+    @Override
     public List<BackendSnapshot> backends() {
         List<BackendSnapshot> snapshots = new ArrayList<>();
         for (BackendState state : group.states()) {
@@ -349,11 +344,13 @@ public final class Sluice implements AutoCloseable {
      *
      * @return false when there is no backend of that name
      */
+    @Override
     public boolean drain(String name) {
         return group.drain(name);
     }
 
     /** Puts a drained backend back into rotation. */
+    @Override
     public boolean undrain(String name) {
         return group.undrain(name);
     }
@@ -368,25 +365,21 @@ public final class Sluice implements AutoCloseable {
         return transport.name();
     }
 
-    // ---- operations (issue #5): metrics, admin API, graceful shutdown, config reload ---------------------------
-
-    /** The metrics, or {@code null} when {@code metrics.enabled} is false. */
-    public SluiceMetrics metrics() {
-        return metrics;
+    /**
+     * What a metrics exporter reads (the counters, client counts, backends, draining), or {@code null} when
+     * {@code metrics.enabled} is false; {@code io.sluice.ops.metrics.SluiceMetrics} serves it as Prometheus text.
+     */
+    public MetricSources metricSources() {
+        return metricSources;
     }
 
-    /** The port of the admin API, or -1 when it is not open. */
-    public int adminPort() {
-        AdminServer server = admin;
-        return server == null ? -1 : server.port();
-    }
-
-    /** Whether graceful shutdown has begun: {@code /health} then answers 503. */
+    @Override
     public boolean isDraining() {
         return draining;
     }
 
     /** Every client session now, each described on its own event loop; for {@code /api/sessions?verbose}. */
+    @Override
     public List<SessionSnapshot> sessions() {
         List<Future<SessionSnapshot>> pending = new ArrayList<>();
         for (ClientSession session : context.registry().sessions()) {
@@ -495,6 +488,7 @@ public final class Sluice implements AutoCloseable {
      * @throws ConfigException when the source refuses the file; nothing changes then
      * @throws IllegalStateException when there is no source (a proxy built in code: use {@link #reload(ProxyConfig)})
      */
+    @Override
     public ReloadResult reload() {
         Supplier<ProxyConfig> source = configSource;
         if (source == null) {
@@ -598,10 +592,6 @@ public final class Sluice implements AutoCloseable {
             return;
         }
         draining = true;
-        AdminServer server = admin;
-        if (server != null) {
-            server.close();
-        }
         context.capture().stop("proxy stopped", false);
         serverChannel.close().syncUninterruptibly();
         healthChecker.close();
@@ -609,9 +599,6 @@ public final class Sluice implements AutoCloseable {
         retiredPools.forEach(pool -> pool.close(1000));
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         checkGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        if (metrics != null) {
-            metrics.close();
-        }
         log.info("Sluice on {} stopped", serverChannel.localAddress());
     }
 }

@@ -1,9 +1,11 @@
 package io.sluice.admin;
 
 import com.sun.net.httpserver.HttpServer;
-import io.sluice.Sluice;
+import io.sluice.api.ProxyControl;
+import io.sluice.capture.TrafficCapture;
 import io.sluice.config.AdminConfig;
 import io.sluice.config.ConfigException;
+import io.sluice.ops.metrics.SluiceMetrics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -44,9 +46,13 @@ public final class AdminServer implements AutoCloseable {
     /**
      * Opens the admin port.
      *
+     * @param proxy the proxy the API reads and changes
+     * @param capture the traffic capture {@code /api/traffic/capture} controls
+     * @param metrics what {@code /metrics} serves, or {@code null} when metrics are off (it then answers 404)
      * @throws ConfigException when the port cannot be bound
      */
-    public static AdminServer start(AdminConfig config, Sluice sluice) {
+    public static AdminServer start(AdminConfig config, ProxyControl proxy, TrafficCapture capture,
+            SluiceMetrics metrics) {
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(config.address(), config.port()), 64);
@@ -61,7 +67,7 @@ public final class AdminServer implements AutoCloseable {
             return t;
         });
         server.setExecutor(thread);
-        server.createContext("/", new AdminHandler(sluice, config.token()));
+        server.createContext("/", new AdminHandler(proxy, capture, metrics, config.token()));
         server.start();
         AdminServer admin = new AdminServer(server, thread);
         log.info("Admin API on http://{}:{} (metrics at /metrics, health at /health){}", config.address(),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.api.SessionSnapshot;
+import io.sluice.ops.metrics.SluiceMetrics;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
@@ -150,8 +151,10 @@ class TransactionPoolingTest {
             assertThat(one(b, "SELECT @mine")).isNull();
             assertThat(one(a, "SELECT @mine")).isEqualTo("42");
             assertThat(proxy.sluice().sessions()).extracting(SessionSnapshot::pinnedBy).contains("user_variable");
-            assertThat(proxy.sluice().metrics().scrape()).containsPattern(
-                    "sluice_session_pins_total\\{reason=\"user_variable\"\\} [1-9]");
+            try (SluiceMetrics metrics = new SluiceMetrics(proxy.sluice().metricSources())) {
+                assertThat(metrics.scrape()).containsPattern(
+                        "sluice_session_pins_total\\{reason=\"user_variable\"\\} [1-9]");
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
 import io.sluice.config.ProxyConfig;
+import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakDetection.class)
 class MetricsScrapeTest {
 
+    private static SluiceServer server;
     private static Sluice sluice;
     private static AdminClient admin;
     private static String url;
@@ -40,15 +42,17 @@ class MetricsScrapeTest {
     @BeforeAll
     static void start() {
         ProxyConfig base = ProxyUnderTest.builder().config();
-        sluice = Sluice.start(base.withOperations(base.operations().withAdmin(AdminConfig.on("127.0.0.1", 0, "t"))));
-        admin = new AdminClient("127.0.0.1", sluice.adminPort());
+        server = SluiceServer.start(base.withOperations(base.operations().withAdmin(AdminConfig.on("127.0.0.1", 0,
+                "t"))));
+        sluice = server.sluice();
+        admin = new AdminClient("127.0.0.1", server.adminPort());
         url = JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), null, "");
     }
 
     @AfterAll
     static void stop() {
-        if (sluice != null) {
-            sluice.close();
+        if (server != null) {
+            server.close();
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.sluice.config.PoolingConfig;
+import io.sluice.ops.metrics.SluiceMetrics;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
@@ -317,8 +318,10 @@ class PinningMultiplexingTest {
     }
 
     private static double pins(String reason) {
-        return io.sluice.testing.PrometheusText.parse(harness.sluice().metrics().scrape())
-                .value("sluice_session_pins_total", "reason", reason);
+        try (SluiceMetrics metrics = new SluiceMetrics(harness.sluice().metricSources())) {
+            return io.sluice.testing.PrometheusText.parse(metrics.scrape())
+                    .value("sluice_session_pins_total", "reason", reason);
+        }
     }
 
     @org.junit.jupiter.api.Test
