@@ -28,7 +28,7 @@ class ProbeSharedCapabilitiesTest {
     @Test
     void capabilitiesAreThoseEveryReachableBackendOffers() throws Exception {
         TestMariaDb mariaDb = TestMariaDb.get();
-        BackendServerInfo real = Sluice.probe(List.of(dataSource("real", mariaDb.port()))).serverInfo();
+        BackendServerInfo real = ProbeResult.probe(List.of(dataSource("real", mariaDb.port()))).serverInfo();
         assumeTrue((real.mariaDbCapabilities() & Capabilities.MARIADB_CLIENT_CACHE_METADATA) != 0,
                 "a MariaDB 10.6+ backend");
         int older = real.mariaDbCapabilities() & ~Capabilities.MARIADB_CLIENT_CACHE_METADATA;
@@ -39,7 +39,7 @@ class ProbeSharedCapabilitiesTest {
         try (ServerSocket listener = new ServerSocket(0, 4, InetAddress.getLoopbackAddress())) {
             Thread greeter = new Thread(() -> greetOnce(listener, olderGreeting), "older-mariadb-greeting");
             greeter.start();
-            Sluice.ProbeResult probe = Sluice.probe(List.of(dataSource("real", mariaDb.port()),
+            ProbeResult probe = ProbeResult.probe(List.of(dataSource("real", mariaDb.port()),
                     dataSource("older", listener.getLocalPort())));
             greeter.join(10_000);
 

@@ -1,11 +1,16 @@
 package io.sluice.frontend;
 
+import io.netty.util.concurrent.Future;
 import io.sluice.api.ClientCounts;
+import io.sluice.api.SessionSnapshot;
 import io.sluice.pooling.PinReason;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -103,9 +108,32 @@ public final class SessionRegistry implements ClientCounts {
         return closing;
     }
 
-    /** The sessions open now, for the admin API. */
-    public List<ClientSession> sessions() {
-        return List.copyOf(sessions);
+    /**
+     * Every session open now, each described on its own event loop, waiting at most 2 s in all: a session that closes
+     * meanwhile or whose loop is stuck is left out rather than hang the admin API.
+     */
+    public List<SessionSnapshot> snapshots() {
+        List<Future<SessionSnapshot>> pending = new ArrayList<>();
+        for (ClientSession session : sessions) {
+            try {
+                pending.add(session.eventLoop().submit(session::snapshot));
+            } catch (RuntimeException e) {
+                // its loop is shutting down: the session is going too
+            }
+        }
+        List<SessionSnapshot> snapshots = new ArrayList<>(pending.size());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (Future<SessionSnapshot> future : pending) {
+            try {
+                snapshots.add(future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (ExecutionException | TimeoutException e) {
+                // closed meanwhile, or its loop is stuck: leave it out
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return snapshots;
     }
 
     @Override
