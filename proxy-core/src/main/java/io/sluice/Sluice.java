@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>This is the proxy alone: it opens no admin port and exports no metrics, whatever {@code admin} and
- * {@code metrics} say. {@code io.sluice.ops.SluiceServer.start(config)} starts it with both, as the standalone proxy
- * does; an embedder can also serve {@link #metricSources()} with its own exporter.
+ * {@code metrics} say. {@code SluiceServer.start(config)} (package {@code ops}, above this one) starts it with both,
+ * as the standalone proxy does; an embedder can also serve {@link #metricSources()} with an exporter of its own.
  */
 public final class Sluice implements ProxyControl, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sluice.class);
@@ -170,7 +170,7 @@ public final class Sluice implements ProxyControl, AutoCloseable {
 
     /**
      * What a metrics exporter reads (the counters, client counts, backends, draining), or {@code null} when
-     * {@code metrics.enabled} is false; {@code io.sluice.ops.metrics.SluiceMetrics} serves it as Prometheus text.
+     * {@code metrics.enabled} is false; {@code SluiceMetrics} serves it as Prometheus text.
      */
     public MetricSources metricSources() {
         return metricSources;

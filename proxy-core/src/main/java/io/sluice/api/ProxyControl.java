@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * What the admin API reads of a running proxy and may change in it: its backends, sessions and draining state, drain
- * and undrain, and config reload. Implemented by {@code io.sluice.Sluice}; the admin server knows only this, so that
- * it can sit above the proxy without the proxy knowing of it.
+ * and undrain, and config reload. Implemented by {@code Sluice}; the admin server knows only this, so that it can sit
+ * above the proxy without the proxy knowing of it.
  */
 public interface ProxyControl {
 
