@@ -52,8 +52,8 @@ final class Startup {
         Backends backends = null;
         try {
             SessionKey defaultKey = new SessionKey(Capabilities.PROXY_SUPPORTED & serverInfo.capabilities()
-                    & ~Capabilities.CLIENT_MULTI_STATEMENTS, serverInfo.collationId(),
-                    Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), config.pooling().transactionPooling()));
+                    & ~Capabilities.CLIENT_MULTI_STATEMENTS, serverInfo.collationId(), Capabilities.mariaDbOffered(
+                            serverInfo.mariaDbCapabilities(), config.pooling().transactionPooling()));
             backends = new Backends(config, workerGroup, checkGroup, transport, defaultKey);
             for (DataSourceConfig dataSource : config.dataSources().values()) {
                 backends.add(dataSource, probe.reachable().contains(dataSource.name()));
