@@ -21,12 +21,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not Netty, on purpose (decision 060): HTTP handled by Netty's codec runs through the same Netty pipeline and
  * buffer methods as the relay, and the JIT, which keeps one type profile per method, then deoptimises the relay's
- * compiled code and recompiles it with call sites that see HTTP handlers too (seen with -XX:+PrintCompilation:
- * about 20 relay methods deoptimised at the first requests). The JDK server shares no code with the relay.
+ * compiled code and recompiles it with call sites that see HTTP handlers too. The JDK server shares no code with the
+ * relay.
+ *
+ * <p>Started by {@code ops.SluiceServer}, not by the proxy: it reaches the proxy through {@link ProxyControl} only.
  *
  * <p>Endpoints: {@code GET /metrics}, {@code GET /health}, {@code GET /api/backends},
  * {@code POST /api/backends/{name}/drain} and {@code /undrain}, {@code GET /api/sessions[?verbose]},
- * {@code POST /api/config/reload}. Every {@code POST} needs {@code Authorization: Bearer <admin.token>}. See
+ * {@code POST /api/config/reload}, and the traffic capture's {@code /api/traffic/capture[/start|/stop]}. Every
+ * {@code POST} needs {@code Authorization: Bearer <admin.token>}. See
  * docs/operations.md.
  */
 public final class AdminServer implements AutoCloseable {
@@ -80,6 +83,7 @@ public final class AdminServer implements AutoCloseable {
         return localAddress().getPort();
     }
 
+    /** The address the admin API listens on. */
     public InetSocketAddress localAddress() {
         return server.getAddress();
     }
