@@ -32,6 +32,7 @@ SLUICE_PORT=13307
 SLUICE_TX_PORT=13308  # target sluice_tx: a second Sluice with pooling TRANSACTION (issue #8)
 WORKER_THREADS=2
 SLUICE_DIST=""
+SLUICE_TX_DIST=""     # --sluice-tx-dist: the sluice_tx leg runs another build (an A/B of two builds)
 POOLING=session       # pooling.mode of the sluice leg (sluice_tx is always transaction)
 MAX_POOL_SIZE=""      # dataSources.ds_0.maxPoolSize; empty = 300, or the largest thread count if higher
 POOL_IDLE_MS=2000     # dataSources.ds_0.idleTimeoutMilliseconds: idle pooled connections close between runs
@@ -116,6 +117,11 @@ Targets and proxies
                          rounds as sluice (e.g. metrics on vs off)
   --sluice-tx-config-extra FILE
                          YAML appended to the sluice_tx leg's config.yaml only
+  --sluice-tx-dist PATH  the sluice_tx leg runs this distribution (tar.gz or unpacked folder)
+                         instead of --sluice-dist's: with --sluice-tx-pooling session, an A/B
+                         of two builds measured in the same rounds (e.g. before and after a
+                         change to the session core); compare with pool_runs.py --a sluice
+                         --b sluice_tx
   --sluice-tx-java-opts S
                          JAVA_OPTS of the sluice_tx leg only [as the sluice leg]: an A/B of JVM
                          or Netty settings (e.g. -Dio.netty.allocator.type=pooled)
@@ -209,6 +215,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --targets) TARGETS=$2; shift 2 ;;
     --sluice-dist) SLUICE_DIST=$2; shift 2 ;;
+    --sluice-tx-dist) SLUICE_TX_DIST=$2; shift 2 ;;
     --capture) CAPTURE=1; shift ;;
     --capture-admin) CAPTURE_ADMIN=$2; shift 2 ;;
     --capture-compress) CAPTURE_COMPRESS=$2; shift 2 ;;
@@ -305,9 +312,12 @@ has_sluice_tx() { has_target sluice_tx; }
 if [[ -n $SLUICE_TX_CONFIG_EXTRA && ! -f $SLUICE_TX_CONFIG_EXTRA ]]; then
   die "--sluice-tx-config-extra $SLUICE_TX_CONFIG_EXTRA: no such file"
 fi
-if has_sluice_tx && has_sluice && [[ $POOLING == "$SLUICE_TX_POOLING" && -z $SLUICE_TX_CONFIG_EXTRA ]] \
+if [[ -n $SLUICE_TX_DIST && ! -e $SLUICE_TX_DIST ]]; then
+  die "--sluice-tx-dist $SLUICE_TX_DIST does not exist"
+fi
+if has_sluice_tx && has_sluice && [[ $POOLING == "$SLUICE_TX_POOLING" && -z $SLUICE_TX_CONFIG_EXTRA && -z $SLUICE_TX_DIST ]] \
     && (( ! SLUICE_TX_JAVA_OPTS_SET )) && [[ -z $SLUICE_TX_SCHED || $SLUICE_TX_SCHED == "$SLUICE_SCHED" ]]; then
-  die "targets sluice and sluice_tx would run the same config (pooling $POOLING): change --pooling, --sluice-tx-pooling, --sluice-tx-config-extra, --sluice-tx-java-opts or --sluice-tx-sched"
+  die "targets sluice and sluice_tx would run the same config (pooling $POOLING): change --pooling, --sluice-tx-pooling, --sluice-tx-config-extra, --sluice-tx-dist, --sluice-tx-java-opts or --sluice-tx-sched"
 fi
 pooling_of() {  # pooling_of TARGET -> session|transaction for a Sluice leg, empty for direct/haproxy
   case "$1" in sluice|sluice_capture) echo "$POOLING" ;; sluice_tx) echo "$SLUICE_TX_POOLING" ;; *) echo "" ;; esac
@@ -801,24 +811,26 @@ start_sluice() {
   local leg=${1:-sluice} port=$SLUICE_PORT var=SLUICE opt=--sluice-port
   [[ $leg == sluice_tx ]] && { port=$SLUICE_TX_PORT var=SLUICE_TX opt=--sluice-tx-port; }
   find_sluice_dist
+  local dist=$SLUICE_DIST
+  [[ $leg == sluice_tx && -n $SLUICE_TX_DIST ]] && dist=$SLUICE_TX_DIST
   port_free "$port" || die "port $port is already in use (use $opt)"
   local unpack="$WORK/$leg" home
   mkdir -p "$unpack"
-  if [[ -d $SLUICE_DIST ]]; then
-    cp -a "$SLUICE_DIST/." "$unpack/"
+  if [[ -d $dist ]]; then
+    cp -a "$dist/." "$unpack/"
   else
-    tar -xzf "$SLUICE_DIST" -C "$unpack" || die "cannot unpack $SLUICE_DIST"
+    tar -xzf "$dist" -C "$unpack" || die "cannot unpack $dist"
   fi
   local start
   start=$(find "$unpack" -maxdepth 3 -path '*/bin/start.sh' | head -1)
-  [[ -n $start ]] || die "no bin/start.sh in $SLUICE_DIST"
+  [[ -n $start ]] || die "no bin/start.sh in $dist"
   home=$(cd "$(dirname "$start")/.." && pwd)
   printf -v "${var}_HOME" '%s' "$home"
   mkdir -p "$home/conf"
   write_sluice_config "$home/conf/config.yaml" "$leg"
   local java_opts=$SLUICE_JAVA_OPTS_EFFECTIVE
   [[ $leg == sluice_tx ]] && (( SLUICE_TX_JAVA_OPTS_SET )) && java_opts=$SLUICE_TX_JAVA_OPTS
-  log "starting Sluice ($leg: pooling $(pooling_of "$leg"), maxPoolSize $(pool_size_of "$leg")) from $SLUICE_DIST (workerThreads $WORKER_THREADS, port $port, JAVA_OPTS: ${java_opts:-start.sh defaults})"
+  log "starting Sluice ($leg: pooling $(pooling_of "$leg"), maxPoolSize $(pool_size_of "$leg")) from $dist (workerThreads $WORKER_THREADS, port $port, JAVA_OPTS: ${java_opts:-start.sh defaults})"
   # start.sh may daemonize or stay in the foreground: run it in the background either
   # way and find the JVM by its listening socket.
   (
@@ -1522,6 +1534,7 @@ cat >"$OUT/meta.json" <<EOF
   "idle_db": "$IDLE_DB",
   "db_threads_before_proxies": ${DB_THREADS_BASE:-null},
   "sluice_dist": $(json_str "${SLUICE_DIST:-}"),
+  "sluice_tx_dist": $(json_str "${SLUICE_TX_DIST:-}"),
   "machine": {
     "cpus": $(nproc),
     "cpu_model": $(json_str "$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"),

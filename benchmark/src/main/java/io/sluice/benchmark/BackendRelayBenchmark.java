@@ -11,6 +11,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.SessionKey;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
@@ -18,6 +19,7 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
+import io.sluice.testing.MySqlWire;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -41,7 +43,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * as its socket would deliver them. The server itself sends nothing during the measurement.
  *
  * <p>Differences from {@link ResultRelayBenchmark}: this includes the handler's mode switch and, like
- * FrontendSession, resumes reading the backend ({@code resumeReading}, an epoll interest change on a real socket)
+ * CommandRelayHandler, resumes reading the backend ({@code resumeReading}, an epoll interest change on a real socket)
  * whenever the drained client becomes writable again. Compare the two within one run.
  */
 @State(Scope.Thread)
@@ -69,7 +71,7 @@ public class BackendRelayBenchmark {
 
     private LoopPool pool;
     private EmbeddedChannel client;
-    private BackendConnection.Session session;
+    private BorrowingSession session;
     private BackendConnection connection;
     private ChannelPipeline backend;
     private ByteBuf response;
@@ -80,7 +82,7 @@ public class BackendRelayBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         response = PooledByteBufAllocator.DEFAULT.directBuffer();
-        Wire.textResultSet(response, ResultRelayBenchmark.COLUMNS, rows, ResultRelayBenchmark.VALUE, deprecateEof);
+        response.writeBytes(ResultRelayBenchmark.textResultSet(rows, deprecateEof));
         int size = ResultRelayBenchmark.READ_SIZE;
         int reads = (response.readableBytes() + size - 1) / size;
         readOffsets = new int[reads];
@@ -94,7 +96,7 @@ public class BackendRelayBenchmark {
                 new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                        // as FrontendSession: the client drained, so read the backend again
+                        // as CommandRelayHandler: the client drained, so read the backend again
                         if (ctx.channel().isWritable() && connection != null) {
                             connection.resumeReading();
                         }
@@ -106,7 +108,7 @@ public class BackendRelayBenchmark {
         session = LoopPool.session(client);
         int capabilities = deprecateEof ? Capabilities.PROXY_SUPPORTED
                 : Capabilities.PROXY_SUPPORTED & ~Capabilities.CLIENT_DEPRECATE_EOF;
-        pool = new LoopPool(url, user, password, new SessionKey(capabilities, Wire.UTF8MB4_GENERAL_CI), 1, session);
+        pool = new LoopPool(url, user, password, new SessionKey(capabilities, MySqlWire.UTF8MB4_GENERAL_CI), 1, session);
         connection = pool.takeIdle();
         connection.bind(session, null, null);
         backend = connection.channel().pipeline();

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
+import io.sluice.testing.MySqlWire;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -27,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * {@link PacketFrameDecoder} on a client's byte stream, as the client pipeline sees it: one operation is one socket
  * read (or, for the 1 MiB query, the 17 reads that carry it), each followed by channelReadComplete. The next handler
- * releases every frame at once, as FrontendSession does once it has forwarded it.
+ * releases every frame at once, as CommandRelayHandler does once it has forwarded it.
  *
  * <p>Reads are retained slices of a pooled direct buffer built in setup, so the score is the decoder's own cost
  * (header checks, slicing, cumulating frames that straddle reads) and not the kernel's copy into the read buffer.
@@ -72,7 +73,7 @@ public class FrameDecoderBenchmark {
         }
     }
 
-    /** Stands in for FrontendSession: takes each frame and releases it. */
+    /** Stands in for CommandRelayHandler: takes each frame and releases it. */
     static final class Sink extends ChannelInboundHandlerAdapter {
         long frames;
         long bytes;
@@ -128,7 +129,8 @@ public class FrameDecoderBenchmark {
     private void pointSelects(int count) {
         for (int i = 0; i < count; i++) {
             // ~60-byte payload, sysbench oltp_point_select with the column list spelled out
-            Wire.comQuery(stream, "SELECT id, k, c, pad FROM sbtest1 WHERE id = " + (4_999_000 + i) + " LIMIT 1");
+            stream.writeBytes(MySqlWire.frame(0,
+                    MySqlWire.comQuery("SELECT id, k, c, pad FROM sbtest1 WHERE id = " + (4_999_000 + i) + " LIMIT 1")));
         }
     }
 
@@ -138,7 +140,7 @@ public class FrameDecoderBenchmark {
             sql.append('x');
         }
         sql.append("')");
-        Wire.comQuery(stream, sql.toString());
+        stream.writeBytes(MySqlWire.frame(0, MySqlWire.comQuery(sql.toString())));
     }
 
     @TearDown(Level.Trial)

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ManualIoEventLoop;
 import io.netty.util.concurrent.Future;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.backend.SessionKey;
@@ -29,7 +30,7 @@ final class LoopPool implements AutoCloseable {
     final SessionKey key;
 
     /** Opens {@code connections} connections (also the pool's maximum) and leaves them idle. */
-    LoopPool(String url, String user, String password, SessionKey key, int connections, BackendConnection.Session
+    LoopPool(String url, String user, String password, SessionKey key, int connections, BorrowingSession
             session) {
         TransportKind transport = TransportKind.of(Transport.AUTO);
         this.loop = new ManualIoEventLoop(Thread.currentThread(), transport.ioHandlerFactory());
@@ -57,7 +58,7 @@ final class LoopPool implements AutoCloseable {
     }
 
     /** Lends each connection to {@code session} and releases it (a reset round trip), until all are idle. */
-    void giveBack(List<BackendConnection> connections, BackendConnection.Session session, int idleAfter) {
+    void giveBack(List<BackendConnection> connections, BorrowingSession session, int idleAfter) {
         checkOwner();
         for (BackendConnection connection : connections) {
             connection.bind(session, null, null);
@@ -103,8 +104,8 @@ final class LoopPool implements AutoCloseable {
     }
 
     /** A session that only owns a client channel: enough to lend a connection. */
-    static BackendConnection.Session session(Channel client) {
-        return new BackendConnection.Session() {
+    static BorrowingSession session(Channel client) {
+        return new BorrowingSession() {
             @Override
             public Channel clientChannel() {
                 return client;

@@ -2,8 +2,10 @@ package io.sluice.benchmark;
 
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.SessionKey;
 import io.sluice.protocol.Capabilities;
+import io.sluice.testing.MySqlWire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +56,7 @@ public class PoolBenchmark {
 
     private LoopPool pool;
     private EmbeddedChannel client;
-    private BackendConnection.Session session;
+    private BorrowingSession session;
     private final List<BackendConnection> lent = new ArrayList<>(IDLE);
 
     @Setup(Level.Trial)
@@ -62,7 +64,7 @@ public class PoolBenchmark {
         client = new EmbeddedChannel();
         session = LoopPool.session(client);
         pool = new LoopPool(url, user, password,
-                new SessionKey(Capabilities.PROXY_SUPPORTED, Wire.UTF8MB4_GENERAL_CI), IDLE, session);
+                new SessionKey(Capabilities.PROXY_SUPPORTED, MySqlWire.UTF8MB4_GENERAL_CI), IDLE, session);
     }
 
     /** Before each iteration (untimed): the connections {@code acquireIdle} took go back, through a reset. */

@@ -11,6 +11,11 @@ import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.testing.MySqlWire;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -54,6 +59,23 @@ public class ResultRelayBenchmark {
     /** Sluice's default connBufferSize: the client channel's high water mark. */
     static final int CONN_BUFFER_SIZE = 32 * 1024;
 
+    /**
+     * The response a server sends to sysbench's {@code SELECT} of {@code rows} rows: {@link #COLUMNS} VAR_STRING
+     * columns of sbtest.sbtest1, each row {@link #VALUE} in every column, as frames from sequence id 1.
+     */
+    static byte[] textResultSet(int rows, boolean deprecateEof) {
+        List<byte[]> columns = new ArrayList<>();
+        for (int c = 0; c < COLUMNS; c++) {
+            columns.add(MySqlWire.columnDefinition("sbtest", "sbtest1", "c" + c, MySqlWire.UTF8MB4_GENERAL_CI, 480,
+                    MySqlWire.MYSQL_TYPE_VAR_STRING));
+        }
+        String[] values = new String[COLUMNS];
+        Arrays.fill(values, VALUE);
+        byte[] row = MySqlWire.textRow(values);
+        return MySqlWire.frames(1, MySqlWire.resultSet(deprecateEof, columns, Collections.nCopies(rows, row),
+                MySqlWire.SERVER_STATUS_AUTOCOMMIT));
+    }
+
     @Param({"10", "100", "1000", "10000"})
     public int rows;
 
@@ -85,7 +107,7 @@ public class ResultRelayBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         response = PooledByteBufAllocator.DEFAULT.directBuffer();
-        Wire.textResultSet(response, COLUMNS, rows, VALUE, deprecateEof);
+        response.writeBytes(textResultSet(rows, deprecateEof));
         int reads = (response.readableBytes() + READ_SIZE - 1) / READ_SIZE;
         readOffsets = new int[reads];
         readLengths = new int[reads];

@@ -3,7 +3,7 @@ package io.sluice.bootstrap;
 import io.sluice.capture.CaptureException;
 import io.sluice.capture.CaptureFormatException;
 import io.sluice.capture.CaptureOptions;
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import io.sluice.replay.Replay;
 import io.sluice.replay.ReplayOptions;
 import io.sluice.replay.ReplayReport;

@@ -1,15 +1,17 @@
 package io.sluice.replay;
 
-import io.sluice.capture.CaptureFile;
+import io.sluice.capture.CaptureFormat;
 import io.sluice.capture.CaptureKey;
+import io.sluice.capture.CaptureReader;
 import io.sluice.capture.CaptureRecord;
 import io.sluice.capture.CaptureRecord.ChangeUser;
 import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
 import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import io.sluice.protocol.Command;
+import io.sluice.sql.SqlDigest;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +43,10 @@ public final class Replay {
     private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     /** Marks the end of a session's records. */
     private static final Object END = new Object();
+    /** First keywords of statements that change no data. Everything else counts as a write. */
+    private static final Set<String> READS = Set.of("select", "show", "describe", "desc", "explain", "use", "begin",
+            "start", "commit", "rollback", "savepoint", "release", "set", "do", "help", "handler", "lock", "unlock",
+            "xa", "values", "table", "with", "checksum");
 
     private final ReplayOptions options;
     private final ReplayReport report;
@@ -71,7 +78,7 @@ public final class Replay {
         long capturedCommands = 0;
         long lastEnd = 0;
         Thread reporter = progressReporter(progress);
-        try (CaptureFile.Reader reader = CaptureFile.Reader.open(options.input(), key)) {
+        try (CaptureReader reader = CaptureReader.open(options.input(), key)) {
             for (CaptureRecord record = reader.next(); record != null; record = reader.next()) {
                 if (originNanos < 0) {
                     originNanos = record.timeNanos();
@@ -107,7 +114,7 @@ public final class Replay {
     }
 
     private static Map<String, Object> manifest(Path dir) {
-        Path file = dir.resolve(CaptureFile.MANIFEST);
+        Path file = dir.resolve(CaptureFormat.MANIFEST);
         try {
             return Files.exists(file) ? Json.parseObject(Files.readString(file)) : Map.of();
         } catch (IOException | IllegalArgumentException e) {
@@ -185,6 +192,33 @@ public final class Replay {
             case Command.COM_FIELD_LIST -> ReplayConnection.EXPECT_FIELD_LIST;
             case Command.COM_STMT_CLOSE, Command.COM_STMT_SEND_LONG_DATA -> ReplayConnection.EXPECT_NONE;
             default -> ReplayConnection.EXPECT_SINGLE;
+        };
+    }
+
+    /**
+     * Whether a statement changes no data, judged by its digest's first keyword (and, for a few, by a later one):
+     * what {@code --read-only} replays.
+     */
+    static boolean isRead(String digest) {
+        int start = 0;
+        while (start < digest.length() && digest.charAt(start) == '(') {
+            start++;
+        }
+        int end = start;
+        while (end < digest.length() && Character.isLetter(digest.charAt(end))) {
+            end++;
+        }
+        String first = digest.substring(start, end);
+        if (!READS.contains(first)) {
+            return false;
+        }
+        return switch (first) {
+            case "select" -> !digest.contains(" into outfile") && !digest.contains(" into dumpfile");
+            case "set" -> !digest.startsWith("set global") && !digest.startsWith("set password")
+                    && !digest.startsWith("set persist");
+            case "with" -> !digest.contains("update ") && !digest.contains("delete ") && !digest.contains("insert ");
+            case "explain", "describe", "desc" -> !digest.contains(" analyze");
+            default -> true;
         };
     }
 
@@ -298,8 +332,9 @@ public final class Replay {
             Statement statement = null;
             if (cmd == Command.COM_QUERY || cmd == Command.COM_STMT_PREPARE) {
                 String sql = new String(payload, StandardCharsets.UTF_8);
-                digest = (cmd == Command.COM_STMT_PREPARE ? "prepare: " : "") + SqlDigest.of(sql);
-                read = SqlDigest.isRead(sql);
+                String text = SqlDigest.of(sql).text();
+                digest = (cmd == Command.COM_STMT_PREPARE ? "prepare: " : "") + text;
+                read = isRead(text);
                 if (cmd == Command.COM_QUERY && sql.regionMatches(true, 0, "LOAD DATA LOCAL", 0, 15)) {
                     part.skip("LOAD DATA LOCAL INFILE (file data is not captured)");
                     return;

@@ -1,5 +1,6 @@
 package io.sluice.replay;
 
+import io.sluice.auth.RsaKeyPair;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
@@ -17,12 +18,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
-import java.security.PublicKey;
-import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
-import java.util.Base64;
-import javax.crypto.Cipher;
 
 /**
  * A blocking MySQL client connection for replay: logs in, sends a captured command's payload as it was captured
@@ -194,17 +190,8 @@ final class ReplayConnection implements Closeable {
 
     private static byte[] rsaEncryptedPassword(String password, byte[] nonce, String pem) throws IOException {
         try {
-            String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-            PublicKey key = KeyFactory.getInstance("RSA")
-                    .generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(base64)));
-            byte[] plain = (password + "\0").getBytes(StandardCharsets.UTF_8);
-            for (int i = 0; i < plain.length; i++) {
-                plain[i] ^= nonce[i % nonce.length];
-            }
-            Cipher rsa = Cipher.getInstance("RSA/ECB/OAEPWithSHA-1AndMGF1Padding");
-            rsa.init(Cipher.ENCRYPT_MODE, key);
-            return rsa.doFinal(plain);
-        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            return RsaKeyPair.encryptPassword(password, nonce, pem);
+        } catch (GeneralSecurityException e) {
             throw new IOException("login: caching_sha2_password full authentication failed: " + e, e);
         }
     }

@@ -1,6 +1,6 @@
 package io.sluice.replay;
 
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -10,15 +10,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
 
 /**
  * What a replay found, compared with the capture: commands replayed and skipped, errors that appeared or vanished,
  * affected-row and row-count mismatches, latency captured against replayed, and the slowest statements by digest.
  * Sessions keep their own {@link Part} and merge it when they end, so replaying threads share only counters.
+ *
+ * <p>Latencies go into HdrHistograms in nanoseconds, {@value #LATENCY_DIGITS} significant digits (within 1%) from
+ * 1 µs, growing to whatever the slowest command took: 6 KB a histogram when that was 1 ms, 21 KB when it was 30 s,
+ * for percentiles of millions of commands without keeping them. They are not thread-safe, hence the parts.
  */
 public final class ReplayReport {
     private static final int EXAMPLES = 20;
     private static final int SLOWEST = 10;
+    /** Enough to tell 1.00 ms from 1.01 ms; three would cost several times the memory per digest. */
+    private static final int LATENCY_DIGITS = 2;
+    /** Below a microsecond nothing a network round trip measures is meaningful. */
+    private static final long LATENCY_RESOLUTION_NANOS = 1_000;
 
     final LongAdder replayed = new LongAdder();
     final LongAdder skipped = new LongAdder();
@@ -40,8 +49,8 @@ public final class ReplayReport {
     private long affectedMismatches;
     private long rowMismatches;
     private final List<Map<String, Object>> mismatchExamples = new ArrayList<>();
-    private final LatencyHistogram captured = new LatencyHistogram();
-    private final LatencyHistogram replayedLatency = new LatencyHistogram();
+    private final Histogram captured = latencyHistogram();
+    private final Histogram replayedLatency = latencyHistogram();
     private final Map<String, DigestStats> digests = new HashMap<>();
 
     ReplayReport(ReplayOptions options) {
@@ -62,9 +71,16 @@ public final class ReplayReport {
         }
     }
 
+    /** An empty latency histogram; it grows to the largest value recorded. */
+    private static Histogram latencyHistogram() {
+        Histogram histogram = new Histogram(LATENCY_RESOLUTION_NANOS, 2 * LATENCY_RESOLUTION_NANOS, LATENCY_DIGITS);
+        histogram.setAutoResize(true);
+        return histogram;
+    }
+
     static final class DigestStats {
-        final LatencyHistogram captured = new LatencyHistogram();
-        final LatencyHistogram replayed = new LatencyHistogram();
+        final Histogram captured = latencyHistogram();
+        final Histogram replayed = latencyHistogram();
     }
 
     /** One session's findings, kept by its thread and merged when the session ends. */
@@ -75,8 +91,8 @@ public final class ReplayReport {
         private long affectedMismatches;
         private long rowMismatches;
         private final List<Map<String, Object>> examples = new ArrayList<>();
-        private final LatencyHistogram captured = new LatencyHistogram();
-        private final LatencyHistogram replayedLatency = new LatencyHistogram();
+        private final Histogram captured = latencyHistogram();
+        private final Histogram replayedLatency = latencyHistogram();
         private final Map<String, DigestStats> digests = new HashMap<>();
         private boolean failedToConnect;
 
@@ -99,11 +115,14 @@ public final class ReplayReport {
                 long capturedRows, long capturedNanos, ReplayConnection.Result result, long replayNanos) {
             replayed.increment();
             if (timed) {
-                captured.add(capturedNanos);
-                replayedLatency.add(replayNanos);
+                // A clock step can make a duration negative; HdrHistogram takes none.
+                long capturedValue = Math.max(0, capturedNanos);
+                long replayedValue = Math.max(0, replayNanos);
+                captured.recordValue(capturedValue);
+                replayedLatency.recordValue(replayedValue);
                 DigestStats stats = digests.computeIfAbsent(digest, d -> new DigestStats());
-                stats.captured.add(capturedNanos);
-                stats.replayed.add(replayNanos);
+                stats.captured.recordValue(capturedValue);
+                stats.replayed.recordValue(replayedValue);
             }
             if (!compare) {
                 return;
@@ -163,12 +182,12 @@ public final class ReplayReport {
                 mismatchExamples.add(example);
             }
         }
-        captured.merge(part.captured);
-        replayedLatency.merge(part.replayedLatency);
+        captured.add(part.captured);
+        replayedLatency.add(part.replayedLatency);
         part.digests.forEach((digest, stats) -> {
             DigestStats into = digests.computeIfAbsent(digest, d -> new DigestStats());
-            into.captured.merge(stats.captured);
-            into.replayed.merge(stats.replayed);
+            into.captured.add(stats.captured);
+            into.replayed.add(stats.replayed);
         });
         if (part.failedToConnect) {
             sessionsFailed++;
@@ -267,26 +286,52 @@ public final class ReplayReport {
         mismatches.put("examples", new ArrayList<>(mismatchExamples));
         json.put("mismatches", mismatches);
         Map<String, Object> latency = new LinkedHashMap<>();
-        latency.put("captured", captured.toJson());
-        latency.put("replayed", replayedLatency.toJson());
+        latency.put("captured", latencyJson(captured));
+        latency.put("replayed", latencyJson(replayedLatency));
         json.put("latencyMillis", latency);
         List<Map<String, Object>> slowest = new ArrayList<>();
         digests.entrySet().stream()
                 .sorted(Comparator.comparingDouble((Map.Entry<String, DigestStats> e) ->
-                        e.getValue().replayed.averageMillis()).reversed())
+                        averageMillis(e.getValue().replayed)).reversed())
                 .limit(SLOWEST)
                 .forEach(e -> {
                     Map<String, Object> row = new LinkedHashMap<>();
                     row.put("digest", e.getKey());
-                    row.put("count", e.getValue().replayed.count());
-                    row.put("capturedAvgMillis", LatencyHistogram.round(e.getValue().captured.averageMillis()));
-                    row.put("capturedP95Millis", LatencyHistogram.round(e.getValue().captured.percentileMillis(0.95)));
-                    row.put("replayedAvgMillis", LatencyHistogram.round(e.getValue().replayed.averageMillis()));
-                    row.put("replayedP95Millis", LatencyHistogram.round(e.getValue().replayed.percentileMillis(0.95)));
+                    row.put("count", e.getValue().replayed.getTotalCount());
+                    row.put("capturedAvgMillis", round(averageMillis(e.getValue().captured)));
+                    row.put("capturedP95Millis", round(percentileMillis(e.getValue().captured, 95)));
+                    row.put("replayedAvgMillis", round(averageMillis(e.getValue().replayed)));
+                    row.put("replayedP95Millis", round(percentileMillis(e.getValue().replayed, 95)));
                     slowest.add(row);
                 });
         json.put("slowest", slowest);
         return json;
+    }
+
+    private static Map<String, Object> latencyJson(Histogram histogram) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("count", histogram.getTotalCount());
+        json.put("avg", round(averageMillis(histogram)));
+        json.put("p50", round(percentileMillis(histogram, 50)));
+        json.put("p95", round(percentileMillis(histogram, 95)));
+        json.put("p99", round(percentileMillis(histogram, 99)));
+        json.put("max", round(histogram.getMaxValue() / 1e6));
+        return json;
+    }
+
+    /** The mean over the histogram's buckets: within its precision of the exact one, and no sum to keep beside it. */
+    private static double averageMillis(Histogram histogram) {
+        return histogram.getMean() / 1e6;
+    }
+
+    /** The latency at or below which {@code percentile} % of the values lie (0 with none). */
+    private static double percentileMillis(Histogram histogram, double percentile) {
+        return histogram.getValueAtPercentile(percentile) / 1e6;
+    }
+
+    /** Milliseconds to the microsecond, as the report shows them. */
+    private static double round(double millis) {
+        return Math.round(millis * 1000) / 1000.0;
     }
 
     private static List<Map<String, Object>> tallies(Map<String, Tally> tallies) {
@@ -331,9 +376,9 @@ public final class ReplayReport {
         out.printf("  mismatches: %d affected-row, %d row-count%n", affectedMismatches, rowMismatches);
         out.printf("  latency ms   %10s %10s %10s%n", "p50", "p95", "p99");
         for (String which : List.of("captured", "replayed")) {
-            LatencyHistogram h = which.equals("captured") ? captured : replayedLatency;
-            out.printf("    %-10s %10.3f %10.3f %10.3f%n", which, h.percentileMillis(0.50), h.percentileMillis(0.95),
-                    h.percentileMillis(0.99));
+            Histogram h = which.equals("captured") ? captured : replayedLatency;
+            out.printf("    %-10s %10.3f %10.3f %10.3f%n", which, percentileMillis(h, 50), percentileMillis(h, 95),
+                    percentileMillis(h, 99));
         }
         List<Map<String, Object>> slowest = (List<Map<String, Object>>) json.get("slowest");
         if (!slowest.isEmpty()) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.capture.CaptureEndpoints;
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import io.sluice.capture.TrafficCapture;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

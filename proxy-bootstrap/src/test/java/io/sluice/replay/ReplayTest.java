@@ -3,12 +3,12 @@ package io.sluice.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.Sluice;
-import io.sluice.capture.CaptureFile;
 import io.sluice.capture.CaptureOptions;
+import io.sluice.capture.CaptureReader;
 import io.sluice.capture.CaptureRecord;
 import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
-import io.sluice.capture.Json;
+import io.sluice.json.Json;
 import io.sluice.protocol.Command;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
@@ -225,7 +225,7 @@ class ReplayTest {
 
     @Test
     void roundTripReproducesTheWorkloadWithoutNewErrorsOrMismatches() throws Exception {
-        List<CaptureRecord> captured = CaptureFile.readAll(readWrite, null);
+        List<CaptureRecord> captured = CaptureReader.readAll(readWrite, null);
         List<CommandRecord> commands = captured.stream().filter(CommandRecord.class::isInstance)
                 .map(CommandRecord.class::cast).toList();
         assertThat(commands).anyMatch(r -> r.command() == Command.COM_STMT_EXECUTE)

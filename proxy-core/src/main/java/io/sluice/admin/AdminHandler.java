@@ -12,6 +12,7 @@ import io.sluice.balancer.CheckResult;
 import io.sluice.capture.CaptureEndpoints;
 import io.sluice.capture.TrafficCapture;
 import io.sluice.config.ConfigException;
+import io.sluice.json.Json;
 import io.sluice.ops.metrics.SluiceMetrics;
 import java.io.IOException;
 import java.io.InputStream;
@@ -122,7 +123,7 @@ final class AdminHandler implements HttpHandler {
                 return notAllowed("GET");
             }
             boolean draining = proxy.isDraining();
-            String body = new Json().beginObject().member("status", draining ? "draining" : "serving")
+            String body = Json.writer().beginObject().member("status", draining ? "draining" : "serving")
                     .member("clientConnections", proxy.clientConnections()).endObject().toString();
             return Reply.json(draining ? SERVICE_UNAVAILABLE : OK, body);
         }
@@ -130,7 +131,7 @@ final class AdminHandler implements HttpHandler {
             if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
-            Json json = new Json().beginArray();
+            Json.Writer json = Json.writer().beginArray();
             for (BackendSnapshot backend : proxy.backends()) {
                 backend(json, backend);
             }
@@ -154,7 +155,7 @@ final class AdminHandler implements HttpHandler {
             log.info("admin API: {} backend {}", drain ? "drained" : "undrained", name);
             for (BackendSnapshot backend : proxy.backends()) {
                 if (backend.state().name().equals(name)) {
-                    return Reply.json(OK, backend(new Json(), backend).toString());
+                    return Reply.json(OK, backend(Json.writer(), backend).toString());
                 }
             }
             return Reply.json(OK, "{}");
@@ -202,7 +203,7 @@ final class AdminHandler implements HttpHandler {
         } catch (IllegalStateException e) {
             return Reply.json(CONFLICT, error(e.getMessage()));
         }
-        Json json = new Json().beginObject().name("changes").beginArray();
+        Json.Writer json = Json.writer().beginObject().name("changes").beginArray();
         result.changes().forEach(json::value);
         json.endArray().name("restartRequired").beginArray();
         result.restartRequired().forEach(json::value);
@@ -218,7 +219,7 @@ final class AdminHandler implements HttpHandler {
     }
 
     private String sessions(boolean verbose) {
-        Json json = new Json().beginObject().member("total", proxy.clientConnections());
+        Json.Writer json = Json.writer().beginObject().member("total", proxy.clientConnections());
         json.name("byBackend").beginObject();
         for (BackendSnapshot backend : proxy.backends()) {
             json.member(backend.state().name(), backend.state().activeSessions());
@@ -251,7 +252,7 @@ final class AdminHandler implements HttpHandler {
         return json.endObject().toString();
     }
 
-    private static Json backend(Json json, BackendSnapshot backend) {
+    private static Json.Writer backend(Json.Writer json, BackendSnapshot backend) {
         BackendState state = backend.state();
         json.beginObject().member("name", state.name()).member("address", state.address())
                 .member("status", state.status().name()).member("draining", state.draining())
@@ -300,7 +301,7 @@ final class AdminHandler implements HttpHandler {
     }
 
     private static String error(String message) {
-        return new Json().beginObject().member("error", message).endObject().toString();
+        return Json.writer().beginObject().member("error", message).endObject().toString();
     }
 
     /**

@@ -3,7 +3,11 @@ package io.sluice.auth;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
+import java.security.KeyFactory;
 import java.security.KeyPairGenerator;
+import java.security.PublicKey;
+import java.security.spec.InvalidKeySpecException;
+import java.security.spec.X509EncodedKeySpec;
 import java.util.Base64;
 import javax.crypto.BadPaddingException;
 import javax.crypto.Cipher;
@@ -12,6 +16,9 @@ import javax.crypto.Cipher;
  * The RSA key pair caching_sha2_password uses on plain-text connections: a client asks for the public key and
  * sends its password encrypted with it. Generated in memory on first use, as nothing outside this process needs
  * it (clients fetch it over the protocol), and kept for the life of the proxy.
+ *
+ * <p>The other side of the exchange, a client encrypting its password with a server's key, is
+ * {@link #encryptPassword}: Sluice runs it towards backends and in replay, and the two sides share the padding.
  */
 public final class RsaKeyPair {
     private static final int KEY_BITS = 2048;
@@ -60,6 +67,38 @@ public final class RsaKeyPair {
     /** The size of one encrypted block: what an encrypted password's length must be. */
     public int encryptedLength() {
         return KEY_BITS / 8;
+    }
+
+    /**
+     * What a client of caching_sha2_password sends in full authentication on a plain connection: the NUL-terminated
+     * password XORed with the nonce (repeated), encrypted with the server's public key with OAEP (SHA-1, MGF1), as
+     * MySQL 8.0.5+ and its clients do. MySQL reads it with the same padding; {@link #decrypt} also takes PKCS#1.
+     *
+     * @param password the password in clear
+     * @param nonce the 20-byte nonce of the greeting or auth switch
+     * @param publicKeyPem the server's key as it sends it: PEM, X.509 SubjectPublicKeyInfo
+     * @throws GeneralSecurityException when the PEM holds no RSA public key, or the password is too long for it
+     */
+    public static byte[] encryptPassword(String password, byte[] nonce, String publicKeyPem)
+            throws GeneralSecurityException {
+        byte[] secret = (password + "\0").getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < secret.length; i++) {
+            secret[i] ^= nonce[i % nonce.length];
+        }
+        Cipher cipher = Cipher.getInstance(OAEP);
+        cipher.init(Cipher.ENCRYPT_MODE, publicKey(publicKeyPem));
+        return cipher.doFinal(secret);
+    }
+
+    private static PublicKey publicKey(String pem) throws GeneralSecurityException {
+        byte[] der;
+        try {
+            // The MIME decoder skips the line breaks between the PEM's lines of 64 characters.
+            der = Base64.getMimeDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", ""));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidKeySpecException("the server's public key is not PEM: " + e.getMessage(), e);
+        }
+        return KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(der));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sluice.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.sluice.auth.RsaKeyPair;
 import io.sluice.config.SslMode;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.HandshakeResponse41;
@@ -11,12 +12,7 @@ import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.Scramble;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
-import java.security.PublicKey;
-import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
-import java.util.Base64;
-import javax.crypto.Cipher;
 
 /**
  * Sluice as a client logging in to a backend: greeting, HandshakeResponse41, then whatever the server's plugin asks
@@ -226,18 +222,9 @@ final class BackendAuthentication {
 
     private void onPublicKey(ByteBuf payload, ByteBufAllocator alloc) throws BackendException {
         String pem = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1, StandardCharsets.US_ASCII);
-        byte[] secret = (password + "\0").getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < secret.length; i++) {
-            secret[i] ^= nonce[i % nonce.length];
-        }
         try {
-            String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-            PublicKey publicKey = KeyFactory.getInstance("RSA")
-                    .generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(base64)));
-            Cipher cipher = Cipher.getInstance("RSA/ECB/OAEPWithSHA-1AndMGF1Padding");
-            cipher.init(Cipher.ENCRYPT_MODE, publicKey);
-            reply = raw(alloc, cipher.doFinal(secret));
-        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            reply = raw(alloc, RsaKeyPair.encryptPassword(password, nonce, pem));
+        } catch (GeneralSecurityException e) {
             throw new BackendException("could not encrypt the password with the server's RSA key", e);
         }
         state = State.AWAIT_RESULT;

@@ -40,45 +40,6 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     /** Sluice's own commands get small answers; a larger one means a broken stream. */
     private static final int MAX_OWN_PACKET = 16 * 1024 * 1024;
 
-    /** The frontend session a connection is lent to. */
-    public interface Session {
-        /** The client channel that relayed bytes are written to. */
-        Channel clientChannel();
-
-        /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
-        void onLocalInfileRequest();
-
-        /**
-         * One or more relayed responses ended in the read just written (not yet flushed) to the client channel.
-         * Called outside the tracker's scan, once per such read: the session may run Sluice's own commands, send
-         * what it held back, or let the connection go.
-         */
-        void onResponsesRelayed();
-
-        /**
-         * The connection closed or broke while lent.
-         *
-         * @param responseStarted whether bytes of an unfinished response have already reached the client
-         */
-        void onBackendLost(BackendConnection backend, boolean responseStarted);
-
-        /** The backend socket drained what the client sent: read the client again. */
-        void onBackendWritable();
-
-        /** The session as a slow-query log line names it (client, id, user). */
-        String describeForLog();
-    }
-
-    /** The pool a connection belongs to, told of its life. Called on the connection's event loop. */
-    public interface Owner {
-        void onOpened(BackendConnection connection);
-
-        void onClosed(BackendConnection connection);
-
-        /** A pooled connection gave up its {@code maxPoolSize} slot: it closed, or never connected. Once each. */
-        void slotReleased();
-    }
-
     private enum Mode {
         /** Connecting and logging in ({@link BackendLogin}), then the post-login session check. */
         LOGGING_IN,
@@ -93,7 +54,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
     private final BackendEndpoint endpoint;
     private final SessionKey key;
-    private final Owner owner;
+    private final ConnectionOwner owner;
     private final Promise<BackendConnection> ready;
     private final ConnectionState state;
     private final ResponseTracker tracker;
@@ -111,7 +72,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private boolean slotReleased;
 
     // Set while lent.
-    private Session session;
+    private BorrowingSession session;
     private CommandObserver observer;
     private LoopCounters counters;
     /** Transaction pooling: who follows the session state the server reports; {@code null} in session pooling. */
@@ -125,8 +86,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      *     not
      * @param state what its server session holds; its schema is the one to log in with
      */
-    public BackendConnection(BackendEndpoint endpoint, SessionKey key, Owner owner, Promise<BackendConnection> ready,
-            long loginTimeoutMillis, boolean pooled, ConnectionState state) {
+    public BackendConnection(BackendEndpoint endpoint, SessionKey key, ConnectionOwner owner,
+            Promise<BackendConnection> ready, long loginTimeoutMillis, boolean pooled, ConnectionState state) {
         this.endpoint = endpoint;
         this.key = key;
         this.owner = owner;
@@ -197,7 +158,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * @param commands where the commands' counts, times and slow ones are reported
      * @param follower who follows the session state the server reports (transaction pooling), or {@code null}
      */
-    public void bind(Session target, CommandObserver commands, ResponseTracker.StateListener follower) {
+    public void bind(BorrowingSession target, CommandObserver commands, ResponseTracker.StateListener follower) {
         if (mode != Mode.HELD) {
             throw new IllegalStateException("bind: " + mode + " (expected: HELD)");
         }
@@ -588,7 +549,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             ready.tryFailure(closed);
             inFlight.fail(closed);
             if (was == Mode.RELAY && session != null) {
-                Session lost = session;
+                BorrowingSession lost = session;
                 session = null;
                 lost.onBackendLost(this, responseStarted);
             }
@@ -611,7 +572,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
     @Override
     public String describeForLog() {
-        Session current = session;
+        BorrowingSession current = session;
         return (current == null ? "" : current.describeForLog() + " ") + "backend=" + dataSourceName() + " schema="
                 + state.schema();
     }

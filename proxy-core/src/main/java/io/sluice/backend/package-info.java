@@ -4,7 +4,7 @@
  * commands as classes ({@code ResetConnection}, {@code SessionCheck}, {@code InitDb}...).
  *
  * <p>Layer: above {@code relay} and {@code codec}, whose tracker and frame reader it drives, and the foundation
- * (config, tls, state, metrics counters). It never knows the client side: a session reaches it through
- * {@link io.sluice.backend.BackendConnection.Session}. {@code backend.pool} sits above it.
+ * (config, auth, tls, state, the metrics counters). It never knows the client side: a session reaches it through
+ * {@link io.sluice.backend.BorrowingSession}. {@code backend.pool} sits above it.
  */
 package io.sluice.backend;

@@ -1,5 +1,6 @@
 package io.sluice.capture;
 
+import io.sluice.json.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,5 +1,6 @@
 package io.sluice.capture;
 
+import io.sluice.json.Json;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;

@@ -4,7 +4,7 @@ import io.sluice.protocol.Command;
 
 /**
  * One entry of a capture file. Times are nanoseconds from the capture's monotonic base (time 0 is when the capture
- * started; {@link CaptureFile.Header#baseEpochMillis()} is that instant on the wall clock). Session ids are the
+ * started; {@link CaptureHeader#baseEpochMillis()} is that instant on the wall clock). Session ids are the
  * connection ids Sluice gave its clients in its greeting (not the backend's {@code CONNECTION_ID()}).
  */
 public sealed interface CaptureRecord {

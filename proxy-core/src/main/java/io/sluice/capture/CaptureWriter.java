@@ -1,5 +1,6 @@
 package io.sluice.capture;
 
+import io.sluice.json.Json;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -57,15 +58,14 @@ final class CaptureWriter implements Runnable {
     private final FileOpener opener;
     private final Path dir;
     private final long captureId = new SecureRandom().nextLong();
-    private final CaptureFile.BlockBuilder block =
-            new CaptureFile.BlockBuilder(BLOCK_TARGET + 2 * RecordBuffer.CHUNK_BYTES);
+    private final RecordEncoder block = new RecordEncoder(BLOCK_TARGET + 2 * RecordBuffer.CHUNK_BYTES);
     /** Reused for every block of the capture; closed when the writer stops. Null when not compressing. */
     private final BlockCompressor compressor;
 
     private FileChannel channel;
     private Path file;
-    private CaptureFile.Header header;
-    private byte[] headerBytes;
+    /** Seals the current file's blocks. */
+    private BlockCodec codec;
     private int sequence;
     private int blockIndex;
     private long fileSize;
@@ -99,7 +99,7 @@ final class CaptureWriter implements Runnable {
 
     /** The format version of this capture's files: 2 only when they use zstd, so older readers read the rest. */
     private int fileVersion() {
-        return compressor != null && compressor.flag() == CaptureFile.FLAG_ZSTD ? CaptureFile.VERSION : 1;
+        return compressor != null && compressor.flag() == CaptureFormat.FLAG_ZSTD ? CaptureFormat.VERSION : 1;
     }
 
     /** Opens the first file and writes the manifest; called on the starting thread so failures reach the caller. */
@@ -139,7 +139,7 @@ final class CaptureWriter implements Runnable {
         try {
             writeManifest("stopped");
         } catch (IOException e) {
-            log.warn("Traffic capture to {}: cannot write {}: {}", dir, CaptureFile.MANIFEST, e.toString());
+            log.warn("Traffic capture to {}: cannot write {}: {}", dir, CaptureFormat.MANIFEST, e.toString());
         }
         String summary = "Traffic capture to {} stopped: {} ({} records in {} files, {} bytes, {} dropped)";
         CaptureStatus status = run.status();
@@ -221,8 +221,7 @@ final class CaptureWriter implements Runnable {
             return;
         }
         checkStorage();
-        byte[] framed = CaptureFile.seal(header, headerBytes, blockIndex, block.bytes(), block.size(), run.key(),
-                compressor);
+        byte[] framed = codec.seal(blockIndex, block.bytes(), block.size());
         if (totalBytes + framed.length > run.options().maxSize()) {
             throw new Stop("maxSize " + run.options().maxSize() + " bytes reached", false);
         }
@@ -268,11 +267,12 @@ final class CaptureWriter implements Runnable {
 
     private void openNextFile() throws IOException {
         sequence++;
-        file = dir.resolve(CaptureFile.fileName(sequence));
-        int flags = (compressor != null ? compressor.flag() : 0) | (run.key() != null ? CaptureFile.FLAG_AES_GCM : 0);
-        header = new CaptureFile.Header(fileVersion(), flags, sequence, captureId, run.baseEpochMillis(),
+        file = dir.resolve(CaptureFormat.fileName(sequence));
+        int flags = (compressor != null ? compressor.flag() : 0) | (run.key() != null ? CaptureFormat.FLAG_AES_GCM : 0);
+        CaptureHeader header = new CaptureHeader(fileVersion(), flags, sequence, captureId, run.baseEpochMillis(),
                 run.key() != null ? run.key().check() : new byte[CaptureKey.CHECK_LENGTH]);
-        headerBytes = header.toBytes();
+        byte[] headerBytes = header.toBytes();
+        codec = new BlockCodec(header, headerBytes, run.key(), compressor);
         channel = opener.open(file);
         ByteBuffer buffer = ByteBuffer.wrap(headerBytes);
         long position = 0;
@@ -340,9 +340,9 @@ final class CaptureWriter implements Runnable {
         fields.remove("pending");
         json.putAll(fields);
         json.put("fileSize", run.options().fileSize());
-        Path tmp = dir.resolve(CaptureFile.MANIFEST + ".tmp");
+        Path tmp = dir.resolve(CaptureFormat.MANIFEST + ".tmp");
         Files.writeString(tmp, Json.writePretty(json));
-        Files.move(tmp, dir.resolve(CaptureFile.MANIFEST), StandardCopyOption.REPLACE_EXISTING,
+        Files.move(tmp, dir.resolve(CaptureFormat.MANIFEST), StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);
     }
 

@@ -25,7 +25,7 @@ final class RecordBuffer {
 
     private final CaptureRun run;
     /** Guarded by {@code this}: the owning thread adds, the writer's sweep flushes. */
-    private final CaptureFile.BlockBuilder encoded = new CaptureFile.BlockBuilder(CHUNK_CAPACITY);
+    private final RecordEncoder encoded = new RecordEncoder(CHUNK_CAPACITY);
 
     RecordBuffer(CaptureRun run) {
         this.run = run;

@@ -86,7 +86,7 @@ public final class TrafficCapture {
             throw new CaptureException(CaptureException.Kind.STORAGE, "output: " + dir + ": not writable");
         }
         try {
-            if (!CaptureFile.files(dir).isEmpty() || Files.exists(dir.resolve(CaptureFile.MANIFEST))) {
+            if (!CaptureFormat.files(dir).isEmpty() || Files.exists(dir.resolve(CaptureFormat.MANIFEST))) {
                 throw new CaptureException(CaptureException.Kind.CONFLICT, "output: " + dir
                         + ": already holds a capture (expected: an empty or new directory)");
             }

@@ -3,7 +3,7 @@ package io.sluice.config;
 import java.util.Objects;
 
 /**
- * What operators need besides the data path (issue #5): the admin port, metrics, graceful shutdown, the slow-query
+ * What operators need besides the data path: the admin port, metrics, graceful shutdown, the slow-query
  * log and config reload. One record so that {@link ProxyConfig} grows by one component, not five.
  *
  * @param admin the admin HTTP port

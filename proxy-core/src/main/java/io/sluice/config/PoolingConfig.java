@@ -3,7 +3,7 @@ package io.sluice.config;
 import java.util.Objects;
 
 /**
- * The {@code pooling} section of config.yaml: whether sessions share backend connections (issue #8).
+ * The {@code pooling} section of config.yaml: whether sessions share backend connections.
  *
  * @param mode {@link PoolingMode#SESSION} (the default) or {@link PoolingMode#TRANSACTION}
  * @param preparedStatementCacheSize in TRANSACTION mode, how many prepared statements each backend connection keeps;

@@ -22,8 +22,8 @@ import java.util.Objects;
  * @param users the accounts clients authenticate with
  * @param loadBalancer how new sessions are spread over the data sources
  * @param healthCheck how the data sources are checked
- * @param operations the admin port, metrics, graceful shutdown, slow-query log and reload (issue #5)
- * @param pooling whether sessions hold a backend connection for their lifetime or per transaction (issue #8)
+ * @param operations the admin port, metrics, graceful shutdown, slow-query log and reload
+ * @param pooling whether sessions hold a backend connection for their lifetime or per transaction
  */
 public record ProxyConfig(
         String databaseName,

@@ -2,7 +2,6 @@ package io.sluice.config;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * TLS towards clients ({@code server.tls}). Clients ask for it with MySQL's SSLRequest; a session that does not is
@@ -108,10 +107,5 @@ public record TlsConfig(
     public TlsConfig withRequireSecureTransport(boolean require) {
         return new TlsConfig(enabled, certFile, keyFile, caFile, verifyClient, require, provider, protocols,
                 generatedDirectory);
-    }
-
-    /** Reads an enum constant in any case, for config.yaml. */
-    static <E extends Enum<E>> E parseEnum(Class<E> type, String value) {
-        return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.frontend;
 
 import io.netty.util.concurrent.Future;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.EventLoopPool;
@@ -14,6 +15,7 @@ import io.sluice.protocol.ServerErrors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,21 +34,9 @@ final class BackendLease {
      */
     private static final int MAX_BROKEN_ON_SYNC = 3;
 
-    /** What an acquire ends in. */
-    interface Listener {
-        /** The connection is the session's, bound to it. */
-        void onBound(BackendConnection connection);
-
-        /** No connection could be had; {@link #triedBackends()} says where it was tried. */
-        void onAcquireFailed(Throwable cause);
-
-        /** No connection is free at once: the session waits (and stops reading its client meanwhile). */
-        void onWaiting();
-    }
-
     private final FrontendContext context;
     private final ClientSession session;
-    private BackendConnection.Session relay;
+    private BorrowingSession relay;
     private CommandPolicy policy = CommandPolicy.SESSION;
     /** The backend the balancer assigned this session to, and its name and pool on this event loop. */
     private Backend assigned;
@@ -56,6 +46,10 @@ final class BackendLease {
     /** Whether a connection was ever bound: from then on the session has server state and cannot move. */
     private boolean everBound;
     private boolean acquiring;
+    /** What the acquire under way ends in (one at a time): exactly one of the first two, once. */
+    private Consumer<BackendConnection> onBound;
+    private Consumer<Throwable> onFailed;
+    private Runnable onWaiting;
     private boolean ended;
     /** Backends this session could not connect to, left out when it fails over; null until it first fails. */
     private List<String> failedBackends;
@@ -69,7 +63,7 @@ final class BackendLease {
     }
 
     /** The command stage that connections are bound to, and its policy. */
-    void attach(BackendConnection.Session target, CommandPolicy commandPolicy) {
+    void attach(BorrowingSession target, CommandPolicy commandPolicy) {
         this.relay = target;
         this.policy = commandPolicy;
     }
@@ -147,7 +141,15 @@ final class BackendLease {
      * Takes a connection for the session: moves first, if the session holds no server state and its backend has left
      * rotation; fails over to another backend while a connect fails and {@code connectionTimeoutMilliseconds} lasts.
      */
-    void acquire(Listener listener) {
+    /**
+     * @param onBound told once the connection is the session's, bound to it
+     * @param onFailed told when no connection could be had ({@link #triedBackends()} says where it was tried)
+     * @param onWaiting told when no connection is free at once: the session waits (and stops reading meanwhile)
+     */
+    void acquire(Consumer<BackendConnection> onBound, Consumer<Throwable> onFailed, Runnable onWaiting) {
+        this.onBound = onBound;
+        this.onFailed = onFailed;
+        this.onWaiting = onWaiting;
         if ((!everBound || policy.followsSession()) && !assigned.acceptsSessions()) {
             reassign(null); // assigned at login (or, transaction pooling, between transactions), and it left rotation
         }
@@ -155,14 +157,14 @@ final class BackendLease {
         brokenOnSync = 0;
         failoverDeadlineNanos = System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(backendPool().dataSource().connectionTimeoutMilliseconds());
-        tryAcquire(listener);
+        tryAcquire();
     }
 
-    private void tryAcquire(Listener listener) {
+    private void tryAcquire() {
         if (policy.followsSession()) {
             BackendConnection idle = pool.pollIdle(session.key(), session.schema(), policy.variables());
             if (idle != null) {
-                bind(idle, listener); // the usual case, once per transaction: nothing to wait for, nothing to sync
+                bind(idle); // the usual case, once per transaction: nothing to wait for, nothing to sync
                 return;
             }
         }
@@ -172,15 +174,15 @@ final class BackendLease {
         if (!acquired.isDone()) {
             // Reading stops only while a connection is really awaited: an idle one (the usual case in transaction
             // pooling, once per transaction) is bound at once, without two epoll_ctl calls to stop and resume.
-            listener.onWaiting();
+            onWaiting.run();
         }
         acquired.addListener(f -> {
             acquiring = false;
             if (!f.isSuccess()) {
                 if (!ended && failOver(f.cause())) {
-                    tryAcquire(listener);
+                    tryAcquire();
                 } else if (!ended) {
-                    listener.onAcquireFailed(f.cause());
+                    failed(f.cause());
                 }
                 return;
             }
@@ -200,21 +202,30 @@ final class BackendLease {
                     // now: take another one.
                     log.debug("client {}: {}; taking another connection", session.channel().remoteAddress(),
                             error.getMessage());
-                    tryAcquire(listener);
+                    tryAcquire();
                 } else if (error != null) {
-                    listener.onAcquireFailed(error);
+                    failed(error);
                 } else {
-                    bind(taken, listener);
+                    bind(taken);
                 }
             });
         });
     }
 
-    private void bind(BackendConnection taken, Listener listener) {
+    /** An acquire failed; a schema the server no longer has is checked at the next login again. */
+    private void failed(Throwable cause) {
+        if (cause instanceof BackendException be && be.serverError() != null
+                && be.serverError().code() == ServerErrors.ER_BAD_DB_ERROR) {
+            backendPool().schemaMissing(session.schema());
+        }
+        onFailed.accept(cause);
+    }
+
+    private void bind(BackendConnection taken) {
         connection = taken;
         everBound = true;
         taken.bind(relay, session.commands(), policy.stateFollower());
-        listener.onBound(taken);
+        onBound.accept(taken);
     }
 
     /**

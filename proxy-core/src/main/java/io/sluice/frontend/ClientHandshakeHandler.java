@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.SessionKey;
+import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.HandshakeResponse41;
@@ -17,6 +18,7 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.Scramble;
 import io.sluice.protocol.ServerStatus;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +39,8 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         THROTTLED,
         /** The login's authentication exchange goes on (auth switch, full authentication, RSA key). */
         AUTHENTICATING,
+        /** Logged in, waiting for a backend connection with the requested schema before saying OK. */
+        AWAIT_BACKEND,
         /** Handed over to the command relay, or refused. */
         DONE
     }
@@ -48,6 +52,11 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private ClientSession session;
     private ClientLogin login;
     private ScheduledFuture<?> handshakeTimer;
+    /** The command stage, made at login; installed once the OK goes out. */
+    private CommandRelayHandler relay;
+    private BackendLease lease;
+    /** Frames a pipelining client sent before the OK, for the command stage to take in order. */
+    private ArrayDeque<ByteBuf> sentBeforeOk;
 
     ClientHandshakeHandler(FrontendContext context, ClientSecurity security) {
         this.context = context;
@@ -117,6 +126,13 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
+        if (phase == Phase.AWAIT_BACKEND) {
+            if (sentBeforeOk == null) {
+                sentBeforeOk = new ArrayDeque<>(4);
+            }
+            sentBeforeOk.add(frame); // a pipelining client: its commands wait for the OK
+            return;
+        }
         try {
             if (session != null && session.commands().counters() != null) {
                 session.commands().counters().bytesIn(frame.readableBytes());
@@ -228,13 +244,37 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         // login found it (transaction pooling: the first statement then takes a connection, and a schema dropped in
         // between is reported on that statement instead).
         String schema = session.schema();
-        boolean checkSchema = schema != null
-                && !(CommandRelayHandler.followsState(context, session) && lease.backendPool().knowsSchema(schema));
+        boolean followsState = CommandPolicy.followsState(context.pooling().transactionPooling(), session.key());
+        boolean checkSchema = schema != null && !(followsState && lease.backendPool().knowsSchema(schema));
+        relay = new CommandRelayHandler(context, security, session, lease);
+        this.lease = lease;
+        if (!checkSchema) {
+            enterCommandPhase(okSequenceId);
+            return;
+        }
+        phase = Phase.AWAIT_BACKEND;
+        lease.acquire(connection -> {
+            if (phase == Phase.AWAIT_BACKEND) {
+                if (followsState) {
+                    lease.backendPool().schemaSeen(schema);
+                }
+                enterCommandPhase(okSequenceId);
+            }
+        }, cause -> {
+            log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
+            failAndClose(ClientErrors.acquireFailed(channel.alloc(), okSequenceId, cause, lease.dataSource(),
+                    lease.backendPool().address(), lease.triedBackends()));
+        }, () -> channel.config().setAutoRead(false)); // the relay reads again once it starts
+    }
+
+    /** The login is complete: the command stage takes this stage's place, and says OK. */
+    private void enterCommandPhase(int okSequenceId) {
         phase = Phase.DONE;
-        CommandRelayHandler relay = new CommandRelayHandler(context, security, session, lease);
         session.relay(relay);
         channel.pipeline().replace(this, "commands", relay);
-        relay.start(okSequenceId, checkSchema);
+        ArrayDeque<ByteBuf> pipelined = sentBeforeOk;
+        sentBeforeOk = null;
+        relay.start(okSequenceId, pipelined);
     }
 
     @Override
@@ -244,6 +284,13 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (login != null) {
             login.discard();
             login = null;
+        }
+        if (sentBeforeOk != null) {
+            sentBeforeOk.forEach(ByteBuf::release);
+            sentBeforeOk = null;
+        }
+        if (lease != null) {
+            lease.end(); // left while its schema was being checked
         }
         if (session != null) { // admitted
             session.releaseAccount();

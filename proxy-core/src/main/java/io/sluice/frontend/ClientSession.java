@@ -4,8 +4,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
 import io.sluice.api.SessionSnapshot;
+import io.sluice.backend.BackendConnection;
 import io.sluice.backend.SessionKey;
 import io.sluice.metrics.CommandObserver;
+import io.sluice.pooling.PinReason;
 import io.sluice.protocol.HandshakeResponse41;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -177,10 +179,25 @@ public final class ClientSession {
     /** This session as {@code /api/sessions?verbose} shows it. Call on the session's event loop. */
     public SessionSnapshot snapshot() {
         CommandRelayHandler handler = relay;
-        String state = handler == null ? (channel.isActive() ? "login" : "closing") : handler.state();
-        String backend = handler == null ? null : handler.dataSource();
-        String pin = handler == null ? null : handler.pinnedBy();
+        String state = handler == null ? (channel.isActive() ? "login" : "closing") : state(handler);
+        String backend = handler == null ? null : handler.lease().dataSource();
+        PinReason pin = handler == null ? null : handler.policy().pinnedBy();
         return new SessionSnapshot(connectionId, user, String.valueOf(channel.remoteAddress()), backend, schema,
-                state, connectedAtMillis, pin);
+                state, connectedAtMillis, pin == null ? null : pin.label());
+    }
+
+    /** {@code closing}, {@code login}, {@code in_transaction}, {@code running} or {@code idle}. */
+    private static String state(CommandRelayHandler handler) {
+        BackendConnection connection = handler.lease().connection();
+        if (handler.isClosed()) {
+            return "closing";
+        } else if (!handler.isCommandPhase()) {
+            return "login";
+        } else if (connection != null && connection.tracker().inTransaction()) {
+            return "in_transaction";
+        } else if (handler.lease().isAcquiring() || (connection != null && !connection.isBetweenCommands())) {
+            return "running";
+        }
+        return "idle";
     }
 }

@@ -9,24 +9,19 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.backend.BackendConnection;
-import io.sluice.backend.BackendException;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
-import io.sluice.pooling.PinReason;
-import io.sluice.pooling.PinnedSession;
-import io.sluice.pooling.SessionPort;
-import io.sluice.pooling.TransactionPooling;
-import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.PacketTooLargeException;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.Packets.BackendError;
-import io.sluice.protocol.ServerErrors;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,14 +36,13 @@ import org.slf4j.LoggerFactory;
  * from {@link io.sluice.codec.PacketFrameDecoder}; each is forwarded (the backend channel releases it once written),
  * held until a connection is ready, or released here.
  */
-final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BackendConnection.Session,
-        SessionPort {
+final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession {
 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
 
     private enum State {
-        /** Logged in, waiting for a backend connection with the requested schema before saying OK. */
-        AWAIT_BACKEND,
+        /** Installed by the login, whose OK has not gone out yet. */
+        STARTING,
         /** Commands flow. */
         COMMAND,
         /** A COM_CHANGE_USER's authentication exchange goes on. */
@@ -59,19 +53,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Reasons to stop reading the client; reading resumes when none is left. */
     private static final int SUSPEND_ACQUIRING = 1;
     private static final int SUSPEND_BACKEND_FULL = 2;
-
-    /**
-     * A frame waiting for a connection: a command with its response kind, or (kind {@code null}) bytes that continue
-     * one (the rest of a 16 MiB+ command, LOCAL INFILE data).
-     */
-    private record Held(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
-        void drop() {
-            frame.release();
-            if (captured != null) {
-                captured.onAbandoned();
-            }
-        }
-    }
 
     private final FrontendContext context;
     private final ClientSecurity security;
@@ -84,11 +65,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final CaptureHook capture;
     private final LoopCounters counters;
 
-    private State state = State.AWAIT_BACKEND;
-    /** Frames waiting for a connection, or for Sluice's own command on it, in order; {@code null} until needed. */
-    private ArrayDeque<Held> held;
-    /** Frames that arrived before the login's OK went out, to be taken as commands once it did. */
-    private ArrayDeque<ByteBuf> beforeOk;
+    private State state = State.STARTING;
+    /** Frames waiting for a connection, or for Sluice's own command on it, in order. */
+    private final HeldCommands held = new HeldCommands();
     private boolean continuation;
     private boolean infileUpload;
     private int lastSequenceId;
@@ -110,62 +89,39 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
-        this.policy = policyFor(context, session, this);
+        this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
+                new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
         lease.attach(this, policy);
     }
 
     /**
-     * Session pooling, or transaction pooling for a client whose session state the server can report
-     * (CLIENT_SESSION_TRACK); a client without it keeps its connection, pinned.
+     * Starts the command phase: the login is done (and its backend check, if any, with the connection bound), so the
+     * OK goes out, then the commands a pipelining client sent before it (taken), in order.
      */
-    private static CommandPolicy policyFor(FrontendContext context, ClientSession session, SessionPort port) {
-        if (!context.pooling().transactionPooling()) {
-            return CommandPolicy.SESSION;
-        }
-        if (!followsState(context, session)) {
-            return new PinnedSession(port);
-        }
-        return new TransactionPooling(port, session.key().deprecateEof());
-    }
-
-    /** Whether the session gives its connection back between transactions (and so follows its state). */
-    static boolean followsState(FrontendContext context, ClientSession session) {
-        return context.pooling().transactionPooling()
-                && Capabilities.has(session.key().capabilities(), Capabilities.CLIENT_SESSION_TRACK);
-    }
-
-    /**
-     * Starts the command phase after the login: at once, or once a backend connection with the requested schema is
-     * bound, when the server must check the schema first (so that 1049 comes at login).
-     */
-    void start(int okSequenceId, boolean checkSchemaFirst) {
-        if (!checkSchemaFirst) {
-            enterCommandPhase(okSequenceId);
-            return;
-        }
-        acquire(okSequenceId, () -> {
-            if (followsSession) {
-                lease.backendPool().schemaSeen(session.schema());
-            }
-            enterCommandPhase(okSequenceId);
-        }, true);
-    }
-
-    private void enterCommandPhase(int okSequenceId) {
+    void start(int okSequenceId, ArrayDeque<ByteBuf> sentBeforeOk) {
         state = State.COMMAND;
-        capture.loggedIn(beforeOk == null, lease.connection());
+        BackendConnection connection = lease.connection();
+        capture.loggedIn(sentBeforeOk == null, connection);
+        if (connection != null) {
+            capture.bound(connection);
+        }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
         log.debug("client {} logged in as '{}' (schema {})", channel.remoteAddress(), session.user(),
                 session.schema());
-        if (beforeOk != null) { // a pipelining client: its commands come now, in order
-            for (ByteBuf frame; state == State.COMMAND && (frame = beforeOk.poll()) != null; ) {
-                onCommandFrame(frame);
+        if (sentBeforeOk != null) {
+            for (ByteBuf frame; (frame = sentBeforeOk.poll()) != null; ) {
+                if (state == State.COMMAND) {
+                    onCommandFrame(frame);
+                } else {
+                    frame.release();
+                }
             }
             flushForwarded();
         }
         sendHeld();
+        resumeReading(SUSPEND_ACQUIRING);
     }
 
     // ---- client to backend ----------------------------------------------------------------------------------
@@ -179,12 +135,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         switch (state) {
             case COMMAND:
                 onCommandFrame(frame);
-                break;
-            case AWAIT_BACKEND:
-                if (beforeOk == null) {
-                    beforeOk = new ArrayDeque<>(4);
-                }
-                beforeOk.add(frame);
                 break;
             case CHANGING_USER:
                 try {
@@ -260,10 +210,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Sends a frame on the connection, or holds it until there is one (and starts taking one). */
     private void forward(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
         BackendConnection connection = lease.connection();
-        if (connection == null || connection.runsOwnCommand() || (held != null && !held.isEmpty())) {
+        if (connection == null || connection.runsOwnCommand() || !held.isEmpty()) {
             hold(frame, kind, command, captured);
             if (connection == null && !lease.isAcquiring()) {
-                acquire(-1, null, false);
+                acquire(-1, null);
             }
             return;
         }
@@ -304,10 +254,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     }
 
     private void hold(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
-        if (held == null) {
-            held = new ArrayDeque<>(4);
-        }
-        held.add(new Held(frame, kind, command, captured));
+        held.add(frame, kind, command, captured);
     }
 
     @Override
@@ -329,13 +276,13 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      * pooling, gives the connection back if nothing holds it (a login that only checked the schema, a prepare in
      * autocommit).
      */
-    private void sendHeld() {
+    void sendHeld() {
         if (state != State.COMMAND) {
             return;
         }
         BackendConnection connection = lease.connection();
-        while (held != null && !held.isEmpty() && connection != null && !connection.runsOwnCommand()) {
-            Held next = held.peek();
+        while (!held.isEmpty() && connection != null && !connection.runsOwnCommand()) {
+            HeldCommands.Held next = held.peek();
             if (!send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
                 break;
             }
@@ -353,69 +300,50 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /**
      * Takes a backend connection for this session.
      *
-     * @param replySequenceId where an error goes when no command is held (login), else -1
+     * @param replySequenceId where an error goes when no command is held (COM_CHANGE_USER's OK), else -1
      * @param onReady run once the connection is bound, or {@code null}
-     * @param closeOnFailure whether a failure ends the session (at login) or only fails the held commands
      */
-    private void acquire(int replySequenceId, Runnable onReady, boolean closeOnFailure) {
-        lease.acquire(new BackendLease.Listener() {
-            @Override
-            public void onBound(BackendConnection connection) {
-                if (state == State.CLOSED) {
-                    return;
-                }
-                capture.bound(connection);
-                if (onReady != null) {
-                    onReady.run();
-                }
-                sendHeld();
-                resumeReading(SUSPEND_ACQUIRING);
+    private void acquire(int replySequenceId, Runnable onReady) {
+        if (onReady == null) {
+            lease.acquire(onBound, onAcquireFailed, onWaiting); // a command's acquire: nothing to allocate
+            return;
+        }
+        lease.acquire(connection -> {
+            if (state != State.CLOSED) {
+                onReady.run();
             }
-
-            @Override
-            public void onAcquireFailed(Throwable cause) {
-                acquireFailed(cause, replySequenceId, closeOnFailure);
-            }
-
-            @Override
-            public void onWaiting() {
-                suspendReading(SUSPEND_ACQUIRING);
-            }
-        });
+            bound(connection);
+        }, cause -> acquireFailed(cause, replySequenceId), onWaiting);
     }
 
-    private void acquireFailed(Throwable cause, int replySequenceId, boolean closeOnFailure) {
-        log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
-        int sequenceId = replySequenceId;
-        if (held != null && !held.isEmpty()) {
-            Held first = held.peek();
-            sequenceId = Packets.sequenceId(first.frame(), first.frame().readerIndex()) + 1;
-            dropHeld();
-        }
-        if (sequenceId < 0) {
-            sequenceId = lastSequenceId + 1;
-        }
-        if (cause instanceof BackendException be && be.serverError() != null
-                && be.serverError().code() == ServerErrors.ER_BAD_DB_ERROR) {
-            lease.backendPool().schemaMissing(session.schema());
-        }
-        ByteBuf err = ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
-                lease.backendPool().address(), lease.triedBackends());
-        if (closeOnFailure) {
-            failAndClose(err);
-        } else {
-            channel.writeAndFlush(err, channel.voidPromise());
-            continuation = false;
+    // A command's acquire (the one per transaction in transaction pooling) reuses these.
+    private final Consumer<BackendConnection> onBound = this::bound;
+    private final Consumer<Throwable> onAcquireFailed = cause -> acquireFailed(cause, -1);
+    private final Runnable onWaiting = () -> suspendReading(SUSPEND_ACQUIRING);
+
+    private void bound(BackendConnection connection) {
+        if (state != State.CLOSED) {
+            capture.bound(connection);
+            sendHeld();
             resumeReading(SUSPEND_ACQUIRING);
         }
     }
 
-    private void dropHeld() {
-        if (held != null) {
-            for (Held next; (next = held.poll()) != null; ) {
-                next.drop();
-            }
+    /** No connection: the held commands, or the request waiting for OK, get the error; the session goes on. */
+    private void acquireFailed(Throwable cause, int replySequenceId) {
+        log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
+        int sequenceId = replySequenceId;
+        if (!held.isEmpty()) {
+            sequenceId = held.peek().replySequenceId();
+            held.dropAll();
         }
+        if (sequenceId < 0) {
+            sequenceId = lastSequenceId + 1;
+        }
+        reply(ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
+                lease.backendPool().address(), lease.triedBackends()));
+        continuation = false;
+        resumeReading(SUSPEND_ACQUIRING);
     }
 
     private void changeUser(ByteBuf frame) {
@@ -443,10 +371,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         policy.forget();
         lease.release();
         if (session.schema() == null) {
-            replyOk(okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT);
+            reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
             return;
         }
-        acquire(okSequenceId, () -> replyOk(okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT), false);
+        acquire(okSequenceId,
+                () -> reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT)));
     }
 
     // ---- backend to client ----------------------------------------------------------------------------------
@@ -467,7 +396,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (followsSession && connection != null) {
             policy.afterResponses(connection); // may read state back, or give the connection back
         }
-        if (held != null && !held.isEmpty()) {
+        if (!held.isEmpty()) {
             sendHeld();
         }
         if (closeWhenIdle) {
@@ -511,92 +440,31 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         return session.describeForLog();
     }
 
-    // ---- what the pooling policy may ask (SessionPort) ------------------------------------------------------
+    // ---- what the pooling policy's port uses -----------------------------------------------------------------
 
-    @Override
-    public BackendConnection connection() {
-        return lease.connection();
-    }
-
-    @Override
-    public int replySequenceId() {
+    /** The sequence id a reply to the command being handled carries. */
+    int replySequenceId() {
         return lastSequenceId + 1;
     }
 
-    @Override
-    public boolean isQuiet() {
-        return state == State.COMMAND && !lease.isAcquiring() && !continuation && !infileUpload
-                && (held == null || held.isEmpty());
+    /** Nothing outstanding: no connection being acquired, no command held back or half sent. */
+    boolean isQuiet() {
+        return state == State.COMMAND && !lease.isAcquiring() && !continuation && !infileUpload && held.isEmpty();
     }
 
     /** Whether a capture may begin with the next command: nothing outstanding, nothing held. */
     private boolean isQuietForCapture() {
         BackendConnection connection = lease.connection();
-        return connection == null ? !lease.isAcquiring() && (held == null || held.isEmpty())
-                : connection.isBetweenCommands();
+        return connection == null ? !lease.isAcquiring() && held.isEmpty() : connection.isBetweenCommands();
     }
 
-    @Override
-    public void replyOk(int sequenceId, int statusFlags) {
-        reply(Packets.ok(channel.alloc(), sequenceId, statusFlags));
+    /** The frames held back, for the policy's port. */
+    HeldCommands held() {
+        return held;
     }
 
-    @Override
-    public void replyUnknownStatement(long clientId, int command, int sequenceId) {
-        reply(ClientErrors.unknownStatement(channel.alloc(), sequenceId, clientId, command));
-    }
-
-    @Override
-    public void failMalformed(int command, int sequenceId) {
-        failAndClose(ClientErrors.malformed(channel.alloc(), sequenceId, command));
-    }
-
-    @Override
-    public void failHeldCommand(BackendError error) {
-        Held waiting = held.poll();
-        int sequenceId = Packets.sequenceId(waiting.frame(), waiting.frame().readerIndex()) + 1;
-        waiting.drop();
-        if (waiting.kind() != ResponseKind.NONE) {
-            reply(ClientErrors.fromServer(channel.alloc(), sequenceId, error));
-        }
-    }
-
-    @Override
-    public void lostBackend(BackendConnection on, Throwable cause) {
-        if (state == State.CLOSED) {
-            return;
-        }
-        lease.forget(on);
-        String message = ClientErrors.lostBackendMessage(on);
-        log.warn("client {}: {}: {}", channel.remoteAddress(), message, cause == null ? "" : cause.toString());
-        failAndClose(ClientErrors.lostBackend(channel.alloc(), lastSequenceId + 1, message, true));
-    }
-
-    @Override
-    public void resume() {
-        sendHeld();
-    }
-
-    @Override
-    public void giveBack() {
-        lease.giveBack();
-    }
-
-    @Override
-    public void resetConnection() {
-        lease.release();
-    }
-
-    @Override
-    public void schemaChanged(String schema) {
-        session.schema(schema, schema);
-    }
-
-    @Override
-    public void pinned(PinReason reason) {
-        context.registry().pinned(reason);
-        log.debug("client {} #{}: pinned to its backend connection: {}", channel.remoteAddress(),
-                session.connectionId(), reason.label());
+    boolean isClosed() {
+        return state == State.CLOSED;
     }
 
     // ---- closing --------------------------------------------------------------------------------------------
@@ -610,11 +478,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         session.releaseAccount();
         capture.end(lease.connection());
-        dropHeld();
-        if (beforeOk != null) {
-            beforeOk.forEach(ByteBuf::release);
-            beforeOk = null;
-        }
+        held.dropAll();
         lease.end();
         context.registry().closed(session);
         log.debug("client {} #{} disconnected", channel.remoteAddress(), session.connectionId());
@@ -648,11 +512,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         ctx.close();
     }
 
-    private void reply(ByteBuf packet) {
+    void reply(ByteBuf packet) {
         channel.writeAndFlush(packet, channel.voidPromise());
     }
 
-    private void failAndClose(ByteBuf err) {
+    void failAndClose(ByteBuf err) {
         state = State.CLOSED;
         channel.writeAndFlush(err).addListener(ChannelFutureListener.CLOSE);
     }
@@ -683,30 +547,18 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         return connection == null || (connection.isBetweenCommands() && !connection.tracker().inTransaction());
     }
 
-    /** The session's state as {@code /api/sessions?verbose} shows it. On the loop. */
-    String state() {
-        BackendConnection connection = lease.connection();
-        if (state == State.CLOSED) {
-            return "closing";
-        } else if (state != State.COMMAND) {
-            return "login";
-        } else if (connection != null && connection.tracker().inTransaction()) {
-            return "in_transaction";
-        } else if (lease.isAcquiring() || (connection != null && !connection.isBetweenCommands())) {
-            return "running";
-        }
-        return "idle";
+    /** The lease and policy, for the session's snapshot. */
+    BackendLease lease() {
+        return lease;
     }
 
-    /** The data source the session is assigned to. */
-    String dataSource() {
-        return lease.dataSource();
+    CommandPolicy policy() {
+        return policy;
     }
 
-    /** Why the session keeps its backend connection between transactions, in lower case, or {@code null}. */
-    String pinnedBy() {
-        PinReason pin = policy.pinnedBy();
-        return pin == null ? null : pin.label();
+    /** Whether commands flow (the login is done and no COM_CHANGE_USER exchange goes on). */
+    boolean isCommandPhase() {
+        return state == State.COMMAND;
     }
 
     private void suspendReading(int reason) {

@@ -3,6 +3,8 @@ package io.sluice.pooling;
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
+import io.sluice.backend.SessionKey;
+import io.sluice.protocol.Capabilities;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
@@ -30,6 +32,25 @@ public interface CommandPolicy {
 
     /** Session pooling: one connection per session, every command forwarded as it came. */
     CommandPolicy SESSION = (command, frame) -> frame;
+
+    /**
+     * The policy of a new session: session pooling, or transaction pooling for a client whose session state the
+     * server can report (CLIENT_SESSION_TRACK; a client without it keeps its connection, pinned).
+     */
+    static CommandPolicy of(boolean transactionPooling, SessionKey key, SessionPort port) {
+        if (!transactionPooling) {
+            return SESSION;
+        }
+        if (!followsState(true, key)) {
+            return new PinnedSession(port);
+        }
+        return new TransactionPooling(port, key.deprecateEof());
+    }
+
+    /** Whether a session of this key gives its connection back between transactions, following its state. */
+    static boolean followsState(boolean transactionPooling, SessionKey key) {
+        return transactionPooling && Capabilities.has(key.capabilities(), Capabilities.CLIENT_SESSION_TRACK);
+    }
 
     /**
      * Looks at a client command before it is forwarded: may pin the session, rewrite the command, or answer it.

@@ -1,15 +1,18 @@
 package io.sluice.pooling;
 
 import io.netty.buffer.ByteBuf;
-import java.nio.charset.StandardCharsets;
+import io.sluice.sql.SqlLexer;
+import io.sluice.sql.SqlLexer.Kind;
+import io.sluice.sql.SqlLexer.Source;
 
 /**
- * The light lexer of transaction pooling: one pass over a COM_QUERY's SQL text that finds what pins a session to its
- * backend connection, without parsing. It reads words outside string literals, quoted identifiers and comments
- * (MySQL's executable comments {@code /*!...*}{@code /} count as code), and compares them with a few keywords.
+ * Transaction pooling's look at a COM_QUERY: one pass of {@link SqlLexer} over its SQL text that finds what pins a
+ * session to its backend connection, without parsing. It reads words outside string literals, quoted identifiers and
+ * comments (MySQL's executable comments {@code /*!...*}{@code /} count as code), and compares them with a few
+ * keywords.
  *
  * <p>It errs on the side of pinning: a user variable merely read pins the session too, because the session that
- * reads one has usually set it. It allocates nothing.
+ * reads one has usually set it. {@link #sniff} runs on the event loop for every statement and allocates nothing.
  */
 public final class QuerySniffer {
 
@@ -44,26 +47,19 @@ public final class QuerySniffer {
     /** Names {@code session_track_system_variables}: a client choosing what the server reports (MariaDB Connector/J). */
     public static final int TRACKED_VARIABLES = 1 << 13;
 
-    private static final String TRACKED_VARIABLES_NAME = "session_track_system_variables";
+    private static final String TRACKED_VARIABLES_NAME = "SESSION_TRACK_SYSTEM_VARIABLES";
 
-    private static final byte[] W_TEMPORARY = bytes("TEMPORARY");
-    private static final byte[] W_GET_LOCK = bytes("GET_LOCK");
-    private static final byte[] W_RELEASE_LOCK = bytes("RELEASE_LOCK");
-    private static final byte[] W_RELEASE_ALL_LOCKS = bytes("RELEASE_ALL_LOCKS");
-    private static final byte[] W_SQL_CALC_FOUND_ROWS = bytes("SQL_CALC_FOUND_ROWS");
-    private static final byte[] W_LAST_INSERT_ID = bytes("LAST_INSERT_ID");
-    private static final byte[] W_TRACKED_VARIABLES = bytes("SESSION_TRACK_SYSTEM_VARIABLES");
-    private static final byte[] W_LOCK = bytes("LOCK");
-    private static final byte[] W_UNLOCK = bytes("UNLOCK");
-    private static final byte[] W_XA = bytes("XA");
-    private static final byte[] W_PREPARE = bytes("PREPARE");
-    private static final byte[] W_SET = bytes("SET");
-    private static final byte[] W_SELECT = bytes("SELECT");
-    private static final byte[] W_TRANSACTION = bytes("TRANSACTION");
-    private static final byte[] W_START = bytes("START");
-    private static final byte[] W_BEGIN = bytes("BEGIN");
-    private static final byte[] W_COMMIT = bytes("COMMIT");
-    private static final byte[] W_ROLLBACK = bytes("ROLLBACK");
+    /** Packet bytes as the lexer reads them: UTF-8, unsigned. */
+    private static final Source<ByteBuf> BYTES = ByteBuf::getUnsignedByte;
+
+    /** The first words that matter, and none. */
+    private static final int OTHER = 0;
+    private static final int LOCK = 1;
+    private static final int UNLOCK = 2;
+    private static final int XA = 3;
+    private static final int PREPARE = 4;
+    private static final int SET = 5;
+    private static final int SELECT = 6;
 
     private QuerySniffer() {
     }
@@ -76,214 +72,139 @@ public final class QuerySniffer {
     public static int sniff(ByteBuf buf, int from, int to) {
         int flags = 0;
         int words = 0; // words seen so far, to know the first and the second
-        byte[] first = null;
-        int lastWordEnd = -1;
-        int i = from;
-        while (i < to) {
-            int c = buf.getUnsignedByte(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                i = skipQuoted(buf, i + 1, to, c);
-                continue;
-            }
-            if (c == '#' || (c == '-' && i + 2 < to && buf.getByte(i + 1) == '-' && isSpace(buf.getByte(i + 2)))) {
-                while (i < to && buf.getByte(i) != '\n') {
-                    i++;
+        int first = OTHER;
+        for (int i = from; i < to; ) {
+            long token = SqlLexer.next(BYTES, buf, i, to);
+            int start = i;
+            i = SqlLexer.end(token);
+            Kind kind = SqlLexer.kind(token);
+            if (kind == Kind.VARIABLE || kind == Kind.PUNCTUATION && buf.getByte(start) == '@') {
+                if (i - start < 2 || buf.getByte(start + 1) != '@') {
+                    flags |= USER_VARIABLE; // @@name is a system variable
                 }
                 continue;
             }
-            if (c == '/' && i + 1 < to && buf.getByte(i + 1) == '*') {
-                int bang = i + 2 < to ? buf.getByte(i + 2) : 0;
-                if (bang == '!' || (bang == 'M' && i + 3 < to && buf.getByte(i + 3) == '!')) {
-                    i += bang == '!' ? 3 : 4; // executable comment: its body is SQL; skip the version number
-                    while (i < to && Character.isDigit(buf.getByte(i))) {
-                        i++;
-                    }
-                    continue;
-                }
-                i = skipComment(buf, i + 2, to);
+            if (kind != Kind.WORD) {
                 continue;
             }
-            if (c == '@') {
-                if (i + 1 < to && buf.getByte(i + 1) == '@') {
-                    i += 2; // a system variable: skip its name
-                    while (i < to && (isWordByte(buf.getByte(i)) || buf.getByte(i) == '.')) {
-                        i++;
-                    }
-                    continue;
+            words++;
+            if (words == 1) {
+                first = firstWord(buf, start, i);
+                flags |= first == LOCK ? LOCK_TABLES : first == UNLOCK ? UNLOCK_TABLES
+                        : first == PREPARE ? SQL_PREPARE : 0;
+            } else if (words == 2 && first == XA) {
+                if (is(buf, start, i, "START") || is(buf, start, i, "BEGIN")) {
+                    flags |= XA_START;
+                } else if (is(buf, start, i, "COMMIT") || is(buf, start, i, "ROLLBACK")) {
+                    flags |= XA_END;
                 }
-                flags |= USER_VARIABLE;
-                i++;
-                continue;
+            } else if (words == 2 && first == SET && is(buf, start, i, "TRANSACTION")) {
+                flags |= SET_TRANSACTION;
             }
-            if (isWordByte((byte) c)) {
-                int start = i;
-                while (i < to && isWordByte(buf.getByte(i))) {
-                    i++;
-                }
-                int length = i - start;
-                words++;
-                if (words == 1) {
-                    first = matches(buf, start, length, W_LOCK) ? W_LOCK
-                            : matches(buf, start, length, W_UNLOCK) ? W_UNLOCK
-                            : matches(buf, start, length, W_XA) ? W_XA
-                            : matches(buf, start, length, W_PREPARE) ? W_PREPARE
-                            : matches(buf, start, length, W_SET) ? W_SET
-                            : matches(buf, start, length, W_SELECT) ? W_SELECT : null;
-                    if (first == W_LOCK) {
-                        flags |= LOCK_TABLES;
-                    } else if (first == W_UNLOCK) {
-                        flags |= UNLOCK_TABLES;
-                    } else if (first == W_PREPARE) {
-                        flags |= SQL_PREPARE;
-                    }
-                } else if (words == 2 && first == W_XA) {
-                    if (matches(buf, start, length, W_START) || matches(buf, start, length, W_BEGIN)) {
-                        flags |= XA_START;
-                    } else if (matches(buf, start, length, W_COMMIT) || matches(buf, start, length, W_ROLLBACK)) {
-                        flags |= XA_END;
-                    }
-                } else if (words == 2 && first == W_SET && matches(buf, start, length, W_TRANSACTION)) {
-                    flags |= SET_TRANSACTION;
-                }
-                if (matches(buf, start, length, W_LAST_INSERT_ID)) {
-                    int open = skipSpaces(buf, i, to);
-                    if (open < to && buf.getByte(open) == '(') {
-                        if (isCallWithoutArgument(buf, i, to)) {
-                            if (first == W_SELECT) {
-                                flags |= SELECT_CALLS_LAST_INSERT_ID;
-                            }
-                        } else {
-                            flags |= SETS_LAST_INSERT_ID;
-                        }
+            if (is(buf, start, i, "LAST_INSERT_ID")) {
+                int open = SqlLexer.skipToCode(BYTES, buf, i, to);
+                if (open < to && buf.getByte(open) == '(') {
+                    int close = SqlLexer.skipToCode(BYTES, buf, open + 1, to);
+                    if (close >= to || buf.getByte(close) != ')') {
+                        flags |= SETS_LAST_INSERT_ID;
+                    } else if (first == SELECT) {
+                        flags |= SELECT_CALLS_LAST_INSERT_ID;
                     }
                 }
-                if (length >= 8) {
-                    if (matches(buf, start, length, W_TEMPORARY)) {
-                        flags |= TEMPORARY;
-                    } else if (matches(buf, start, length, W_GET_LOCK)) {
-                        flags |= GET_LOCK;
-                    } else if (matches(buf, start, length, W_RELEASE_LOCK)) {
-                        flags |= RELEASE_LOCK;
-                    } else if (matches(buf, start, length, W_RELEASE_ALL_LOCKS)) {
-                        flags |= RELEASE_ALL_LOCKS;
-                    } else if (matches(buf, start, length, W_SQL_CALC_FOUND_ROWS)) {
-                        flags |= CALC_FOUND_ROWS;
-                    } else if (matches(buf, start, length, W_TRACKED_VARIABLES)) {
-                        flags |= TRACKED_VARIABLES;
-                    }
-                }
-                lastWordEnd = i;
-                continue;
+            } else if (i - start >= 8) { // the shortest word below is GET_LOCK
+                flags |= is(buf, start, i, "TEMPORARY") ? TEMPORARY
+                        : is(buf, start, i, "GET_LOCK") ? GET_LOCK
+                        : is(buf, start, i, "RELEASE_LOCK") ? RELEASE_LOCK
+                        : is(buf, start, i, "RELEASE_ALL_LOCKS") ? RELEASE_ALL_LOCKS
+                        : is(buf, start, i, "SQL_CALC_FOUND_ROWS") ? CALC_FOUND_ROWS
+                        : is(buf, start, i, TRACKED_VARIABLES_NAME) ? TRACKED_VARIABLES : 0;
             }
-            i++;
         }
-        return lastWordEnd < 0 ? 0 : flags;
+        return words == 0 ? 0 : flags;
+    }
+
+    private static int firstWord(ByteBuf buf, int start, int end) {
+        return is(buf, start, end, "LOCK") ? LOCK
+                : is(buf, start, end, "UNLOCK") ? UNLOCK
+                : is(buf, start, end, "XA") ? XA
+                : is(buf, start, end, "PREPARE") ? PREPARE
+                : is(buf, start, end, "SET") ? SET
+                : is(buf, start, end, "SELECT") ? SELECT : OTHER;
+    }
+
+    private static boolean is(ByteBuf buf, int start, int end, String upperCaseWord) {
+        return SqlLexer.is(BYTES, buf, start, end, upperCaseWord);
     }
 
     /**
      * Rewrites every session assignment of {@code session_track_system_variables} in a SET statement to {@code '*'}.
      * Transaction pooling needs the server to report every variable a session sets; a client that narrows the list
      * (MariaDB Connector/J adds {@code tx_isolation} to the global list at connect) still gets every variable it asked
-     * for, and more. Global assignments are left alone.
+     * for, and more. Global assignments ({@code GLOBAL}, {@code PERSIST}, {@code @@global.}) are left alone.
      *
      * @return the rewritten statement, or {@code null} when it assigns none
      */
     public static String trackAllVariables(String sql) {
         StringBuilder out = null;
         int copied = 0;
-        String previousWord = "";
-        int i = 0;
+        boolean global = false; // the last word was GLOBAL, PERSIST or PERSIST_ONLY
         int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                i = skipQuoted(sql, i + 1, c);
-                continue;
-            }
-            if (!isWordChar(c)) {
-                i++;
-                continue;
-            }
+        for (int i = 0; i < n; ) {
+            long token = SqlLexer.next(SqlLexer.CHARS, sql, i, n);
             int start = i;
-            while (i < n && isWordChar(sql.charAt(i))) {
-                i++;
+            i = SqlLexer.end(token);
+            Kind kind = SqlLexer.kind(token);
+            boolean tracked = kind == Kind.WORD ? !global && is(sql, start, i, TRACKED_VARIABLES_NAME)
+                    : kind == Kind.VARIABLE && isSessionTrackedVariables(sql, start, i);
+            if (kind == Kind.WORD) {
+                global = is(sql, start, i, "GLOBAL") || is(sql, start, i, "PERSIST")
+                        || is(sql, start, i, "PERSIST_ONLY");
             }
-            String word = sql.substring(start, i);
-            if (word.equalsIgnoreCase(TRACKED_VARIABLES_NAME) && !previousWord.equalsIgnoreCase("GLOBAL")) {
-                int j = i;
-                while (j < n && Character.isWhitespace(sql.charAt(j))) {
-                    j++;
-                }
-                if (j < n && sql.charAt(j) == ':') {
-                    j++;
-                }
-                if (j < n && sql.charAt(j) == '=') {
-                    int valueStart = j + 1;
-                    int valueEnd = expressionEnd(sql, valueStart);
-                    if (out == null) {
-                        out = new StringBuilder(n + 8);
-                    }
-                    out.append(sql, copied, valueStart).append(" '*'");
-                    copied = valueEnd;
-                    i = valueEnd;
-                }
+            if (!tracked) {
+                continue;
             }
-            previousWord = word;
+            int operator = SqlLexer.skipToCode(SqlLexer.CHARS, sql, i, n);
+            int valueStart = operator < n ? SqlLexer.end(SqlLexer.next(SqlLexer.CHARS, sql, operator, n)) : n;
+            if (is(sql, operator, valueStart, "=") || is(sql, operator, valueStart, ":=")) {
+                int valueEnd = expressionEnd(sql, valueStart);
+                if (out == null) {
+                    out = new StringBuilder(n + 8);
+                }
+                out.append(sql, copied, valueStart).append(" '*'");
+                copied = valueEnd;
+                i = valueEnd;
+            }
         }
         return out == null ? null : out.append(sql, copied, n).toString();
     }
 
-    /** Where an expression of a SET list ends: at a comma or semicolon outside parentheses and quotes, or the end. */
+    /** {@code @@session_track_system_variables}, with {@code session.} or {@code local.} or no scope. */
+    private static boolean isSessionTrackedVariables(String sql, int start, int end) {
+        int dot = sql.lastIndexOf('.', end - 1);
+        int name = dot >= start ? dot + 1 : start + 2;
+        return sql.startsWith("@@", start) && is(sql, name, end, TRACKED_VARIABLES_NAME)
+                && (name == start + 2 || is(sql, start + 2, dot, "SESSION") || is(sql, start + 2, dot, "LOCAL"));
+    }
+
+    /** Where an expression of a SET list ends: at a comma or semicolon outside parentheses, or the end. */
     private static int expressionEnd(String sql, int i) {
         int depth = 0;
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                i = skipQuoted(sql, i + 1, c);
-                continue;
-            }
-            if (c == '(') {
-                depth++;
-            } else if (c == ')') {
-                depth--;
-            } else if ((c == ',' || c == ';') && depth <= 0) {
-                return i;
-            }
-            i++;
-        }
-        return i;
-    }
-
-    private static int skipQuoted(String sql, int i, char quote) {
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (c == '\\' && quote != '`') {
-                i += 2;
-                continue;
-            }
-            i++;
-            if (c == quote) {
-                if (i < sql.length() && sql.charAt(i) == quote) {
-                    i++;
-                    continue;
+        int n = sql.length();
+        while (i < n) {
+            long token = SqlLexer.next(SqlLexer.CHARS, sql, i, n);
+            if (SqlLexer.kind(token) == Kind.PUNCTUATION) {
+                char c = sql.charAt(i);
+                if (c == '(') {
+                    depth++;
+                } else if (c == ')') {
+                    depth--;
+                } else if ((c == ',' || c == ';') && depth <= 0) {
+                    return i;
                 }
-                return i;
             }
+            i = SqlLexer.end(token);
         }
-        return sql.length();
-    }
-
-    private static boolean isWordChar(char c) {
-        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
-    }
-
-    private static boolean isCallWithoutArgument(ByteBuf buf, int i, int to) {
-        int j = skipSpaces(buf, i, to);
-        if (j >= to || buf.getByte(j) != '(') {
-            return false;
-        }
-        j = skipSpaces(buf, j + 1, to);
-        return j < to && buf.getByte(j) == ')';
+        return n;
     }
 
     /**
@@ -298,136 +219,58 @@ public final class QuerySniffer {
         StringBuilder out = new StringBuilder(sql.length() + 32);
         int depth = 0;
         boolean afterFrom = false;
-        String previousWord = "";
-        char previousSymbol = 0;
+        boolean itemStart = false; // the last code token was SELECT, DISTINCT or a comma
         int copied = 0;
-        int i = 0;
         int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                i = skipQuoted(sql, i + 1, c);
-                previousSymbol = c;
-                continue;
-            }
-            if (c == '(') {
-                depth++;
-            } else if (c == ')') {
-                depth--;
-            }
-            if (!isWordChar(c)) {
-                if (!Character.isWhitespace(c)) {
-                    previousSymbol = c;
-                    previousWord = "";
-                }
-                i++;
-                continue;
-            }
+        for (int i = 0; i < n; ) {
+            long token = SqlLexer.next(SqlLexer.CHARS, sql, i, n);
             int start = i;
-            while (i < n && isWordChar(sql.charAt(i))) {
-                i++;
+            i = SqlLexer.end(token);
+            Kind kind = SqlLexer.kind(token);
+            if (!SqlLexer.isCode(kind)) {
+                continue;
             }
-            String word = sql.substring(start, i);
-            if (depth == 0 && word.equalsIgnoreCase("FROM")) {
+            char c = sql.charAt(start);
+            if (kind == Kind.PUNCTUATION && c == '(') {
+                depth++;
+            } else if (kind == Kind.PUNCTUATION && c == ')') {
+                depth--;
+            } else if (kind == Kind.WORD && depth == 0 && is(sql, start, i, "FROM")) {
                 afterFrom = true;
             }
-            if (word.equalsIgnoreCase("LAST_INSERT_ID")) {
-                int open = skipSpaces(sql, i);
-                int close = open < n && sql.charAt(open) == '(' ? skipSpaces(sql, open + 1) : -1;
-                if (close >= 0 && close < n && sql.charAt(close) == ')') {
-                    int end = close + 1;
-                    String call = sql.substring(start, end);
-                    int next = skipSpaces(sql, end);
-                    boolean itemStart = previousWord.equalsIgnoreCase("SELECT")
-                            || previousWord.equalsIgnoreCase("DISTINCT") || previousSymbol == ',';
-                    boolean itemEnd = next >= n || sql.charAt(next) == ',' || sql.charAt(next) == ';'
-                            || sql.regionMatches(true, next, "FROM", 0, 4);
-                    out.append(sql, copied, start).append("LAST_INSERT_ID(").append(value).append(')');
-                    if (depth == 0 && !afterFrom && itemStart && itemEnd) {
-                        out.append(" AS `").append(call.replace("`", "``")).append('`');
-                    }
-                    copied = end;
-                    i = end;
-                    previousWord = "";
-                    previousSymbol = ')';
-                    continue;
-                }
+            int close = kind == Kind.WORD && is(sql, start, i, "LAST_INSERT_ID") ? emptyCallEnd(sql, i) : -1;
+            if (close < 0) {
+                itemStart = kind == Kind.WORD && (is(sql, start, i, "SELECT") || is(sql, start, i, "DISTINCT"))
+                        || kind == Kind.PUNCTUATION && c == ',';
+                continue;
             }
-            previousWord = word;
-            previousSymbol = 0;
+            int next = SqlLexer.skipToCode(SqlLexer.CHARS, sql, close, n);
+            int nextEnd = next < n ? SqlLexer.end(SqlLexer.next(SqlLexer.CHARS, sql, next, n)) : n;
+            boolean itemEnd = next == n || is(sql, next, nextEnd, ",") || is(sql, next, nextEnd, ";")
+                    || is(sql, next, nextEnd, "FROM");
+            out.append(sql, copied, start).append("LAST_INSERT_ID(").append(value).append(')');
+            if (depth == 0 && !afterFrom && itemStart && itemEnd) {
+                out.append(" AS `").append(sql.substring(start, close).replace("`", "``")).append('`');
+            }
+            copied = close;
+            i = close;
+            itemStart = false;
         }
         return out.append(sql, copied, n).toString();
     }
 
-    private static int skipSpaces(String sql, int i) {
-        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
-            i++;
+    /** Past the {@code )} of an empty argument list that follows {@code i}, or -1. */
+    private static int emptyCallEnd(String sql, int i) {
+        int n = sql.length();
+        int open = SqlLexer.skipToCode(SqlLexer.CHARS, sql, i, n);
+        if (open >= n || sql.charAt(open) != '(') {
+            return -1;
         }
-        return i;
+        int close = SqlLexer.skipToCode(SqlLexer.CHARS, sql, open + 1, n);
+        return close < n && sql.charAt(close) == ')' ? close + 1 : -1;
     }
 
-    private static int skipSpaces(ByteBuf buf, int i, int to) {
-        while (i < to && isSpace(buf.getByte(i))) {
-            i++;
-        }
-        return i;
-    }
-
-    private static int skipQuoted(ByteBuf buf, int i, int to, int quote) {
-        while (i < to) {
-            int c = buf.getUnsignedByte(i);
-            if (c == '\\' && quote != '`') {
-                i += 2;
-                continue;
-            }
-            i++;
-            if (c == quote) {
-                if (i < to && buf.getUnsignedByte(i) == quote) {
-                    i++; // a doubled quote stands for itself
-                    continue;
-                }
-                return i;
-            }
-        }
-        return to;
-    }
-
-    private static int skipComment(ByteBuf buf, int i, int to) {
-        while (i + 1 < to) {
-            if (buf.getByte(i) == '*' && buf.getByte(i + 1) == '/') {
-                return i + 2;
-            }
-            i++;
-        }
-        return to;
-    }
-
-    private static boolean matches(ByteBuf buf, int start, int length, byte[] word) {
-        if (length != word.length) {
-            return false;
-        }
-        for (int k = 0; k < length; k++) {
-            int b = buf.getByte(start + k);
-            if (b >= 'a' && b <= 'z') {
-                b -= 'a' - 'A';
-            }
-            if (b != word[k]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean isWordByte(byte b) {
-        return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_' || b == '$'
-                || b < 0; // UTF-8 bytes of non-ASCII identifiers
-    }
-
-    private static boolean isSpace(byte b) {
-        return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f';
-    }
-
-    private static byte[] bytes(String word) {
-        return word.getBytes(StandardCharsets.US_ASCII);
+    private static boolean is(String sql, int start, int end, String upperCaseWord) {
+        return SqlLexer.is(SqlLexer.CHARS, sql, start, end, upperCaseWord);
     }
 }

@@ -1,7 +1,6 @@
 package io.sluice.relay;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.internal.PlatformDependent;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.ServerStatus;
@@ -23,9 +22,6 @@ import io.sluice.protocol.ServerStatus;
  *     response</a>
  */
 public final class ResponseTracker {
-
-    /** Enough for an OK packet's header byte, two 9-byte lenencs and the status flags. */
-    private static final int HEAD_MAX = 32;
 
     /**
      * The session state a backend connection reports, for transaction pooling. Called on the event loop, in stream
@@ -95,9 +91,7 @@ public final class ResponseTracker {
     private int payloadRemaining;
     private boolean continuation;
     private boolean nextIsContinuation;
-    private final byte[] head = new byte[HEAD_MAX];
-    private int headFill;
-    private int headWanted;
+    private final PacketHead head = new PacketHead();
 
     private long countdown;
     private int prepareColumns;
@@ -296,7 +290,9 @@ public final class ResponseTracker {
         final int end = buf.writerIndex();
         while (i < end) {
             if (state == State.ROWS && headerFill == 0 && !nextIsContinuation) {
-                i = skipRows(buf, i, end);
+                long skipped = RowSkipping.skip(buf, i, end);
+                skipped(RowSkipping.rows(skipped));
+                i = RowSkipping.index(skipped);
                 if (i >= end) {
                     break;
                 }
@@ -323,14 +319,14 @@ public final class ResponseTracker {
                 continue;
             }
             int n;
-            if (headFill < headWanted) {
-                n = Math.min(headWanted - headFill, end - i);
-                buf.getBytes(i, head, headFill, n);
+            if (head.fill < head.wanted) {
+                n = Math.min(head.wanted - head.fill, end - i);
+                buf.getBytes(i, head.bytes, head.fill, n);
                 if (replacementStatementId != 0 && state == State.PREPARE_OK) {
                     replaceStatementIdBytes(buf, i, n);
                 }
-                headFill += n;
-                if (headFill == headWanted) {
+                head.fill += n;
+                if (head.fill == head.wanted) {
                     classify();
                 }
             } else {
@@ -348,68 +344,7 @@ public final class ResponseTracker {
         }
     }
 
-    /** From how many bytes of rows on {@link #skipRows} reads the buffer's memory directly. */
-    private static final int DIRECT_READ_MIN_BYTES = 2048;
-    /** Whether the buffer's memory can be read by address (Netty's access to Unsafe; true on HotSpot). */
-    private static final boolean DIRECT_READS = PlatformDependent.hasUnsafe();
-
-    /**
-     * The hot loop of a large result: rows lying wholly inside the buffer are passed over after reading only their
-     * length and first byte, since a row never starts with 0xFE (unless it is 16 MiB long) or 0xFF. Stops at
-     * anything else (a terminator, an ERR, a packet cut by the buffer's end, a 16 MiB frame) for the general path.
-     *
-     * @return the index of the first byte not passed over
-     */
-    private int skipRows(ByteBuf buf, int i, int end) {
-        if (DIRECT_READS && end - i >= DIRECT_READ_MIN_BYTES && buf.hasMemoryAddress()) {
-            // Straight from the buffer's memory: ByteBuf's getters go through two or three calls per read in
-            // Netty's adaptive buffers, and the buffer's NIO view, used before, allocated a ByteBuffer per read of
-            // a large result (the relay's only garbage: it made the heap cycle through new regions during
-            // range_10000, growing the RSS). Only worth it for many rows; a point select's one row stays below.
-            return skipRows(buf.memoryAddress(), i, end);
-        }
-        int passed = 0;
-        while (end - i > Packets.HEADER_SIZE) {
-            int length = buf.getUnsignedMediumLE(i);
-            if (length == 0 || length >= Packets.MAX_PAYLOAD || end - i - Packets.HEADER_SIZE < length) {
-                break;
-            }
-            int first = buf.getUnsignedByte(i + Packets.HEADER_SIZE);
-            if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
-                break;
-            }
-            i += Packets.HEADER_SIZE + length;
-            passed++;
-        }
-        skipped(passed);
-        return i;
-    }
-
-    /**
-     * {@link #skipRows(ByteBuf, int, int)} reading the memory at {@code address} (the buffer's index 0). Every read is
-     * inside {@code [i, end)}, the buffer's readable bytes, which the caller's buffer keeps alive: the 4 bytes of a
-     * header only while more than 4 remain, a row's first byte only once the whole row is known to be there.
-     */
-    private int skipRows(long address, int i, int end) {
-        int passed = 0;
-        while (end - i > Packets.HEADER_SIZE) {
-            int header = PlatformDependent.getInt(address + i); // 3 length bytes (little-endian), then the sequence id
-            int length = (PlatformDependent.BIG_ENDIAN_NATIVE_ORDER ? Integer.reverseBytes(header) : header) & 0xFFFFFF;
-            if (length == 0 || length >= Packets.MAX_PAYLOAD || end - i - Packets.HEADER_SIZE < length) {
-                break;
-            }
-            int first = PlatformDependent.getByte(address + i + Packets.HEADER_SIZE) & 0xFF;
-            if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
-                break;
-            }
-            i += Packets.HEADER_SIZE + length;
-            passed++;
-        }
-        skipped(passed);
-        return i;
-    }
-
-    /** Notes rows passed over by {@link #skipRows}: once per call, not per row. */
+    /** Notes rows passed over by {@link RowSkipping}: once per call, not per row. */
     private void skipped(int passed) {
         if (passed > 0) {
             responseStarted = true;
@@ -425,11 +360,11 @@ public final class ResponseTracker {
      * first), so an ERR (whose bytes 1-4 are its code and SQLSTATE marker) is left alone.
      */
     private void replaceStatementIdBytes(ByteBuf buf, int at, int n) {
-        if ((head[0] & 0xFF) != Packets.OK_HEADER) {
+        if ((head.bytes[0] & 0xFF) != Packets.OK_HEADER) {
             return;
         }
-        for (int p = Math.max(1, headFill); p < Math.min(5, headFill + n); p++) {
-            buf.setByte(at + p - headFill, replacementStatementId >>> (8 * (p - 1)));
+        for (int p = Math.max(1, head.fill); p < Math.min(5, head.fill + n); p++) {
+            buf.setByte(at + p - head.fill, replacementStatementId >>> (8 * (p - 1)));
         }
     }
 
@@ -442,9 +377,9 @@ public final class ResponseTracker {
         payloadRemaining = headerValue;
         continuation = nextIsContinuation;
         nextIsContinuation = headerValue == Packets.MAX_PAYLOAD;
-        headFill = 0;
-        headWanted = continuation || !needsHead() ? 0 : Math.min(payloadLength, HEAD_MAX);
-        if (headWanted == 0) {
+        head.fill = 0;
+        head.wanted = continuation || !needsHead() ? 0 : Math.min(payloadLength, PacketHead.MAX);
+        if (head.wanted == 0) {
             classify();
         }
     }
@@ -471,7 +406,7 @@ public final class ResponseTracker {
         if (continuation) {
             return; // the rest of a 16 MiB+ packet, already classified by its first frame
         }
-        int first = headFill > 0 ? head[0] & 0xFF : -1;
+        int first = head.first();
         if (first == Packets.ERR_HEADER) {
             failed = true; // no row, column definition or status string starts with 0xFF
         }
@@ -479,12 +414,12 @@ public final class ResponseTracker {
             case RESULT_FIRST:
                 if (first == Packets.OK_HEADER) {
                     if (summarizing) {
-                        affectedRows += okAffectedRows();
+                        affectedRows += head.okAffectedRows();
                     }
                     if (followingState) {
                         okForState(true);
                     }
-                    endOfResult(okStatus());
+                    endOfResult(head.okStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
@@ -492,8 +427,8 @@ public final class ResponseTracker {
                     // the server answers the upload with OK or ERR: still the first packet of this result
                     listener.onLocalInfileRequest();
                 } else {
-                    countdown = lenenc(0);
-                    if (cacheMetadata && !metadataFollows()) {
+                    countdown = head.lenenc(0);
+                    if (cacheMetadata && !head.metadataFollows()) {
                         countdown = 0; // no column definitions: straight to their EOF, or to the rows without one
                         state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
                     } else {
@@ -512,7 +447,7 @@ public final class ResponseTracker {
                     complete();
                     break;
                 }
-                int status = eofStatus();
+                int status = head.eofStatus(serverStatus);
                 serverStatus = status;
                 if (currentKind == ResponseKind.BINARY_RESULT && (status & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
                     complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
@@ -525,11 +460,11 @@ public final class ResponseTracker {
                     if (followingState) {
                         if (deprecateEof) {
                             okForState(false); // its counts are about the result, not an insert
-                        } else if ((eofStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
+                        } else if ((head.eofStatus(serverStatus) & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
                             listener.onUntrackedStateChange();
                         }
                     }
-                    endOfResult(deprecateEof ? okStatus() : eofStatus());
+                    endOfResult(deprecateEof ? head.okStatus(serverStatus) : head.eofStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
@@ -538,14 +473,14 @@ public final class ResponseTracker {
                 }
                 break;
             case PREPARE_OK:
-                if (first != Packets.OK_HEADER || headFill < 9) {
+                if (first != Packets.OK_HEADER || head.fill < 9) {
                     errorOutcome();
                     complete(); // ERR
                     break;
                 }
-                statementId = u16(1) | (long) u16(3) << 16;
-                prepareColumns = u16(5);
-                prepareParameters = u16(7);
+                statementId = head.u16(1) | (long) head.u16(3) << 16;
+                prepareColumns = head.u16(5);
+                prepareParameters = head.u16(7);
                 countdown = prepareParameters;
                 afterPrepareOk();
                 break;
@@ -583,12 +518,12 @@ public final class ResponseTracker {
                     if (followingState) {
                         okForState(true);
                     }
-                    serverStatus = okStatus();
+                    serverStatus = head.okStatus(serverStatus);
                     if (summarizing) {
-                        affectedRows += okAffectedRows();
+                        affectedRows += head.okAffectedRows();
                     }
                 } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
-                    serverStatus = eofStatus();
+                    serverStatus = head.eofStatus(serverStatus);
                 } else {
                     errorOutcome();
                 }
@@ -625,19 +560,10 @@ public final class ResponseTracker {
         }
     }
 
-    /**
-     * The "metadata follows" byte after the column count in the head (MARIADB_CLIENT_CACHE_METADATA). A count packet
-     * without it (not sent by MariaDB once the capability is on) is read as one with its metadata.
-     */
-    private boolean metadataFollows() {
-        int at = lenencSize(0);
-        return at >= headFill || head[at] != 0;
-    }
-
     /** Notes the error code of the ERR packet in the head, if this packet is one. */
     private void errorOutcome() {
-        if (headFill >= 3 && (head[0] & 0xFF) == Packets.ERR_HEADER) {
-            errorCode = u16(1);
+        if (head.fill >= 3 && (head.bytes[0] & 0xFF) == Packets.ERR_HEADER) {
+            errorCode = head.u16(1);
         }
     }
 
@@ -658,75 +584,12 @@ public final class ResponseTracker {
      */
     private void okForState(boolean statementOk) {
         if (statementOk) {
-            int insertIdAt = 1 + lenencSize(1);
-            listener.onOk(lenencAt(1), insertIdAt < headFill ? lenencAt(insertIdAt) : 0);
+            listener.onOk(head.lenencOrZero(1), head.okLastInsertId());
         }
-        if ((okStatus() & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
+        if ((head.okStatus(serverStatus) & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
             statePayload = new byte[payloadLength];
-            System.arraycopy(head, 0, statePayload, 0, headFill);
-            stateFill = headFill;
+            System.arraycopy(head.bytes, 0, statePayload, 0, head.fill);
+            stateFill = head.fill;
         }
-    }
-
-    /** A length-encoded integer in the head, 0 when it is cut off. */
-    private long lenencAt(int pos) {
-        int size = lenencSize(pos);
-        if (size == 1) {
-            return head[pos] & 0xFF;
-        }
-        if (pos + size > headFill) {
-            return 0;
-        }
-        long value = 0;
-        for (int k = size - 1; k >= 1; k--) {
-            value = value << 8 | (head[pos + k] & 0xFF);
-        }
-        return value;
-    }
-
-    /** Affected rows of an OK packet in the head, 0 when the packet is too short to hold them. */
-    private long okAffectedRows() {
-        return headFill > lenencSize(1) ? lenenc(1) : 0;
-    }
-
-    /** Status flags of an OK packet in the head: header, affected rows, last insert id, then status. */
-    private int okStatus() {
-        int pos = 1;
-        pos += lenencSize(pos);
-        pos += lenencSize(pos);
-        return pos + 2 <= headFill ? (head[pos] & 0xFF) | (head[pos + 1] & 0xFF) << 8 : serverStatus;
-    }
-
-    /** Status flags of an EOF packet: header, warnings, status. */
-    private int eofStatus() {
-        return headFill >= 5 ? u16(3) : serverStatus;
-    }
-
-    private int u16(int pos) {
-        return (head[pos] & 0xFF) | (head[pos + 1] & 0xFF) << 8;
-    }
-
-    private int lenencSize(int pos) {
-        if (pos >= headFill) {
-            return 1;
-        }
-        int b = head[pos] & 0xFF;
-        return b < 0xFB ? 1 : b == 0xFC ? 3 : b == 0xFD ? 4 : b == 0xFE ? 9 : 1;
-    }
-
-    private long lenenc(int pos) {
-        int b = head[pos] & 0xFF;
-        if (b < 0xFB) {
-            return b;
-        }
-        int size = lenencSize(pos);
-        if (pos + size > headFill) {
-            throw new ProtocolException("column count: truncated (expected: a length-encoded integer)");
-        }
-        long value = 0;
-        for (int k = size - 1; k >= 1; k--) {
-            value = value << 8 | (head[pos + k] & 0xFF);
-        }
-        return value;
     }
 }

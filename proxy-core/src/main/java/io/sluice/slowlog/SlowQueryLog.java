@@ -1,6 +1,7 @@
 package io.sluice.slowlog;
 
 import io.sluice.config.SlowQueryLogConfig;
+import io.sluice.sql.SqlDigest;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Logs commands whose response took at least the configured threshold, to the logger {@value #LOGGER} (in the
  * distribution: {@code logs/slow.log}). Each line has the time taken, the command, who sent it and where it went,
- * the digest of the statement with its literals replaced and its text cut to {@code maxSqlLength} characters.
+ * the digest of the statement with its literals replaced and its text cut to {@code maxSqlLength} characters. The
+ * digest is {@link SqlDigest}, the one traffic replay reports, so a slow statement can be found in a replay's report.
  *
  * <p>A statement that may carry a password ({@link SqlDigest#mayCarryPassword()}) is logged by its digest text only,
  * so no password reaches the log. The settings can change on config reload.

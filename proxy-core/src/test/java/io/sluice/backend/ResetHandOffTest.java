@@ -3,41 +3,23 @@ package io.sluice.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.protocol.Command;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
-import io.sluice.testing.TestMariaDb;
+import io.sluice.testing.SluiceExtension;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Connection churn: a client that logs in while the previous client's backend connection is still being reset
  * takes that connection when the reset ends, instead of opening another (workload d of the benchmarks: without
  * this the pool grew to the churn's peak and each growth cost the server a login).
  */
-@ExtendWith(LeakDetection.class)
 class ResetHandOffTest {
     private static final int CLIENTS = 20;
 
-    private static ProxyUnderTest proxy;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        db = TestMariaDb.get().createDatabase("sluice_reset_handoff");
-        proxy = ProxyUnderTest.builder().workerThreads(1).start(); // one loop: every reset can serve every login
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    /** One loop: every reset can serve every login. */
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.workerThreads(1)).database("sluice_reset_handoff");
 
     private static long created() {
         return proxy.sluice().backends().get(0).createdConnections();
@@ -46,7 +28,7 @@ class ResetHandOffTest {
     @Test
     void aClientLoggingInDuringAResetTakesThatConnection() throws Exception {
         long createdBefore = created();
-        RawMySqlClient current = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db);
+        RawMySqlClient current = proxy.rawLogin(proxy.db());
         assertThat(current.query("SELECT 1").rows()).isEqualTo(List.of(List.of("1")));
         for (int i = 0; i < CLIENTS; i++) {
             RawMySqlClient next = RawMySqlClient.connect(proxy.host(), proxy.port()); // greeted, not logged in
@@ -55,9 +37,10 @@ class ResetHandOffTest {
             // follows at once, and often reaches the pool before MariaDB has answered the reset.
             current.sendCommand(Command.COM_QUIT, new byte[0]);
             assertThat(current.readUntilClosed()).isEmpty();
-            RawMySqlClient.Packet answer = next.authenticate(proxy.user(), proxy.password(), db);
+            RawMySqlClient.Packet answer = next.authenticate(proxy.user(), proxy.password(), proxy.db());
             assertThat(answer.isOk()).as("login %d: %s", i, answer).isTrue();
-            assertThat(next.query("SELECT DATABASE(), @@in_transaction").rows()).isEqualTo(List.of(List.of(db, "0")));
+            assertThat(next.query("SELECT DATABASE(), @@in_transaction").rows())
+                    .isEqualTo(List.of(List.of(proxy.db(), "0")));
             current.close();
             current = next;
         }

@@ -3,6 +3,7 @@ package io.sluice.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.testing.LeakDetection;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import java.io.DataInputStream;
@@ -69,11 +70,11 @@ class StopMidExchangeTest {
                 if (read(in) == null) {
                     return; // Sluice's start-up probe only reads the greeting
                 }
-                write(out, 2, new byte[] {0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00}); // OK, autocommit
+                write(out, 2, MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT));
                 if (read(in) == null) {
                     return;
                 }
-                write(out, 1, new byte[] {0x07}); // a result set of 7 columns ... and nothing after it
+                write(out, 1, MySqlWire.columnCount(7)); // a result set of 7 columns ... and nothing after it
                 halfAnswered.countDown();
                 while (read(in) != null) {
                     // wait for Sluice to close
@@ -84,35 +85,14 @@ class StopMidExchangeTest {
         }
 
         private static byte[] greeting() {
-            byte[] version = "5.5.5-10.11.0-scripted".getBytes(StandardCharsets.US_ASCII);
-            byte[] pluginName = "mysql_native_password".getBytes(StandardCharsets.US_ASCII);
             int capabilities = 0x000FA20F; // 4.1 protocol, secure connection, plugin auth, transactions, ...
-            java.io.ByteArrayOutputStream p = new java.io.ByteArrayOutputStream();
-            p.write(10);
-            p.writeBytes(version);
-            p.write(0);
-            p.writeBytes(new byte[] {1, 0, 0, 0}); // connection id
-            p.writeBytes("abcdefgh".getBytes(StandardCharsets.US_ASCII));
-            p.write(0);
-            p.write(capabilities & 0xFF);
-            p.write((capabilities >>> 8) & 0xFF);
-            p.write(45); // utf8mb4_general_ci
-            p.writeBytes(new byte[] {0x02, 0x00}); // autocommit
-            p.write((capabilities >>> 16) & 0xFF);
-            p.write((capabilities >>> 24) & 0xFF);
-            p.write(21);
-            p.writeBytes(new byte[10]);
-            p.writeBytes("ijklmnopqrst".getBytes(StandardCharsets.US_ASCII));
-            p.write(0);
-            p.writeBytes(pluginName);
-            p.write(0);
-            return p.toByteArray();
+            return MySqlWire.handshakeV10("5.5.5-10.11.0-scripted", 1,
+                    "abcdefghijklmnopqrst".getBytes(StandardCharsets.US_ASCII), capabilities,
+                    MySqlWire.UTF8MB4_GENERAL_CI, MySqlWire.SERVER_STATUS_AUTOCOMMIT, "mysql_native_password");
         }
 
         private static void write(OutputStream out, int sequenceId, byte[] payload) throws IOException {
-            out.write(new byte[] {(byte) payload.length, (byte) (payload.length >>> 8), (byte) (payload.length >>> 16),
-                    (byte) sequenceId});
-            out.write(payload);
+            out.write(MySqlWire.frame(sequenceId, payload));
             out.flush();
         }
 

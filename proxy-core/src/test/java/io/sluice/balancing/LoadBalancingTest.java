@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.api.BackendSnapshot;
 import io.sluice.Sluice;
 import io.sluice.balancer.Policy;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import java.sql.Connection;
@@ -99,7 +100,7 @@ class LoadBalancingTest {
             for (int i = 0; i < 10_000; i++) {
                 try (RawMySqlClient client = RawMySqlClient.login("127.0.0.1", sluice.port(), ProxyUnderTest.USER,
                         ProxyUnderTest.PASSWORD, null)) {
-                    client.sendCommand(RawMySqlClient.COM_QUIT, new byte[0]);
+                    client.sendCommand(MySqlWire.COM_QUIT, new byte[0]);
                 }
             }
             Map<String, Long> total = new HashMap<>();

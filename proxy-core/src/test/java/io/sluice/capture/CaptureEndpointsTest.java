@@ -2,6 +2,7 @@ package io.sluice.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.json.Json;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;

@@ -8,6 +8,7 @@ import io.sluice.capture.CaptureRecord.CommandRecord;
 import io.sluice.capture.CaptureRecord.Outcome;
 import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
+import io.sluice.json.Json;
 import io.sluice.protocol.Command;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -58,14 +59,6 @@ class CaptureFileTest {
         return records;
     }
 
-    /** Records compare by content; {@link CommandRecord}'s payload is an array. */
-    private static List<String> render(List<CaptureRecord> records) {
-        return records.stream().map(r -> r instanceof CommandRecord c
-                ? c.sessionId() + " " + c.timeNanos() + " " + c.durationNanos() + " " + c.command() + " "
-                        + Arrays.toString(c.payload()) + " " + c.truncated() + " " + c.outcome() + " " + c.errorCode()
-                        + " " + c.affectedRows() + " " + c.rows() + " " + c.statementId()
-                : r.toString()).toList();
-    }
 
     private CaptureRun startAndOffer(TrafficCapture capture, CaptureOptions options, List<CaptureRecord> records) {
         capture.start(options);
@@ -111,8 +104,9 @@ class CaptureFileTest {
         assertThat(status.stopReason()).isEqualTo("stopped on request");
         assertThat(status.records()).isEqualTo(records.size());
         assertThat(status.files()).isGreaterThan(1);
-        assertThat(CaptureFile.files(options.output())).hasSize(status.files());
-        assertThat(render(CaptureFile.readAll(options.output(), key))).containsExactlyElementsOf(render(records));
+        assertThat(CaptureFormat.files(options.output())).hasSize(status.files());
+        assertThat(CaptureRecordText.of(CaptureReader.readAll(options.output(), key)))
+                .containsExactlyElementsOf(CaptureRecordText.of(records));
         Map<String, Object> manifest = Json.parseObject(Files.readString(options.output().resolve("capture.json")));
         assertThat(manifest).containsEntry("state", "stopped").containsEntry("version", compress ? 2L : 1L)
                 .containsEntry("compression", compress ? "zstd" : "none")
@@ -126,7 +120,7 @@ class CaptureFileTest {
         startAndOffer(capture, options, sample(100));
         capture.stop();
 
-        byte[] file = Files.readAllBytes(CaptureFile.files(options.output()).get(0));
+        byte[] file = Files.readAllBytes(CaptureFormat.files(options.output()).get(0));
         assertThat(new String(file, StandardCharsets.ISO_8859_1)).doesNotContain("sbtest1").doesNotContain("shop");
     }
 
@@ -138,11 +132,11 @@ class CaptureFileTest {
         capture.stop();
         Path first = options.output().resolve("capture-000001.cap");
 
-        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), null))
+        assertThatThrownBy(() -> CaptureReader.readAll(options.output(), null))
                 .isInstanceOf(CaptureFormatException.class).hasMessageContaining(first.toString())
                 .hasMessageContaining("encrypted (expected: the capture's key file)");
         CaptureKey other = CaptureKey.of(HexFormat.of().parseHex(KEY_HEX.replace('0', '1')));
-        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), other))
+        assertThatThrownBy(() -> CaptureReader.readAll(options.output(), other))
                 .isInstanceOf(CaptureFormatException.class).hasMessageContaining("encrypted with another key");
     }
 
@@ -158,10 +152,10 @@ class CaptureFileTest {
             raf.setLength(size - 5);
         }
 
-        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), null))
+        assertThatThrownBy(() -> CaptureReader.readAll(options.output(), null))
                 .isInstanceOfSatisfying(CaptureFormatException.class, e -> {
                     assertThat(e.file()).isEqualTo(file);
-                    assertThat(e.offset()).isBetween((long) CaptureFile.HEADER_SIZE, size - 5);
+                    assertThat(e.offset()).isBetween((long) CaptureFormat.HEADER_SIZE, size - 5);
                     assertThat(e.getMessage()).startsWith(file + ": at offset " + e.offset() + ": truncated");
                 });
     }
@@ -174,13 +168,13 @@ class CaptureFileTest {
         capture.stop();
         Path file = options.output().resolve("capture-000001.cap");
         byte[] bytes = Files.readAllBytes(file);
-        bytes[CaptureFile.HEADER_SIZE + CaptureFile.BLOCK_HEADER_SIZE + 100] ^= 0x5A;
+        bytes[CaptureFormat.HEADER_SIZE + CaptureFormat.BLOCK_HEADER_SIZE + 100] ^= 0x5A;
         Files.write(file, bytes);
 
-        assertThatThrownBy(() -> CaptureFile.readAll(options.output(), null))
+        assertThatThrownBy(() -> CaptureReader.readAll(options.output(), null))
                 .isInstanceOfSatisfying(CaptureFormatException.class, e -> {
                     assertThat(e.file()).isEqualTo(file);
-                    assertThat(e.offset()).isEqualTo(CaptureFile.HEADER_SIZE);
+                    assertThat(e.offset()).isEqualTo(CaptureFormat.HEADER_SIZE);
                     assertThat(e.getMessage()).contains("corrupted: block checksum mismatch");
                 });
     }
@@ -189,61 +183,42 @@ class CaptureFileTest {
     void notACaptureFileAndAnotherVersionAreRefused() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("junk"));
         Files.write(dir.resolve("capture-000001.cap"), new byte[64]);
-        assertThatThrownBy(() -> CaptureFile.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
+        assertThatThrownBy(() -> CaptureReader.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
                 .hasMessageContaining("not a Sluice capture file");
 
-        byte[] header = new CaptureFile.Header(3, 0, 1, 1, 0, new byte[8]).toBytes();
+        byte[] header = new CaptureHeader(3, 0, 1, 1, 0, new byte[8]).toBytes();
         Files.write(dir.resolve("capture-000001.cap"), header);
-        assertThatThrownBy(() -> CaptureFile.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
+        assertThatThrownBy(() -> CaptureReader.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
                 .hasMessageContaining("format version 3 (expected: 1 to 2");
 
         // zstd came with version 2; a flag no version knows is refused rather than misread
-        for (int[] versionAndFlags : new int[][] {{1, CaptureFile.FLAG_ZSTD}, {2, 8},
-                {2, CaptureFile.FLAG_ZSTD | CaptureFile.FLAG_GZIP}}) {
-            header = new CaptureFile.Header(versionAndFlags[0], versionAndFlags[1], 1, 1, 0, new byte[8]).toBytes();
+        for (int[] versionAndFlags : new int[][] {{1, CaptureFormat.FLAG_ZSTD}, {2, 8},
+                {2, CaptureFormat.FLAG_ZSTD | CaptureFormat.FLAG_GZIP}}) {
+            header = new CaptureHeader(versionAndFlags[0], versionAndFlags[1], 1, 1, 0, new byte[8]).toBytes();
             Files.write(dir.resolve("capture-000001.cap"), header);
-            assertThatThrownBy(() -> CaptureFile.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
+            assertThatThrownBy(() -> CaptureReader.readAll(dir, null)).isInstanceOf(CaptureFormatException.class)
                     .hasMessageContaining("are not those of a version " + versionAndFlags[0] + " file");
         }
-    }
-
-    /** Captures written before zstd (version 1, gzip) stay readable. */
-    @Test
-    void readsAVersionOneGzipFile() throws Exception {
-        Path dir = Files.createDirectories(tmp.resolve("v1"));
-        List<CaptureRecord> records = sample(300);
-        CaptureFile.Header header = new CaptureFile.Header(1, CaptureFile.FLAG_GZIP, 1, 7, 0, new byte[8]);
-        byte[] headerBytes = header.toBytes();
-        CaptureFile.BlockBuilder block = new CaptureFile.BlockBuilder(1024);
-        records.forEach(block::add);
-        block.fileEnd(records.size());
-        byte[] framed;
-        try (BlockCompressor gzip = new BlockCompressor.Gzip()) {
-            framed = CaptureFile.seal(header, headerBytes, 0, block.bytes(), block.size(), null, gzip);
-        }
-        Files.write(dir.resolve("capture-000001.cap"), concat(headerBytes, framed));
-
-        assertThat(render(CaptureFile.readAll(dir, null))).containsExactlyElementsOf(render(records));
     }
 
     /** A zstd frame whose block checksum matches but whose content is not zstd is named as damage, not thrown raw. */
     @Test
     void aDamagedZstdFrameNamesTheFileAndTheBlock() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("zstd-damaged"));
-        CaptureFile.Header header = new CaptureFile.Header(2, CaptureFile.FLAG_ZSTD, 1, 7, 0, new byte[8]);
+        CaptureHeader header = new CaptureHeader(2, CaptureFormat.FLAG_ZSTD, 1, 7, 0, new byte[8]);
         byte[] garbage = "not a zstd frame at all, but checksummed".getBytes(StandardCharsets.US_ASCII);
         java.util.zip.CRC32 crc = new java.util.zip.CRC32();
         crc.update(garbage);
-        byte[] framed = ByteBuffer.allocate(CaptureFile.BLOCK_HEADER_SIZE + garbage.length)
+        byte[] framed = ByteBuffer.allocate(CaptureFormat.BLOCK_HEADER_SIZE + garbage.length)
                 .order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(garbage.length).putInt((int) crc.getValue())
                 .put(garbage).array();
         Path file = dir.resolve("capture-000001.cap");
         Files.write(file, concat(header.toBytes(), framed));
 
-        assertThatThrownBy(() -> CaptureFile.readAll(dir, null))
+        assertThatThrownBy(() -> CaptureReader.readAll(dir, null))
                 .isInstanceOfSatisfying(CaptureFormatException.class, e -> {
                     assertThat(e.file()).isEqualTo(file);
-                    assertThat(e.offset()).isEqualTo(CaptureFile.HEADER_SIZE);
+                    assertThat(e.offset()).isEqualTo(CaptureFormat.HEADER_SIZE);
                     assertThat(e.getMessage()).contains("corrupted: zstd");
                 });
     }
@@ -264,7 +239,7 @@ class CaptureFileTest {
         assertThat(capture.run()).isNull();
         assertThat(capture.status().stopReason()).isEqualTo("duration 300ms reached");
         assertThat(capture.status().records()).isEqualTo(sample(5).size());
-        assertThat(CaptureFile.readAll(tmp.resolve("timed"), null)).hasSize(sample(5).size());
+        assertThat(CaptureReader.readAll(tmp.resolve("timed"), null)).hasSize(sample(5).size());
     }
 
     @Test
@@ -285,7 +260,7 @@ class CaptureFileTest {
         CaptureStatus status = capture.status();
         assertThat(status.stopReason()).isEqualTo("maxSize 200000 bytes reached");
         assertThat(status.bytes()).isLessThanOrEqualTo(200_000);
-        assertThat(CaptureFile.readAll(options.output(), null)).hasSize((int) status.records());
+        assertThat(CaptureReader.readAll(options.output(), null)).hasSize((int) status.records());
     }
 
     @Test
@@ -335,7 +310,7 @@ class CaptureFileTest {
         assertThat(status.dropped()).isZero();
         assertThat(status.records()).isEqualTo((long) threads * perThread);
         Map<Integer, List<Long>> times = new HashMap<>();
-        for (CaptureRecord r : CaptureFile.readAll(options.output(), null)) {
+        for (CaptureRecord r : CaptureReader.readAll(options.output(), null)) {
             times.computeIfAbsent(r.sessionId(), k -> new ArrayList<>()).add(r.timeNanos());
         }
         assertThat(times).hasSize(threads);
@@ -360,7 +335,7 @@ class CaptureFileTest {
         CaptureStatus status = capture.stop();
 
         assertThat(status.dropped()).isZero();
-        assertThat(CaptureFile.readAll(options.output(), null).stream().map(CaptureRecord::timeNanos).toList())
+        assertThat(CaptureReader.readAll(options.output(), null).stream().map(CaptureRecord::timeNanos).toList())
                 .containsExactlyElementsOf(LongStream.range(0, records).boxed().toList());
     }
 
@@ -378,7 +353,7 @@ class CaptureFileTest {
 
         assertThat(run.status().records()).isEqualTo(1);
         capture.stop();
-        assertThat(CaptureFile.readAll(options.output(), null)).containsExactly(new SessionEnd(42, 1));
+        assertThat(CaptureReader.readAll(options.output(), null)).containsExactly(new SessionEnd(42, 1));
     }
 
     @Test
@@ -399,7 +374,7 @@ class CaptureFileTest {
         CaptureStatus status = capture.status();
         assertThat(status.stopReason()).contains("cannot write").contains("No space left on device");
         assertThat(Files.size(options.output().resolve("capture-000001.cap"))).isLessThanOrEqualTo(capacity);
-        assertThat(CaptureFile.readAll(options.output(), null)).hasSize((int) status.records());
+        assertThat(CaptureReader.readAll(options.output(), null)).hasSize((int) status.records());
         assertThat(Files.readString(options.output().resolve("capture.json")))
                 .contains("No space left on device").contains("\"state\": \"stopped\"");
     }
@@ -418,113 +393,6 @@ class CaptureFileTest {
         assertThatThrownBy(() -> capture.start(options("space").withMinFreeSpace(Long.MAX_VALUE)))
                 .isInstanceOfSatisfying(CaptureException.class,
                         e -> assertThat(e.kind()).isEqualTo(CaptureException.Kind.STORAGE));
-    }
-
-    /** A file channel on a disk with {@code capacity} bytes: a write past it writes what fits, then fails. */
-    private static final class FillingChannel extends java.nio.channels.FileChannel {
-        private final java.nio.channels.FileChannel delegate;
-        private final long capacity;
-
-        FillingChannel(Path file, long capacity) throws IOException {
-            this.delegate = CaptureWriter.DEFAULT_OPENER.open(file);
-            this.capacity = capacity;
-        }
-
-        @Override
-        public int write(ByteBuffer src, long position) throws IOException {
-            if (position + src.remaining() > capacity) {
-                int fits = (int) Math.max(0, capacity - position);
-                ByteBuffer part = src.duplicate();
-                part.limit(part.position() + fits);
-                delegate.write(part, position); // a partial block reaches the disk, as with a real ENOSPC
-                throw new IOException("No space left on device");
-            }
-            return delegate.write(src, position);
-        }
-
-        @Override
-        public int read(ByteBuffer dst) throws IOException {
-            return delegate.read(dst);
-        }
-
-        @Override
-        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-            return delegate.read(dsts, offset, length);
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            return write(src, delegate.position());
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public long position() throws IOException {
-            return delegate.position();
-        }
-
-        @Override
-        public java.nio.channels.FileChannel position(long newPosition) throws IOException {
-            delegate.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return delegate.size();
-        }
-
-        @Override
-        public java.nio.channels.FileChannel truncate(long size) throws IOException {
-            delegate.truncate(size);
-            return this;
-        }
-
-        @Override
-        public void force(boolean metaData) throws IOException {
-            delegate.force(metaData);
-        }
-
-        @Override
-        public long transferTo(long position, long count, java.nio.channels.WritableByteChannel target)
-                throws IOException {
-            return delegate.transferTo(position, count, target);
-        }
-
-        @Override
-        public long transferFrom(java.nio.channels.ReadableByteChannel src, long position, long count)
-                throws IOException {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return delegate.read(dst, position);
-        }
-
-        @Override
-        public java.nio.MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-            return delegate.map(mode, position, size);
-        }
-
-        @Override
-        public java.nio.channels.FileLock lock(long position, long size, boolean shared) throws IOException {
-            return delegate.lock(position, size, shared);
-        }
-
-        @Override
-        public java.nio.channels.FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return delegate.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            delegate.close();
-        }
     }
 
     /**

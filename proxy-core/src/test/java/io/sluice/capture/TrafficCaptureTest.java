@@ -14,9 +14,8 @@ import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
 import io.sluice.protocol.Command;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
-import io.sluice.testing.TestMariaDb;
+import io.sluice.testing.SluiceExtension;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -37,11 +36,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
@@ -50,41 +47,29 @@ import org.slf4j.LoggerFactory;
  * before the capture, and captures that stop by themselves (vanished directory, size limit) while clients carry on
  * without an error.
  */
-@ExtendWith(LeakDetection.class)
 class TrafficCaptureTest {
 
-    private static TestMariaDb mariaDb;
-    private static String db;
-    private static Sluice sluice;
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.withDefaults()
+            .sluiceOnly("captures what crosses Sluice")
+            .database("capture", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))");
 
     @TempDir
     Path tmp;
 
-    @BeforeAll
-    static void start() {
-        mariaDb = TestMariaDb.get();
-        db = mariaDb.createDatabase("capture");
-        mariaDb.execute("CREATE TABLE `" + db + "`.t (id INT PRIMARY KEY, v VARCHAR(20))");
-        sluice = Sluice.start(ProxyUnderTest.builder().config());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (sluice != null) {
-            sluice.close();
-        }
-        mariaDb.dropDatabase(db);
+    private static Sluice sluice() {
+        return proxy.sluice();
     }
 
     @AfterEach
     void stopCapture() {
-        if (sluice.captureStatus().running()) {
-            sluice.stopCapture();
+        if (sluice().captureStatus().running()) {
+            sluice().stopCapture();
         }
     }
 
     private static Connection connect(String params) throws SQLException {
-        String url = JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), db, params);
+        String url = JdbcDriver.MARIADB.url("127.0.0.1", sluice().port(), proxy.db(), params);
         return JdbcDriver.MARIADB.connect(url, ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
     }
 
@@ -104,7 +89,7 @@ class TrafficCaptureTest {
     @Test
     void recordsEveryCommandWithItsOutcomeAndNeverThePassword() throws Exception {
         Path dir = tmp.resolve("capture");
-        sluice.startCapture(CaptureOptions.of(dir).withCompress(false).withMinFreeSpace(0));
+        sluice().startCapture(CaptureOptions.of(dir).withCompress(false).withMinFreeSpace(0));
         long threadId;
         try (Connection c = connect("useServerPrepStmts=true"); Statement s = c.createStatement()) {
             threadId = c.unwrap(org.mariadb.jdbc.Connection.class).getThreadId(); // Sluice's id, from its greeting
@@ -126,14 +111,14 @@ class TrafficCaptureTest {
         }
         awaitSessionEnd(dir);
 
-        CaptureStatus status = sluice.stopCapture();
+        CaptureStatus status = sluice().stopCapture();
 
         assertThat(status.dropped()).isZero();
-        List<CaptureRecord> records = CaptureFile.readAll(dir, null);
+        List<CaptureRecord> records = CaptureReader.readAll(dir, null);
         assertThat(records).extracting(CaptureRecord::sessionId).containsOnly((int) threadId);
         assertThat(records.get(0)).isInstanceOfSatisfying(SessionBegin.class, begin -> {
             assertThat(begin.user()).isEqualTo(ProxyUnderTest.USER);
-            assertThat(begin.schema()).isEqualTo(db);
+            assertThat(begin.schema()).isEqualTo(proxy.db());
             assertThat(begin.openBefore()).isFalse();
         });
         assertThat(records.get(records.size() - 1)).isInstanceOf(SessionEnd.class);
@@ -159,7 +144,7 @@ class TrafficCaptureTest {
                 .toList();
         assertThat(answered).allSatisfy(r -> assertThat(r.durationNanos()).isPositive());
         assertThat(answered).extracting(CommandRecord::timeNanos).isSorted();
-        for (Path file : CaptureFile.files(dir)) {
+        for (Path file : CaptureFormat.files(dir)) {
             assertThat(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1))
                     .contains("SELECT * FROM nope").doesNotContain(ProxyUnderTest.PASSWORD);
         }
@@ -170,13 +155,13 @@ class TrafficCaptureTest {
         Path dir = tmp.resolve("late");
         try (Connection c = connect(""); Statement s = c.createStatement()) {
             s.executeQuery("SELECT 1").close();
-            sluice.startCapture(CaptureOptions.of(dir).withMinFreeSpace(0));
+            sluice().startCapture(CaptureOptions.of(dir).withMinFreeSpace(0));
             s.executeQuery("SELECT 'after the start'").close();
-            sluice.stopCapture();
+            sluice().stopCapture();
             s.executeQuery("SELECT 'after the stop'").close();
         }
 
-        List<CaptureRecord> records = CaptureFile.readAll(dir, null);
+        List<CaptureRecord> records = CaptureReader.readAll(dir, null);
 
         assertThat(records).filteredOn(SessionBegin.class::isInstance).singleElement()
                 .satisfies(r -> assertThat(((SessionBegin) r).openBefore()).isTrue());
@@ -189,7 +174,7 @@ class TrafficCaptureTest {
         Path dir = tmp.resolve("doomed");
         ListAppender<ILoggingEvent> logged = listen();
         try (Traffic traffic = new Traffic(3)) {
-            sluice.startCapture(CaptureOptions.of(dir).withMinFreeSpace(0));
+            sluice().startCapture(CaptureOptions.of(dir).withMinFreeSpace(0));
             traffic.awaitQueries(200);
             deleteRecursively(dir);
 
@@ -213,7 +198,7 @@ class TrafficCaptureTest {
     void theSizeLimitStopsTheCaptureWhileClientsCarryOn() throws Exception {
         Path dir = tmp.resolve("bounded");
         try (Traffic traffic = new Traffic(3)) {
-            sluice.startCapture(CaptureOptions.of(dir).withCompress(false).withMaxSize(64 * 1024)
+            sluice().startCapture(CaptureOptions.of(dir).withCompress(false).withMaxSize(64 * 1024)
                     .withMinFreeSpace(0));
 
             CaptureStatus status = awaitStopped();
@@ -223,17 +208,17 @@ class TrafficCaptureTest {
             assertThat(status.stopReason()).isEqualTo("maxSize 65536 bytes reached");
             assertThat(status.bytes()).isLessThanOrEqualTo(64 * 1024);
             assertThat(traffic.failure.get()).isNull();
-            assertThat(commands(CaptureFile.readAll(dir, null))).isNotEmpty();
+            assertThat(commands(CaptureReader.readAll(dir, null))).isNotEmpty();
         }
     }
 
     private static CaptureStatus awaitStopped() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (sluice.captureStatus().running()) {
+        while (sluice().captureStatus().running()) {
             assertThat(System.nanoTime()).as("capture still running").isLessThan(deadline);
             Thread.sleep(20);
         }
-        return sluice.captureStatus();
+        return sluice().captureStatus();
     }
 
     /** The session end is recorded when the proxy sees the close, a moment after the client's close returns. */

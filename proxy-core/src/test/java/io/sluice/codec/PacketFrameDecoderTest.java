@@ -1,5 +1,10 @@
 package io.sluice.codec;
 
+import static io.sluice.testing.MySqlWire.MAX_PAYLOAD;
+import static io.sluice.testing.MySqlWire.comPing;
+import static io.sluice.testing.MySqlWire.comQuery;
+import static io.sluice.testing.MySqlWire.concat;
+import static io.sluice.testing.MySqlWire.frame;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,8 +20,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class PacketFrameDecoderTest {
-    private static final int MAX_PAYLOAD = 0xFFFFFF;
-
     private EmbeddedChannel channel;
 
     @AfterEach
@@ -31,35 +34,10 @@ class PacketFrameDecoderTest {
         return channel;
     }
 
-    /** A frame: 3-byte little-endian payload length, sequence id, payload. */
-    private static byte[] frame(int sequenceId, byte[] payload) {
-        byte[] out = new byte[4 + payload.length];
-        out[0] = (byte) payload.length;
-        out[1] = (byte) (payload.length >>> 8);
-        out[2] = (byte) (payload.length >>> 16);
-        out[3] = (byte) sequenceId;
-        System.arraycopy(payload, 0, out, 4, payload.length);
-        return out;
-    }
-
     private static byte[] payload(int length, int fill) {
         byte[] payload = new byte[length];
         Arrays.fill(payload, (byte) fill);
         return payload;
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        int length = 0;
-        for (byte[] p : parts) {
-            length += p.length;
-        }
-        byte[] out = new byte[length];
-        int pos = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, out, pos, p.length);
-            pos += p.length;
-        }
-        return out;
     }
 
     /** Reads every frame the channel emitted, releasing each. */
@@ -89,7 +67,7 @@ class PacketFrameDecoderTest {
     @Test
     void emitsAWholeFrameHeaderIncluded() {
         channel(1024);
-        byte[] ping = frame(0, new byte[] {0x0E});
+        byte[] ping = frame(0, comPing());
 
         channel.writeInbound(Unpooled.wrappedBuffer(ping));
 
@@ -109,7 +87,7 @@ class PacketFrameDecoderTest {
     @Test
     void assemblesAFrameFedOneByteAtATime() {
         channel(1024);
-        byte[] query = frame(0, concat(new byte[] {0x03}, "SELECT 1".getBytes()));
+        byte[] query = frame(0, comQuery("SELECT 1"));
 
         for (int i = 0; i < query.length - 1; i++) {
             channel.writeInbound(Unpooled.wrappedBuffer(query, i, 1));
@@ -123,8 +101,8 @@ class PacketFrameDecoderTest {
     @Test
     void splitsSeveralFramesInOneBuffer() {
         channel(1024);
-        byte[] a = frame(0, new byte[] {0x0E});
-        byte[] b = frame(0, concat(new byte[] {0x03}, "SELECT 2".getBytes()));
+        byte[] a = frame(0, comPing());
+        byte[] b = frame(0, comQuery("SELECT 2"));
         byte[] c = frame(0, new byte[] {0x01});
 
         ByteBuf in = Unpooled.wrappedBuffer(concat(a, b, c));
@@ -236,7 +214,7 @@ class PacketFrameDecoderTest {
     @Test
     void passesOnAReadOfOneWholeFrameAsItIs() {
         channel(1024);
-        ByteBuf in = Unpooled.wrappedBuffer(frame(0, concat(new byte[] {0x03}, "SELECT 1".getBytes())));
+        ByteBuf in = Unpooled.wrappedBuffer(frame(0, comQuery("SELECT 1")));
 
         channel.writeInbound(in);
 
@@ -252,9 +230,9 @@ class PacketFrameDecoderTest {
     @Test
     void keepsFramesInOrderWhenAWholeFrameFollowsBufferedBytes() {
         channel(1024);
-        byte[] a = frame(0, concat(new byte[] {0x03}, "SELECT 1".getBytes()));
-        byte[] b = frame(0, new byte[] {0x0E});
-        byte[] c = frame(0, concat(new byte[] {0x03}, "SELECT 2".getBytes()));
+        byte[] a = frame(0, comQuery("SELECT 1"));
+        byte[] b = frame(0, comPing());
+        byte[] c = frame(0, comQuery("SELECT 2"));
 
         channel.writeInbound(Unpooled.wrappedBuffer(a, 0, 5)); // a's header and one byte: buffered
         channel.writeInbound(Unpooled.wrappedBuffer(a, 5, a.length - 5)); // a's rest: decoded from the buffer

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.sluice.config.ConfigException;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
 import java.net.ServerSocket;
 import java.sql.Connection;
@@ -15,30 +15,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.Statement;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The backend goes away: at start (Sluice refuses to start) or under a live session (the client sees a lost link). */
-@ExtendWith(LeakDetection.class)
 class BackendFailureTest {
 
-    private static ProxyUnderTest proxy;
-
-    @BeforeAll
-    static void start() {
-        proxy = ProxyUnderTest.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.withDefaults();
 
     @Test
     void startFailsWhenNoBackendIsReachable() throws Exception {

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
-import io.sluice.testing.TestMariaDb;
+import io.sluice.testing.SluiceExtension;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -17,11 +17,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -32,29 +30,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>The proxy runs with a pool of one backend connection, so a connection left dirty by a misbehaving client
  * (a half-read result, an unfinished command) would be handed to the very next session and show up there.
  */
-@ExtendWith(LeakDetection.class)
 class BadInputTest {
 
     private static final int MAX_PACKET = 1 << 20;
 
-    private static ProxyUnderTest proxy;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        proxy = ProxyUnderTest.builder().maxPoolSize(1).maxPacketSize(MAX_PACKET).start();
-        db = TestMariaDb.get().createDatabase("sluice_it_bad");
-        TestMariaDb.get().execute("CREATE TABLE `" + db + "`.t (id INT PRIMARY KEY, v VARCHAR(10))",
-                "INSERT INTO `" + db + "`.t VALUES (1, 'one'), (2, 'two'), (3, 'three')");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.maxPoolSize(1).maxPacketSize(MAX_PACKET))
+            .database("sluice_it_bad", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))",
+                    "INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')");
 
     @AfterEach
     void anotherSessionStillWorks() throws Exception {
@@ -64,14 +47,15 @@ class BadInputTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void wrongPassword(JdbcDriver driver) {
-        assertThatThrownBy(() -> driver.connect(proxy.jdbcUrl(driver, db, ""), proxy.user(), "not-the-password").close())
+        String url = proxy.jdbcUrl(driver, proxy.db(), "");
+        assertThatThrownBy(() -> driver.connect(url, proxy.user(), "not-the-password").close())
                 .isInstanceOfSatisfying(SQLException.class, e -> assertError(e, 1045, "28000"));
     }
 
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void unknownUser(JdbcDriver driver) {
-        assertThatThrownBy(() -> driver.connect(proxy.jdbcUrl(driver, db, ""), "nobody_sluice", "x").close())
+        assertThatThrownBy(() -> driver.connect(proxy.jdbcUrl(driver, proxy.db(), ""), "nobody_sluice", "x").close())
                 .isInstanceOfSatisfying(SQLException.class, e -> assertError(e, 1045, "28000"));
     }
 
@@ -91,7 +75,7 @@ class BadInputTest {
             assertThat(reply.errorCode()).isEqualTo(1045);
             assertThat(reply.sqlState()).isEqualTo("28000");
         }
-        try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
+        try (RawMySqlClient raw = proxy.rawLogin(proxy.db())) {
             assertThat(raw.query("SELECT v FROM t ORDER BY id").rows())
                     .containsExactly(List.of("one"), List.of("two"), List.of("three"));
             RawMySqlClient.Packet err = raw.query("SELECT nope FROM t").end();
@@ -124,16 +108,16 @@ class BadInputTest {
             raw.writeRaw(new byte[20]);
         }
         // ...and after login, in the middle of a command.
-        try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
+        try (RawMySqlClient raw = proxy.rawLogin(proxy.db())) {
             raw.writeFrameHeader(100, 0);
-            raw.writeRaw(new byte[] {RawMySqlClient.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T'});
+            raw.writeRaw(new byte[] {MySqlWire.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T'});
         }
         assertHealthy();
     }
 
     @Test
     void commandLargerThanMaxPacketSize() throws Exception {
-        try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
+        try (RawMySqlClient raw = proxy.rawLogin(proxy.db())) {
             long limit = proxy.maxPacketSize();
             if (ProxyUnderTest.isDirect()) {
                 limit = Long.parseLong(raw.query("SELECT @@max_allowed_packet").rows().get(0).get(0));
@@ -151,7 +135,7 @@ class BadInputTest {
                     raw.writeFrameHeader(frame, seq++);
                     int left = frame;
                     if (first && left > 0) {
-                        raw.writeRaw(new byte[] {RawMySqlClient.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1'});
+                        raw.writeRaw(new byte[] {MySqlWire.COM_QUERY, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1'});
                         left -= 9;
                         first = false;
                     }
@@ -176,7 +160,7 @@ class BadInputTest {
     @Test
     void clientVanishesInTheMiddleOfALargeResult() throws Exception {
         for (int round = 0; round < 3; round++) {
-            RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db);
+            RawMySqlClient raw = proxy.rawLogin(proxy.db());
             raw.sendQuery("SELECT seq, REPEAT('x', 1000) FROM seq_1_to_200000");
             for (int i = 0; i < 50; i++) {
                 assertThat(raw.readPacket()).isNotNull();
@@ -185,7 +169,7 @@ class BadInputTest {
             assertHealthy();
         }
         // The same through JDBC: a streaming result abandoned by aborting the connection.
-        Connection c = proxy.connect(JdbcDriver.MYSQL, db, "");
+        Connection c = proxy.connect(JdbcDriver.MYSQL, proxy.db(), "");
         Statement s = c.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
         s.setFetchSize(Integer.MIN_VALUE);
         ResultSet rs = s.executeQuery("SELECT seq, REPEAT('y', 1000) FROM seq_1_to_200000");
@@ -203,15 +187,15 @@ class BadInputTest {
             List<Connection> open = new ArrayList<>();
             try {
                 for (int i = 0; i < 3; i++) {
-                    open.add(limited.connect(JdbcDriver.MARIADB, db, ""));
+                    open.add(limited.connect(JdbcDriver.MARIADB, proxy.db(), ""));
                 }
                 for (JdbcDriver driver : JdbcDriver.values()) {
-                    assertThatThrownBy(() -> limited.connect(driver, db, "").close())
+                    assertThatThrownBy(() -> limited.connect(driver, proxy.db(), "").close())
                             .isInstanceOfSatisfying(SQLException.class, e -> assertError(e, 1040, "08004"));
                 }
                 open.remove(0).close();
                 Thread.sleep(200); // the proxy notices the close asynchronously
-                open.add(limited.connect(JdbcDriver.MYSQL, db, ""));
+                open.add(limited.connect(JdbcDriver.MYSQL, proxy.db(), ""));
                 for (Connection c : open) {
                     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t")) {
                         assertThat(rs.next()).isTrue();
@@ -243,7 +227,7 @@ class BadInputTest {
     /** A new session, through both drivers, sees exactly the table's rows: nothing left over from a broken one. */
     private static void assertHealthy() throws SQLException {
         for (JdbcDriver driver : JdbcDriver.values()) {
-            try (Connection c = proxy.connect(driver, db, ""); Statement s = c.createStatement()) {
+            try (Connection c = proxy.connect(driver, proxy.db(), ""); Statement s = c.createStatement()) {
                 try (ResultSet rs = s.executeQuery("SELECT id, v FROM t ORDER BY id")) {
                     List<String> rows = new ArrayList<>();
                     while (rs.next()) {
@@ -254,7 +238,7 @@ class BadInputTest {
                 try (ResultSet rs = s.executeQuery("SELECT @@in_transaction, DATABASE()")) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getInt(1)).isZero();
-                    assertThat(rs.getString(2)).isEqualTo(db);
+                    assertThat(rs.getString(2)).isEqualTo(proxy.db());
                 }
             }
         }

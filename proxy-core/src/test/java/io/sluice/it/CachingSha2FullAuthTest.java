@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mysql.cj.jdbc.JdbcConnection;
 import io.sluice.auth.PasswordHash;
+import io.sluice.auth.RsaKeyPair;
 import io.sluice.config.TlsConfig;
 import io.sluice.config.UserConfig;
 import io.sluice.testing.JdbcDriver;
@@ -17,16 +18,11 @@ import io.sluice.tls.GeneratedCertificates;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.KeyFactory;
-import java.security.PublicKey;
-import java.security.spec.X509EncodedKeySpec;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Base64;
 import java.util.List;
-import javax.crypto.Cipher;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -190,15 +186,7 @@ class CachingSha2FullAuthTest {
             String pem = new String(key.payload(), 1, key.payload().length - 1, StandardCharsets.US_ASCII);
             assertThat(pem).startsWith("-----BEGIN PUBLIC KEY-----");
 
-            byte[] secret = (SHA2_PASSWORD + "\0").getBytes(StandardCharsets.UTF_8);
-            for (int i = 0; i < secret.length; i++) {
-                secret[i] ^= nonce[i % nonce.length];
-            }
-            PublicKey publicKey = KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(
-                    Base64.getMimeDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", ""))));
-            Cipher cipher = Cipher.getInstance("RSA/ECB/OAEPWithSHA-1AndMGF1Padding");
-            cipher.init(Cipher.ENCRYPT_MODE, publicKey);
-            client.writePacket(cipher.doFinal(secret));
+            client.writePacket(RsaKeyPair.encryptPassword(SHA2_PASSWORD, nonce, pem));
 
             RawMySqlClient.Packet ok = client.readPacket();
             assertThat(ok.isOk()).as("%s", ok).isTrue();

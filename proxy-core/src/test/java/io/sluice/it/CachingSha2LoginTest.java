@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.Sluice;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
-import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.RawMySqlClient.Packet;
+import io.sluice.testing.SluiceExtension;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -18,33 +18,18 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Logging in to Sluice with caching_sha2_password's fast path (MySQL 8's default client plugin): the client's first
  * answer is a SHA-256 scramble, Sluice replies fast_auth_success (0x01 0x03) and then OK.
  */
-@ExtendWith(LeakDetection.class)
 class CachingSha2LoginTest {
 
-    private static ProxyUnderTest proxy;
-
-    @BeforeAll
-    static void start() {
-        Assumptions.assumeFalse(ProxyUnderTest.isDirect(), "checks Sluice's own authentication");
-        proxy = ProxyUnderTest.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.withDefaults()
+            .sluiceOnly("checks Sluice's own authentication");
 
     /**
      * MySQL Connector/J reads AuthMoreData correctly only from servers whose version is 5.5.16 or later, and

@@ -3,21 +3,18 @@ package io.sluice.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.TlsConfig;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
+import io.sluice.testing.Tool;
 import io.sluice.tls.GeneratedCertificates;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,25 +22,26 @@ import org.junit.jupiter.api.io.TempDir;
  * gets in, no certificate or one from another CA does not. The client certificates are made with the openssl
  * command, as an operator would make them.
  */
-@ExtendWith(LeakDetection.class)
 class ClientCertificateTest {
-    private static final File CLI = new File("/usr/bin/mariadb");
 
     @TempDir
     static Path dir;
 
-    private static ProxyUnderTest proxy;
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.server(s -> s.withTls(requireCertificates())))
+            .sluiceOnly("checks Sluice's own TLS")
+            .requires(Tool.MARIADB, Tool.OPENSSL);
+
     private static Path ca;
 
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeFalse(ProxyUnderTest.isDirect(), "checks Sluice's own TLS");
-        Assumptions.assumeTrue(CLI.canExecute() && new File("/usr/bin/openssl").canExecute(),
-                "needs the mariadb client and openssl");
+    private static TlsConfig requireCertificates() {
         TlsConfig generated = TlsConfig.defaults().withGeneratedDirectory(dir);
-        TlsConfig requireCertificates = new TlsConfig(true, null, null, null, TlsConfig.VerifyClient.REQUIRE, false,
-                generated.provider(), generated.protocols(), dir);
-        proxy = ProxyUnderTest.builder().server(s -> s.withTls(requireCertificates)).start();
+        return new TlsConfig(true, null, null, null, TlsConfig.VerifyClient.REQUIRE, false, generated.provider(),
+                generated.protocols(), dir);
+    }
+
+    @BeforeAll
+    static void makeClientCertificates() throws Exception {
         ca = dir.resolve(GeneratedCertificates.CA_FILE);
         // A client certificate signed by the generated CA (whose key sits next to it in the conf dir) ...
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=app",
@@ -55,15 +53,8 @@ class ClientCertificateTest {
                 "/CN=stranger", "-days", "1", "-keyout", "stranger-key.pem", "-out", "stranger-cert.pem");
     }
 
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
-
     private static void openssl(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("openssl"));
+        List<String> command = new ArrayList<>(List.of(Tool.OPENSSL.path().toString()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -75,7 +66,7 @@ class ClientCertificateTest {
     }
 
     private static Result mariadb(String... tlsOptions) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(CLI.getPath(), "--ssl", "--ssl-ca=" + ca));
+        List<String> command = new ArrayList<>(List.of(Tool.MARIADB.path().toString(), "--ssl", "--ssl-ca=" + ca));
         command.addAll(List.of(tlsOptions));
         command.addAll(List.of("-h127.0.0.1", "-P" + proxy.port(), "-u" + proxy.user(), "-p" + proxy.password(),
                 "-N", "-B", "-e", "SELECT 6 * 7"));

@@ -2,14 +2,14 @@ package io.sluice.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.testing.Endpoints;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.RawMySqlClient;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
+import io.sluice.testing.Tool;
 import io.sluice.testing.Trace;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,10 +22,8 @@ import java.sql.Statement;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -34,33 +32,19 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Protocol features beyond plain commands: LOAD DATA LOCAL INFILE (the server asks the client for a file mid-command),
  * 32 MiB packets split across frames, COM_CHANGE_USER, COM_RESET_CONNECTION and the mariadb command-line client.
  */
-@ExtendWith(LeakDetection.class)
 class ClientFeaturesTest {
 
-    private static ProxyUnderTest proxy;
-    private static Endpoints endpoints;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        TestMariaDb mariaDb = TestMariaDb.get();
-        // Before the proxy starts, so every pooled backend connection already has the larger limit.
-        mariaDb.ensureMaxAllowedPacket(128L << 20);
-        if (mariaDb.globalLong("local_infile") == 0) {
-            mariaDb.execute("SET GLOBAL local_infile = 1");
-        }
-        proxy = ProxyUnderTest.start();
-        endpoints = proxy.endpoints();
-        db = mariaDb.createDatabase("sluice_it_features");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.withDefaults()
+            .beforeStart(mariaDb -> {
+                // Before the proxy starts, so every pooled backend connection already has the larger limit.
+                mariaDb.ensureMaxAllowedPacket(128L << 20);
+                if (mariaDb.globalLong("local_infile") == 0) {
+                    mariaDb.execute("SET GLOBAL local_infile = 1");
+                }
+            })
+            .database("sluice_it_features");
+    private static final Endpoints endpoints = proxy.endpoints();
 
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
@@ -72,7 +56,7 @@ class ClientFeaturesTest {
         }
         Files.writeString(file, csv, StandardCharsets.UTF_8);
         String params = driver == JdbcDriver.MYSQL ? "allowLoadLocalInfile=true" : "allowLocalInfile=true";
-        Trace[] traces = endpoints.runBothWays(driver, db, params, (c, t) -> {
+        Trace[] traces = endpoints.runBothWays(driver, proxy.db(), params, (c, t) -> {
             try (Statement s = c.createStatement()) {
                 Trace.quietly(s, "DROP TABLE IF EXISTS infile_rows", "CREATE TABLE infile_rows (id INT PRIMARY KEY, name VARCHAR(20), n INT)");
                 t.execute(s, "LOAD DATA LOCAL INFILE '" + file.toAbsolutePath() + "' INTO TABLE infile_rows"
@@ -92,7 +76,7 @@ class ClientFeaturesTest {
         byte[] blob = new byte[32 << 20];
         new Random(42).nextBytes(blob);
         String expectedHash = Trace.sha256(blob);
-        Trace[] traces = endpoints.runBothWays(driver, db, "", (c, t) -> {
+        Trace[] traces = endpoints.runBothWays(driver, proxy.db(), "", (c, t) -> {
             try (Statement s = c.createStatement()) {
                 Trace.quietly(s, "DROP TABLE IF EXISTS big", "CREATE TABLE big (id INT PRIMARY KEY, b LONGBLOB)");
             }
@@ -114,7 +98,7 @@ class ClientFeaturesTest {
 
     @Test
     void changeUserReauthenticatesAgainstProxyUsers() throws Exception {
-        try (Connection c = proxy.connect(JdbcDriver.MYSQL, db, "")) {
+        try (Connection c = proxy.connect(JdbcDriver.MYSQL, proxy.db(), "")) {
             com.mysql.cj.jdbc.JdbcConnection mysql = c.unwrap(com.mysql.cj.jdbc.JdbcConnection.class);
             try (Statement s = c.createStatement()) {
                 s.execute("SET @v = 42");
@@ -123,7 +107,7 @@ class ClientFeaturesTest {
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @v, DATABASE(), 1 + 1")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getObject(1)).as("user variable after COM_CHANGE_USER").isNull();
-                assertThat(rs.getString(2)).isEqualTo(db);
+                assertThat(rs.getString(2)).isEqualTo(proxy.db());
                 assertThat(rs.getInt(3)).isEqualTo(2);
             }
             assertThatThrownBy(() -> mysql.changeUser(proxy.user(), "wrong-password"))
@@ -140,7 +124,7 @@ class ClientFeaturesTest {
         // MariaDB Connector/J's reset() sends COM_RESET_CONNECTION (with useResetConnection, to MariaDB >= 10.2.4);
         // MySQL Connector/J would send COM_CHANGE_USER to a server reporting 5.5.5-... The raw client below sends it
         // by hand too.
-        try (Connection c = proxy.connect(JdbcDriver.MARIADB, db, "useResetConnection=true")) {
+        try (Connection c = proxy.connect(JdbcDriver.MARIADB, proxy.db(), "useResetConnection=true")) {
             try (Statement s = c.createStatement()) {
                 s.execute("SET @v = 'kept?'");
                 s.execute("CREATE TEMPORARY TABLE tmp_reset (id INT)");
@@ -149,17 +133,17 @@ class ClientFeaturesTest {
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @v, DATABASE()")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getObject(1)).isNull();
-                assertThat(rs.getString(2)).isEqualTo(db);
+                assertThat(rs.getString(2)).isEqualTo(proxy.db());
             }
             try (Statement s = c.createStatement()) {
                 assertThatThrownBy(() -> s.executeQuery("SELECT * FROM tmp_reset"))
                         .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1146));
             }
         }
-        try (RawMySqlClient raw = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(), db)) {
+        try (RawMySqlClient raw = proxy.rawLogin(proxy.db())) {
             assertThat(raw.query("SET @w = 7").end().isOk()).isTrue();
             assertThat(raw.query("SELECT @w").rows()).containsExactly(java.util.List.of("7"));
-            raw.sendCommand(RawMySqlClient.COM_RESET_CONNECTION, new byte[0]);
+            raw.sendCommand(MySqlWire.COM_RESET_CONNECTION, new byte[0]);
             RawMySqlClient.Packet reply = raw.readPacket();
             assertThat(reply).isNotNull();
             assertThat(reply.isOk()).as("reply to COM_RESET_CONNECTION: %s", reply).isTrue();
@@ -170,16 +154,16 @@ class ClientFeaturesTest {
 
     @Test
     void mariadbCommandLineClient() throws Exception {
-        Path cli = Path.of("/usr/bin/mariadb");
-        assumeTrue(Files.isExecutable(cli), "no /usr/bin/mariadb");
+        Path cli = Tool.MARIADB.path();
         String sql = "SELECT 1 + 1 AS two, 'x' AS s, NULL AS n; SELECT CONCAT('db=', DATABASE()); SELECT 1/0; SHOW WARNINGS;"
                 + " SELECT seq FROM seq_1_to_5";
         String direct = run(cli.toString(), "--no-defaults", "-h" + TestMariaDb.HOST, "-P" + TestMariaDb.get().port(),
-                "-u" + TestMariaDb.ROOT_USER, "-D" + db, "-e", sql);
+                "-u" + TestMariaDb.ROOT_USER, "-D" + proxy.db(), "-e", sql);
         String proxied = run(cli.toString(), "--no-defaults", "-h" + proxy.host(), "-P" + proxy.port(),
-                "-u" + proxy.user(), "-p" + proxy.password(), "-D" + db, "-e", sql);
+                "-u" + proxy.user(), "-p" + proxy.password(), "-D" + proxy.db(), "-e", sql);
         assertThat(proxied).isEqualTo(direct);
-        assertThat(direct).contains("two\ts\tn\n2\tx\tNULL", "db=" + db, "Division by 0", "seq\n1\n2\n3\n4\n5");
+        assertThat(direct).contains("two\ts\tn\n2\tx\tNULL", "db=" + proxy.db(), "Division by 0",
+                "seq\n1\n2\n3\n4\n5");
         String denied = run(cli.toString(), "--no-defaults", "-h" + proxy.host(), "-P" + proxy.port(),
                 "-u" + proxy.user(), "-pwrong", "-e", "SELECT 1");
         assertThat(denied).contains("ERROR 1045 (28000)");
@@ -193,7 +177,7 @@ class ClientFeaturesTest {
     }
 
     private static void assertHealthy() throws SQLException {
-        try (Connection c = proxy.connect(JdbcDriver.MARIADB, db, ""); Statement s = c.createStatement();
+        try (Connection c = proxy.connect(JdbcDriver.MARIADB, proxy.db(), ""); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT 40 + 2")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getInt(1)).isEqualTo(42);

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
-import io.sluice.testing.TestMariaDb;
+import io.sluice.testing.SluiceExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,39 +17,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Many sessions at once, and a connection pool (HikariCP) in front of the proxy reusing sessions. */
-@ExtendWith(LeakDetection.class)
 class ConcurrencyTest {
 
     private static final int SESSIONS = 200;
 
-    private static ProxyUnderTest proxy;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        TestMariaDb mariaDb = TestMariaDb.get();
-        mariaDb.ensureMaxConnections(600); // 200 backend sessions next to everyone else's
-        proxy = ProxyUnderTest.builder().maxPoolSize(SESSIONS + 10).start();
-        db = mariaDb.createDatabase("sluice_it_concurrency");
-        mariaDb.execute("CREATE TABLE `" + db + "`.kv (k INT PRIMARY KEY, v BIGINT)",
-                "INSERT INTO `" + db + "`.kv SELECT seq, seq * seq FROM `" + db + "`.seq_1_to_1000");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.maxPoolSize(SESSIONS + 10))
+            .beforeStart(mariaDb -> mariaDb.ensureMaxConnections(600)) // 200 backend sessions next to everyone else's
+            .database("sluice_it_concurrency", "CREATE TABLE kv (k INT PRIMARY KEY, v BIGINT)",
+                    "INSERT INTO kv SELECT seq, seq * seq FROM seq_1_to_1000");
 
     @Test
     void twoHundredConcurrentSessions() throws Exception {
@@ -63,7 +43,7 @@ class ConcurrencyTest {
                 int session = i;
                 JdbcDriver driver = i % 2 == 0 ? JdbcDriver.MARIADB : JdbcDriver.MYSQL;
                 results.add(pool.submit(() -> {
-                    try (Connection c = proxy.connect(driver, db, "")) {
+                    try (Connection c = proxy.connect(driver, proxy.db(), "")) {
                         allOpen.await(60, TimeUnit.SECONDS); // all 200 sessions are open at the same time
                         long checked = 0;
                         try (Statement s = c.createStatement()) {
@@ -100,7 +80,7 @@ class ConcurrencyTest {
     void hikariPoolInFrontOfTheProxy(JdbcDriver driver) throws Exception {
         HikariConfig config = new HikariConfig();
         config.setDriverClassName(driver.className());
-        config.setJdbcUrl(proxy.jdbcUrl(driver, db, ""));
+        config.setJdbcUrl(proxy.jdbcUrl(driver, proxy.db(), ""));
         config.setUsername(proxy.user());
         config.setPassword(proxy.password());
         config.setMaximumPoolSize(4);

@@ -4,24 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.RawMySqlClient.Packet;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A client that reads slower than the backend sends must not make Sluice hold the result: the relay stops reading the
  * backend once about {@code connBufferSize} bytes wait for the client. Measured as the growth of Netty's direct memory
  * while a 100 MB result is pending and the client reads nothing.
  */
-@ExtendWith(LeakDetection.class)
 class FlowControlTest {
 
     private static final int ROWS = 100_000;
@@ -29,20 +24,8 @@ class FlowControlTest {
     /** Far below the 100 MB result, far above connBufferSize (32 KiB) plus a read batch and allocator chunks. */
     private static final long BOUND = 24L << 20;
 
-    private static ProxyUnderTest proxy;
-
-    @BeforeAll
-    static void start() {
-        Assumptions.assumeFalse(ProxyUnderTest.isDirect(), "measures the proxy's own memory");
-        proxy = ProxyUnderTest.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.withDefaults().sluiceOnly("measures the proxy's own memory");
 
     private static long usedDirectMemory() {
         return ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric().usedDirectMemory();
@@ -52,8 +35,7 @@ class FlowControlTest {
     void aClientThatStopsReadingDoesNotMakeSluiceBufferTheResult() throws Exception {
         assertThat(ByteBufAllocator.DEFAULT).isInstanceOf(ByteBufAllocatorMetricProvider.class);
         String db = TestMariaDb.get().createDatabase("sluice_it_flow"); // seq_1_to_N needs a selected database
-        try (RawMySqlClient client = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(),
-                db)) {
+        try (RawMySqlClient client = proxy.rawLogin(db)) {
             client.query("SELECT 1"); // the session now holds its backend connection
             long before = usedDirectMemory();
             client.sendQuery("SELECT REPEAT('x', " + ROW_BYTES + ") FROM seq_1_to_" + ROWS);

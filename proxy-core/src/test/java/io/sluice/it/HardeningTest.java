@@ -6,6 +6,7 @@ import io.sluice.config.LoginBackoff;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.UserConfig;
 import io.sluice.testing.LeakDetection;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.RawMySqlClient.Packet;
@@ -119,7 +120,7 @@ class HardeningTest {
             assertLogsIn(proxy); // another account is not limited by this one
             assertThat(first.query("SELECT 1").rows()).hasSize(1);
 
-            second.sendCommand(RawMySqlClient.COM_QUIT, new byte[0]);
+            second.sendCommand(MySqlWire.COM_QUIT, new byte[0]);
             assertThat(second.readPacket()).isNull();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             Packet again;
@@ -135,11 +136,9 @@ class HardeningTest {
     @Test
     void anIdleClientIsDisconnectedWith4031() throws Exception {
         try (ProxyUnderTest proxy = start(10_000, 400);
-             RawMySqlClient idle = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(),
-                     null)) {
+             RawMySqlClient idle = proxy.rawLogin(null)) {
             assertThat(idle.query("SELECT 1").rows()).hasSize(1); // the session has a backend connection
-            try (RawMySqlClient busy = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(),
-                    proxy.password(), null)) {
+            try (RawMySqlClient busy = proxy.rawLogin(null)) {
                 // Silent while its query runs: that is not idleness.
                 assertThat(busy.query("SELECT SLEEP(1.2)").rows()).containsExactly(List.of("0"));
             }

@@ -5,19 +5,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.testing.Endpoints;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
 import io.sluice.testing.Trace;
 import java.math.BigDecimal;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.sql.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -26,30 +22,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * drivers, and what the client observed (rows, column metadata, update counts, generated keys, warnings, errors) must
  * be identical. Each scenario also checks a few absolute values, so a scenario that silently observes nothing fails.
  */
-@ExtendWith(LeakDetection.class)
 class QueryCompatibilityTest {
 
-    private static ProxyUnderTest proxy;
-    private static Endpoints endpoints;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        proxy = ProxyUnderTest.start();
-        endpoints = proxy.endpoints();
-        db = TestMariaDb.get().createDatabase("sluice_it_query");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.withDefaults().database("sluice_it_query");
+    private static final Endpoints endpoints = proxy.endpoints();
 
     private static Trace compare(JdbcDriver driver, String params, Endpoints.Scenario scenario) throws Exception {
-        Trace[] traces = endpoints.runBothWays(driver, db, params, scenario);
+        Trace[] traces = endpoints.runBothWays(driver, proxy.db(), params, scenario);
         assertThat(traces[1]).as("through the proxy vs direct (%s %s)", driver, params).isEqualTo(traces[0]);
         return traces[0];
     }
@@ -293,7 +273,7 @@ class QueryCompatibilityTest {
                     t.execute(s, "SELECT DATABASE()");
                     t.execute(s, "USE `" + other + "`");
                     t.execute(s, "SELECT DATABASE(), id FROM o");
-                    c.setCatalog(db);
+                    c.setCatalog(proxy.db());
                     t.add("catalog", c.getCatalog());
                     t.execute(s, "SELECT DATABASE()");
                     t.execute(s, "SELECT id FROM o"); // not in db: 1146
@@ -307,7 +287,7 @@ class QueryCompatibilityTest {
                     t.execute(s, "SELECT DATABASE()");
                 }
             });
-            assertThat(trace.toString()).contains("[" + other + ", 7]", "catalog, value=" + db,
+            assertThat(trace.toString()).contains("[" + other + ", 7]", "catalog, value=" + proxy.db(),
                     "code=1049, sqlState=42000", "code=1146");
         } finally {
             TestMariaDb.get().dropDatabase(other);

@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.TlsConfig;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TlsFiles;
+import io.sluice.testing.Tool;
 import io.sluice.tls.GeneratedCertificates;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,11 +19,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,31 +28,22 @@ import org.junit.jupiter.api.io.TempDir;
  * server against the generated CA, and the mariadb command-line client with {@code --ssl}. The proxy requires secure
  * transport, so every successful query here proves the session was encrypted, and a plain client gets ERR 3159.
  */
-@ExtendWith(LeakDetection.class)
 class TlsClientsTest {
 
     @TempDir
     static Path confDir;
 
-    private static ProxyUnderTest proxy;
-    private static Path ca;
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b
+                    // Connector/J reads caching_sha2's AuthMoreData only from MySQL versions (CachingSha2LoginTest).
+                    .server(s -> s.withServerVersion("5.7.19-sluice-test")
+                            .withTls(TlsConfig.defaults().withGeneratedDirectory(confDir)
+                                    .withRequireSecureTransport(true))))
+            .sluiceOnly("checks Sluice's own TLS");
 
-    @BeforeAll
-    static void start() {
-        Assumptions.assumeFalse(ProxyUnderTest.isDirect(), "checks Sluice's own TLS");
-        proxy = ProxyUnderTest.builder()
-                // Connector/J reads caching_sha2's AuthMoreData only from MySQL versions (see CachingSha2LoginTest).
-                .server(s -> s.withServerVersion("5.7.19-sluice-test")
-                        .withTls(TlsConfig.defaults().withGeneratedDirectory(confDir).withRequireSecureTransport(true)))
-                .start();
-        ca = confDir.resolve(GeneratedCertificates.CA_FILE);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
+    /** The CA Sluice generated at start, which clients verify its certificate with. */
+    private static Path ca() {
+        return confDir.resolve(GeneratedCertificates.CA_FILE);
     }
 
     @Test
@@ -71,7 +58,7 @@ class TlsClientsTest {
 
     @Test
     void mysqlConnectorJVerifiesTheGeneratedCa() throws SQLException {
-        String url = "jdbc:mysql://127.0.0.1:" + proxy.port() + "/?" + TlsFiles.mysqlVerifyCa(ca);
+        String url = "jdbc:mysql://127.0.0.1:" + proxy.port() + "/?" + TlsFiles.mysqlVerifyCa(ca());
         try (Connection c = JdbcDriver.MYSQL.connect(url, proxy.user(), proxy.password())) {
             assertThat(selectAnswer(c)).isEqualTo(42);
         }
@@ -79,7 +66,7 @@ class TlsClientsTest {
 
     @Test
     void mysqlConnectorJWithCachingSha2PasswordOverTls() throws SQLException {
-        String url = "jdbc:mysql://127.0.0.1:" + proxy.port() + "/?" + TlsFiles.mysqlVerifyCa(ca)
+        String url = "jdbc:mysql://127.0.0.1:" + proxy.port() + "/?" + TlsFiles.mysqlVerifyCa(ca())
                 + "&defaultAuthenticationPlugin=caching_sha2_password";
         try (Connection c = JdbcDriver.MYSQL.connect(url, proxy.user(), proxy.password())) {
             assertThat(selectAnswer(c)).isEqualTo(42);
@@ -99,7 +86,7 @@ class TlsClientsTest {
 
     @Test
     void mariaDbConnectorJVerifiesTheGeneratedCa() throws SQLException {
-        String url = JdbcDriver.MARIADB.url(proxy.host(), proxy.port(), null, TlsFiles.mariaDbVerifyCa(ca));
+        String url = JdbcDriver.MARIADB.url(proxy.host(), proxy.port(), null, TlsFiles.mariaDbVerifyCa(ca()));
         try (Connection c = JdbcDriver.MARIADB.connect(url, proxy.user(), proxy.password())) {
             assertThat(selectAnswer(c)).isEqualTo(42);
         }
@@ -107,9 +94,7 @@ class TlsClientsTest {
 
     @Test
     void mariadbCommandLineClientWithSsl() throws Exception {
-        File cli = new File("/usr/bin/mariadb");
-        Assumptions.assumeTrue(cli.canExecute(), "the mariadb client is not installed");
-        Process process = new ProcessBuilder(cli.getPath(), "--ssl", "--ssl-ca=" + ca,
+        Process process = new ProcessBuilder(Tool.MARIADB.path().toString(), "--ssl", "--ssl-ca=" + ca(),
                 "--ssl-verify-server-cert", "-h127.0.0.1", "-P" + proxy.port(), "-u" + proxy.user(),
                 "-p" + proxy.password(), "-N", "-B", "-e", "SELECT 6 * 7")
                 .redirectErrorStream(true)

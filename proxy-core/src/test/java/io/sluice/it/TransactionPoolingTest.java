@@ -1,17 +1,14 @@
 package io.sluice.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.api.SessionSnapshot;
-import io.sluice.ops.metrics.SluiceMetrics;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
+import io.sluice.testing.Tool;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,10 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -37,27 +32,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Transaction pooling end to end, through real drivers: sessions share two server connections, each keeps the
  * variables it set and none sees another's, and user variables pin a session to its connection.
  */
-@ExtendWith(LeakDetection.class)
 class TransactionPoolingTest {
 
-    private static ProxyUnderTest proxy;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        TestMariaDb mariaDb = TestMariaDb.get();
-        proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(2).start();
-        db = mariaDb.createDatabase("sluice_it_txpool");
-        mariaDb.execute("CREATE TABLE " + db + ".t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20) NOT NULL)");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.transactionPooling().maxPoolSize(2))
+            .database("sluice_it_txpool",
+                    "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20) NOT NULL)");
 
     /** MySQL Connector/J asks for CLIENT_SESSION_TRACK only with trackSessionState=true; without it, it is pinned. */
     private static String params(JdbcDriver driver, String more) {
@@ -78,7 +58,7 @@ class TransactionPoolingTest {
         List<Connection> clients = new ArrayList<>();
         try {
             for (int i = 0; i < 6; i++) {
-                clients.add(proxy.connect(driver, db, params(driver, "")));
+                clients.add(proxy.connect(driver, proxy.db(), params(driver, "")));
             }
             for (int i = 0; i < clients.size(); i++) {
                 try (Statement s = clients.get(i).createStatement()) {
@@ -111,13 +91,13 @@ class TransactionPoolingTest {
      */
     @Test
     void mariadbClientMultiplexes() throws Exception {
-        Path cli = Path.of("/usr/bin/mariadb");
-        assumeTrue(Files.isExecutable(cli), "no /usr/bin/mariadb");
+        Path cli = Tool.MARIADB.path();
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (Connection other = proxy.connect(JdbcDriver.MARIADB, db, "")) {
+        try (Connection other = proxy.connect(JdbcDriver.MARIADB, proxy.db(), "")) {
             Future<String> output = pool.submit(() -> {
                 Process p = new ProcessBuilder(cli.toString(), "--no-defaults", "-h" + proxy.host(),
-                        "-P" + proxy.port(), "-u" + proxy.user(), "-p" + proxy.password(), "-D" + db, "-N", "-e",
+                        "-P" + proxy.port(), "-u" + proxy.user(), "-p" + proxy.password(), "-D" + proxy.db(), "-N",
+                        "-e",
                         "SET time_zone = '+03:00'; SELECT SLEEP(1.5); SELECT @@time_zone;")
                         .redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -143,18 +123,16 @@ class TransactionPoolingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void userVariablePins(JdbcDriver driver) throws Exception {
-        try (Connection a = proxy.connect(driver, db, params(driver, ""));
-                Connection b = proxy.connect(driver, db, params(driver, ""))) {
+        try (Connection a = proxy.connect(driver, proxy.db(), params(driver, ""));
+                Connection b = proxy.connect(driver, proxy.db(), params(driver, ""))) {
             try (Statement s = a.createStatement()) {
                 s.execute("SET @mine = 42");
             }
             assertThat(one(b, "SELECT @mine")).isNull();
             assertThat(one(a, "SELECT @mine")).isEqualTo("42");
             assertThat(proxy.sluice().sessions()).extracting(SessionSnapshot::pinnedBy).contains("user_variable");
-            try (SluiceMetrics metrics = new SluiceMetrics(proxy.sluice().metricSources())) {
-                assertThat(metrics.scrape()).containsPattern(
-                        "sluice_session_pins_total\\{reason=\"user_variable\"\\} [1-9]");
-            }
+            assertThat(proxy.metrics().scrape()).containsPattern(
+                    "sluice_session_pins_total\\{reason=\"user_variable\"\\} [1-9]");
         }
     }
 
@@ -163,7 +141,8 @@ class TransactionPoolingTest {
     void preparedStatementsFollowTheSession(JdbcDriver driver) throws Exception {
         String params = params(driver, driver == JdbcDriver.MYSQL ? "useServerPrepStmts=true&cachePrepStmts=true"
                 : "useServerPrepStmts=true");
-        try (Connection a = proxy.connect(driver, db, params); Connection b = proxy.connect(driver, db, params)) {
+        try (Connection a = proxy.connect(driver, proxy.db(), params);
+                Connection b = proxy.connect(driver, proxy.db(), params)) {
             try (PreparedStatement insert = a.prepareStatement("INSERT INTO t (v) VALUES (?)");
                     PreparedStatement select = b.prepareStatement("SELECT v FROM t WHERE id = ?")) {
                 for (int i = 0; i < 20; i++) {
@@ -213,7 +192,7 @@ class TransactionPoolingTest {
             RawMySqlClient late = null;
             try {
                 for (int i = 0; i < 2; i++) {
-                    Connection c = proxy.connect(JdbcDriver.MARIADB, db, "");
+                    Connection c = proxy.connect(JdbcDriver.MARIADB, proxy.db(), "");
                     holders.add(c);
                     try (Statement s = c.createStatement()) {
                         s.execute("START TRANSACTION");

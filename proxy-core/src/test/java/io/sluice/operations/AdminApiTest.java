@@ -11,8 +11,8 @@ import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.AdminClient.Response;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,42 +21,36 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The admin API over real HTTP: reads, drain and undrain, the bearer token, and bad requests. */
-@ExtendWith(LeakDetection.class)
 class AdminApiTest {
     private static final String TOKEN = "s3cret-token";
 
-    private static SluiceServer server;
-    private static Sluice sluice;
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.admin(AdminConfig.on("127.0.0.1", 0, TOKEN)))
+            .sluiceOnly("Sluice's own admin API");
+
     private static AdminClient admin;
 
     @BeforeAll
-    static void start() {
-        server = SluiceServer.start(withAdmin(AdminConfig.on("127.0.0.1", 0, TOKEN)));
-        sluice = server.sluice();
-        admin = new AdminClient("127.0.0.1", server.adminPort());
+    static void adminClient() {
+        admin = new AdminClient("127.0.0.1", proxy.adminPort());
+    }
+
+    private static Sluice sluice() {
+        return proxy.sluice();
     }
 
     private static ProxyConfig withAdmin(AdminConfig adminConfig) {
-        ProxyConfig base = ProxyUnderTest.builder().config();
-        return base.withOperations(base.operations().withAdmin(adminConfig));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        return ProxyUnderTest.builder().admin(adminConfig).config();
     }
 
     private static Connection connect() throws SQLException {
-        return JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), null, ""),
+        return JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice().port(), null, ""),
                 ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
     }
 
@@ -94,7 +88,7 @@ class AdminApiTest {
         assertThat(wrong.status()).isEqualTo(401);
         assertThat(wrong.body()).contains("wrong token").doesNotContain(TOKEN);
         assertThat(reload.status()).isEqualTo(401);
-        assertThat(sluice.backends().get(0).state().status()).isEqualTo(BackendStatus.UP);
+        assertThat(sluice().backends().get(0).state().status()).isEqualTo(BackendStatus.UP);
     }
 
     @Test
@@ -104,14 +98,14 @@ class AdminApiTest {
 
             assertThat(drained.status()).isEqualTo(200);
             assertThat(drained.body()).contains("\"status\":\"DRAINING\"").contains("\"draining\":true");
-            assertThat(sluice.backends().get(0).state().status()).isEqualTo(BackendStatus.DRAINING);
+            assertThat(sluice().backends().get(0).state().status()).isEqualTo(BackendStatus.DRAINING);
             assertThat(admin.get("/api/backends").body()).contains("\"status\":\"DRAINING\"");
         } finally {
             Response undrained = admin.post("/api/backends/ds_0/undrain", TOKEN);
             assertThat(undrained.status()).isEqualTo(200);
             assertThat(undrained.body()).contains("\"status\":\"UP\"");
         }
-        assertThat(sluice.backends().get(0).state().status()).isEqualTo(BackendStatus.UP);
+        assertThat(sluice().backends().get(0).state().status()).isEqualTo(BackendStatus.UP);
     }
 
     @Test
@@ -248,7 +242,7 @@ class AdminApiTest {
 
     /** Sends raw bytes and returns what comes back until the server closes or 2 s pass. */
     private static String raw(String request) throws Exception {
-        try (Socket socket = new Socket("127.0.0.1", server.adminPort())) {
+        try (Socket socket = new Socket("127.0.0.1", proxy.adminPort())) {
             socket.setSoTimeout(2000);
             OutputStream out = socket.getOutputStream();
             out.write(request.getBytes(StandardCharsets.US_ASCII));

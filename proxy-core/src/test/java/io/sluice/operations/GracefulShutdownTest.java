@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
-import io.sluice.config.ProxyConfig;
 import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
@@ -47,8 +46,7 @@ class GracefulShutdownTest {
     }
 
     private static SluiceServer startProxy() {
-        ProxyConfig base = ProxyUnderTest.builder().config();
-        return SluiceServer.start(base.withOperations(base.operations().withAdmin(AdminConfig.on("127.0.0.1", 0, null))));
+        return SluiceServer.start(ProxyUnderTest.builder().admin(AdminConfig.on("127.0.0.1", 0, null)).config());
     }
 
     private static Connection connect(Sluice sluice) throws SQLException {

@@ -3,15 +3,12 @@ package io.sluice.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
-import io.sluice.config.ProxyConfig;
-import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
 import io.sluice.testing.PrometheusText;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -21,43 +18,32 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scrapes {@code /metrics} over HTTP around and during real traffic from real JDBC drivers, and checks that the
  * counters and histograms move exactly as the traffic does. Each test reads deltas between two scrapes taken with
  * no other client on this proxy, so its numbers are its own.
  */
-@ExtendWith(LeakDetection.class)
 class MetricsScrapeTest {
 
-    private static SluiceServer server;
-    private static Sluice sluice;
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.admin(AdminConfig.on("127.0.0.1", 0, "t")))
+            .sluiceOnly("Sluice's own metrics");
+
     private static AdminClient admin;
     private static String url;
 
     @BeforeAll
-    static void start() {
-        ProxyConfig base = ProxyUnderTest.builder().config();
-        server = SluiceServer.start(base.withOperations(base.operations().withAdmin(AdminConfig.on("127.0.0.1", 0,
-                "t"))));
-        sluice = server.sluice();
-        admin = new AdminClient("127.0.0.1", server.adminPort());
-        url = JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), null, "");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+    static void adminClient() {
+        admin = new AdminClient("127.0.0.1", proxy.adminPort());
+        url = JdbcDriver.MARIADB.url("127.0.0.1", proxy.port(), null, "");
     }
 
     private static Connection connect(JdbcDriver driver, String params) throws SQLException {
-        return driver.connect(driver.url("127.0.0.1", sluice.port(), null, params), ProxyUnderTest.USER,
+        return driver.connect(driver.url("127.0.0.1", proxy.port(), null, params), ProxyUnderTest.USER,
                 ProxyUnderTest.PASSWORD);
     }
 

@@ -1,11 +1,9 @@
 package io.sluice.pooling;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,11 +14,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -29,32 +25,17 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code pooling: TRANSACTION} (issue #8): the session's next statement runs on a replacement, with the session's
  * state (time_zone, schema) and its prepared statement, and the client notices nothing.
  */
-@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeadIdleConnectionTest {
 
     private static final int MAX_POOL = 2;
 
-    private static ProxyUnderTest proxy;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        assumeFalse(ProxyUnderTest.isDirect(), "multiplexing is a proxy feature");
-        proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(MAX_POOL).connectionTimeoutMillis(5_000)
-                .start();
-        db = TestMariaDb.get().createDatabase("sluice_mux_dead");
-        TestMariaDb.get().execute("CREATE TABLE `" + db + "`.t (id INT PRIMARY KEY, v VARCHAR(10))",
-                "INSERT INTO `" + db + "`.t VALUES (1, 'one'), (2, 'two')");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension
+            .with(b -> b.transactionPooling().maxPoolSize(MAX_POOL).connectionTimeoutMillis(5_000))
+            .sluiceOnly("multiplexing is a proxy feature")
+            .database("sluice_mux_dead", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))",
+                    "INSERT INTO t VALUES (1, 'one'), (2, 'two')");
 
     /**
      * The ids of every server connection Sluice has: with the pool at {@link #MAX_POOL}, that many sessions in open
@@ -65,7 +46,7 @@ class DeadIdleConnectionTest {
         List<Connection> holders = new ArrayList<>();
         try {
             for (int i = 0; i < MAX_POOL; i++) {
-                Connection c = proxy.connect(JdbcDriver.MARIADB, db, "");
+                Connection c = proxy.connect(JdbcDriver.MARIADB, proxy.db(), "");
                 holders.add(c);
                 try (Statement s = c.createStatement()) {
                     s.execute("START TRANSACTION");
@@ -107,7 +88,7 @@ class DeadIdleConnectionTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void idleSessionSurvivesItsServerConnectionsBeingKilled(JdbcDriver driver) throws Exception {
-        try (Connection client = proxy.connect(driver, db, MuxHarness.serverPrepParams(driver));
+        try (Connection client = proxy.connect(driver, proxy.db(), MuxHarness.serverPrepParams(driver));
              Connection root = TestMariaDb.get().rootConnection()) {
             long myOwn;
             try (Statement s = root.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
@@ -156,7 +137,7 @@ class DeadIdleConnectionTest {
                 rs.next();
                 assertThat(rs.getString(1)).isEqualTo("two");
                 assertThat(rs.getString(2)).as("time_zone re-applied on the replacement").isEqualTo("+07:00");
-                assertThat(rs.getString(3)).isEqualTo(db);
+                assertThat(rs.getString(3)).isEqualTo(proxy.db());
             }
             try (Statement s = client.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID(), COUNT(*) FROM t")) {
                 rs.next();
@@ -176,7 +157,7 @@ class DeadIdleConnectionTest {
      */
     @Test
     void killedIdleConnectionsFoundWhileRestoringTheSessionAreReplaced() throws Exception {
-        try (Connection client = proxy.connect(JdbcDriver.MARIADB, db, "");
+        try (Connection client = proxy.connect(JdbcDriver.MARIADB, proxy.db(), "");
              Connection root = TestMariaDb.get().rootConnection();
              Statement s = client.createStatement()) {
             s.execute("SET time_zone = '-03:00'"); // every server connection that others used needs it restored

@@ -1,14 +1,12 @@
 package io.sluice.pooling;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.sluice.api.BackendSnapshot;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,11 +25,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -41,7 +37,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * connections. Transactions must all succeed and add up, and Sluice must never open more than {@code maxPoolSize}
  * server connections; with idle server connections at hand, new client logins must not cost server logins.
  */
-@ExtendWith(LeakDetection.class)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class HikariChurnTest {
 
@@ -51,24 +46,11 @@ class HikariChurnTest {
     private static final int COUNTERS = 5;
     private static final long CHURN_MILLIS = 5_000;
 
-    private static ProxyUnderTest proxy;
-    private static String db;
-
-    @BeforeAll
-    static void start() {
-        assumeFalse(ProxyUnderTest.isDirect(), "multiplexing is a proxy feature");
-        proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(MAX_POOL).connectionTimeoutMillis(20_000)
-                .start();
-        db = TestMariaDb.get().createDatabase("sluice_mux_hikari");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        TestMariaDb.get().dropDatabase(db);
-    }
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension
+            .with(b -> b.transactionPooling().maxPoolSize(MAX_POOL).connectionTimeoutMillis(20_000))
+            .sluiceOnly("multiplexing is a proxy feature")
+            .database("sluice_mux_hikari");
 
     private static BackendSnapshot pool() {
         return proxy.sluice().backends().get(0);
@@ -77,7 +59,7 @@ class HikariChurnTest {
     private static HikariDataSource hikari(JdbcDriver driver, String name) {
         HikariConfig config = new HikariConfig();
         config.setDriverClassName(driver.className());
-        config.setJdbcUrl(proxy.jdbcUrl(driver, db, MuxHarness.params(driver,
+        config.setJdbcUrl(proxy.jdbcUrl(driver, proxy.db(), MuxHarness.params(driver,
                 driver == JdbcDriver.MYSQL ? "useServerPrepStmts=true&cachePrepStmts=true" : "useServerPrepStmts=true")));
         config.setUsername(proxy.user());
         config.setPassword(proxy.password());
@@ -119,6 +101,7 @@ class HikariChurnTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void transactionsAddUpUnderMaxLifetimeChurn(JdbcDriver driver) throws Exception {
+        String db = proxy.db();
         String table = "counter_" + driver.name().toLowerCase();
         TestMariaDb.get().execute("DROP TABLE IF EXISTS `" + db + "`." + table,
                 "CREATE TABLE `" + db + "`." + table + " (id INT PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB",
@@ -266,7 +249,7 @@ class HikariChurnTest {
             try (Connection c = ds.getConnection(); Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT DATABASE()")) {
                 rs.next();
-                assertThat(rs.getString(1)).isEqualTo(db);
+                assertThat(rs.getString(1)).isEqualTo(proxy.db());
             }
         }
         Thread.sleep(100);

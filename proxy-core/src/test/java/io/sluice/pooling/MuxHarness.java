@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.api.BackendSnapshot;
 import io.sluice.Sluice;
 import io.sluice.config.PoolingConfig;
-import io.sluice.config.ServerConfig;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
-import io.sluice.testing.TestMariaDb;
+import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.Trace;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -20,6 +19,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one client script twice, straight to MariaDB as root and through Sluice in {@code pooling: TRANSACTION} with a
@@ -34,8 +40,14 @@ import java.util.function.Supplier;
  * <p>After each step the harness notes, through Sluice only, the server connection the session was on
  * ({@code SELECT CONNECTION_ID()}, unless the step says the probe would change what the next step sees), and the
  * session's {@code pinnedBy} and state from {@link Sluice#sessions()}.
+ *
+ * <p>A test class registers it with {@code @RegisterExtension} on a static field: it starts its proxy (a
+ * {@link SluiceExtension}) and databases before the class and stops them after it. Multiplexing is Sluice's, so in
+ * direct mode ({@code -Dsluice.test.direct=true}) the class is skipped.
  */
-final class MuxHarness implements AutoCloseable {
+final class MuxHarness implements ExecutionCondition, BeforeAllCallback, AfterAllCallback {
+
+    private static final Logger log = LoggerFactory.getLogger(MuxHarness.class);
 
     static final int POOL_SIZE = 2;
 
@@ -58,41 +70,43 @@ final class MuxHarness implements AutoCloseable {
             "SELECT LAST_INSERT_ID(123456)"},
     };
 
-    private final ProxyUnderTest proxy;
-    private final String db;
-    private final String otherDb;
+    private final SluiceExtension proxy;
 
-    private MuxHarness(ProxyUnderTest proxy, String db, String otherDb) {
+    private MuxHarness(SluiceExtension proxy) {
         this.proxy = proxy;
-        this.db = db;
-        this.otherDb = otherDb;
     }
 
-    /** Sluice in TRANSACTION mode with {@link #POOL_SIZE} server connections, and two fresh databases. */
-    static MuxHarness start(String prefix, PoolingConfig pooling) {
-        TestMariaDb mariaDb = TestMariaDb.get();
+    /**
+     * Sluice with {@code pooling} and {@link #POOL_SIZE} server connections, and two fresh databases whose names
+     * start with {@code prefix}.
+     */
+    static MuxHarness of(String prefix, PoolingConfig pooling) {
         // One event loop: every session borrows from the same per-loop pool, so the connection a disturber gives
         // back is handed to the script as it is, foreign session variables and all, instead of being retired
         // for a fresh login on the script's loop (which resets nothing but also tests nothing).
-        ProxyUnderTest proxy = ProxyUnderTest.builder()
-                .pooling(pooling)
-                .maxPoolSize(POOL_SIZE)
-                .connectionTimeoutMillis(5_000)
-                .server(s -> new ServerConfig(s.address(), s.port(), 1, s.connBufferSize(), s.maxConnections(),
-                        s.serverVersion(), s.maxPacketSize(), s.transport(), s.tls(), s.handshakeTimeoutMilliseconds(),
-                        s.idleTimeoutMilliseconds(), s.loginBackoff()))
-                .start();
-        String db = null;
-        String other = null;
-        try {
-            db = mariaDb.createDatabase(prefix);
-            other = mariaDb.createDatabase(prefix + "_other");
-        } catch (RuntimeException e) {
-            proxy.close();
-            mariaDb.dropDatabase(db);
-            throw e;
-        }
-        return new MuxHarness(proxy, db, other);
+        return new MuxHarness(SluiceExtension.with(b -> b
+                        .pooling(pooling)
+                        .maxPoolSize(POOL_SIZE)
+                        .connectionTimeoutMillis(5_000)
+                        .workerThreads(1))
+                .sluiceOnly("multiplexing is a proxy feature")
+                .database(prefix)
+                .database(prefix + "_other"));
+    }
+
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        return proxy.evaluateExecutionCondition(context);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        proxy.beforeAll(context);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        proxy.afterAll(context);
     }
 
     ProxyUnderTest proxy() {
@@ -105,19 +119,12 @@ final class MuxHarness implements AutoCloseable {
 
     /** The database every script starts in. */
     String db() {
-        return db;
+        return proxy.db(0);
     }
 
     /** A second database for USE and COM_INIT_DB; the disturbers switch to it too. */
     String otherDb() {
-        return otherDb;
-    }
-
-    @Override
-    public void close() {
-        proxy.close();
-        TestMariaDb.get().dropDatabase(db);
-        TestMariaDb.get().dropDatabase(otherDb);
+        return proxy.db(1);
     }
 
     /**
@@ -205,7 +212,8 @@ final class MuxHarness implements AutoCloseable {
 
         /** Same rows, update counts, warnings and errors both ways, and the disturbers never failed. */
         Run assertSameResults() {
-            assertThat(proxied.toString()).as("through Sluice (TRANSACTION) vs direct").isEqualTo(direct.toString());
+            assertThat(proxied.toString()).as("through Sluice (TRANSACTION) vs direct; through Sluice, step by"
+                    + " step:%n%s", this).isEqualTo(direct.toString());
             assertThat(proxied).isEqualTo(direct);
             assertThat(disturberErrors).as("errors of the disturbing sessions").isEmpty();
             return this;
@@ -277,10 +285,15 @@ final class MuxHarness implements AutoCloseable {
         }
     }
 
+    /** {@link #run}, then {@link Run#assertSameResults()}. */
+    Run compare(JdbcDriver driver, String params, Supplier<Script> script) throws Exception {
+        return run(driver, params, script).assertSameResults();
+    }
+
     /** Runs {@code script} direct (root, MariaDB) and through Sluice (proxy user) on a connection to {@link #db()}. */
     Run run(JdbcDriver driver, String params, Supplier<Script> script) throws Exception {
         Trace direct = new Trace();
-        try (Connection c = proxy.mariaDb().connect(driver, db, params)) {
+        try (Connection c = proxy.mariaDb().connect(driver, db(), params)) {
             for (Step step : script.get().steps()) {
                 direct.add("step", step.name());
                 step.action().run(c, direct);
@@ -294,7 +307,7 @@ final class MuxHarness implements AutoCloseable {
         List<String> states = new ArrayList<>();
         List<String> disturberErrors = new ArrayList<>();
         int disturbed = 0;
-        try (Connection c = proxy.connect(driver, db, params);
+        try (Connection c = proxy.connect(driver, db(), params);
              Disturbers disturbers = new Disturbers(disturberErrors)) {
             long sessionId = greetingId(c);
             long last = -1;
@@ -323,7 +336,9 @@ final class MuxHarness implements AutoCloseable {
                 stepIndex++;
             }
         }
-        return new Run(direct, proxied, names, ids, pins, states, disturberErrors, disturbed);
+        Run run = new Run(direct, proxied, names, ids, pins, states, disturberErrors, disturbed);
+        log.debug("{} with {} through Sluice, step by step:\n{}", driver, params, run);
+        return run;
     }
 
     /** The scripted session in Sluice's own list, or null. */
@@ -423,7 +438,7 @@ final class MuxHarness implements AutoCloseable {
             try (Statement s = sessions[which].createStatement()) {
                 // The script's own schema: Sluice retires an idle connection of another schema rather than reuse
                 // it, and the point is to hand the script connections that carry foreign session variables.
-                s.execute("USE `" + db + "`");
+                s.execute("USE `" + db() + "`");
                 for (String sql : DISTURBING_STATE[profile % 2]) {
                     s.execute(sql);
                 }

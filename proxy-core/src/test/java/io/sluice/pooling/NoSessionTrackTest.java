@@ -1,13 +1,10 @@
 package io.sluice.pooling;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.sluice.config.PoolingConfig;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
@@ -15,11 +12,9 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A client that does not negotiate CLIENT_SESSION_TRACK cannot have its session state followed, so in
@@ -27,38 +22,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and still sees exactly what it would see directly. Two real clients lack the capability: MySQL Connector/J with its
  * default {@code trackSessionState=false}, and {@link RawMySqlClient}.
  */
-@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NoSessionTrackTest {
 
     private static final int CLIENT_SESSION_TRACK = 0x800000;
 
-    private static MuxHarness harness;
-
-    @BeforeAll
-    static void start() {
-        assumeFalse(ProxyUnderTest.isDirect(), "multiplexing is a proxy feature");
-        harness = MuxHarness.start("sluice_mux_notrack", PoolingConfig.transaction());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+    @RegisterExtension
+    static final MuxHarness harness = MuxHarness.of("sluice_mux_notrack", PoolingConfig.transaction());
 
     @Test
     void mySqlConnectorJWithoutTrackSessionStateIsPinnedForLife() throws Exception {
-        MuxHarness.Run run = harness.run(JdbcDriver.MYSQL, "", () -> MuxHarness.script()
+        MuxHarness.Run run = harness.compare(JdbcDriver.MYSQL, "", () -> MuxHarness.script()
                 .quietly("DROP TABLE IF EXISTS nt", "CREATE TABLE nt (id INT AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB")
                 .sql("SET time_zone = '+04:00'", "SELECT @@time_zone",
                         "SET sql_mode = 'ANSI_QUOTES'", "SELECT \"id\" FROM nt",
                         "INSERT INTO nt VALUES (NULL)", "SELECT LAST_INSERT_ID()",
                         "USE `" + harness.otherDb() + "`", "SELECT DATABASE()",
                         "SELECT @@time_zone, @@sql_mode"));
-        System.out.println(run);
-        run.assertSameResults();
         assertThat(run.pins()).as("pinnedBy after each step").containsOnly("no_session_track");
         assertThat(run.distinctConnections()).as("server connections used").hasSize(1);
     }

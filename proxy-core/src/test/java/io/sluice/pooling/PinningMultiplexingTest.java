@@ -1,19 +1,13 @@
 package io.sluice.pooling;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.sluice.config.PoolingConfig;
-import io.sluice.ops.metrics.SluiceMetrics;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -24,31 +18,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * through Sluice with results compared, and through Sluice the session's {@code pinnedBy} must name the reason while it
  * holds and clear where the state clears, and a pinned session must stay on one server connection.
  */
-@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PinningMultiplexingTest {
 
     private static final String UNIQUE = "sluice_mux_" + ProcessHandle.current().pid();
 
-    private static MuxHarness harness;
-
-    @BeforeAll
-    static void start() {
-        assumeFalse(ProxyUnderTest.isDirect(), "multiplexing is a proxy feature");
-        harness = MuxHarness.start("sluice_mux_pin", PoolingConfig.transaction());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+    @RegisterExtension
+    static final MuxHarness harness = MuxHarness.of("sluice_mux_pin", PoolingConfig.transaction());
 
     private static MuxHarness.Run compare(JdbcDriver driver, Supplier<MuxHarness.Script> script) throws Exception {
-        MuxHarness.Run run = harness.run(driver, MuxHarness.params(driver, ""), script);
-        System.out.println(run);
-        return run.assertSameResults();
+        return harness.compare(driver, MuxHarness.params(driver, ""), script);
     }
 
     @ParameterizedTest
@@ -318,10 +297,8 @@ class PinningMultiplexingTest {
     }
 
     private static double pins(String reason) {
-        try (SluiceMetrics metrics = new SluiceMetrics(harness.sluice().metricSources())) {
-            return io.sluice.testing.PrometheusText.parse(metrics.scrape())
-                    .value("sluice_session_pins_total", "reason", reason);
-        }
+        return io.sluice.testing.PrometheusText.parse(harness.proxy().metrics().scrape())
+                .value("sluice_session_pins_total", "reason", reason);
     }
 
     @org.junit.jupiter.api.Test

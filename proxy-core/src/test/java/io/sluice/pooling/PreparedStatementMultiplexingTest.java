@@ -1,13 +1,10 @@
 package io.sluice.pooling;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.PoolingMode;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import java.io.ByteArrayInputStream;
 import java.math.BigDecimal;
 import java.sql.Date;
@@ -20,11 +17,9 @@ import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -34,33 +29,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * here so that it evicts. Statements prepared on one connection must execute, batch, fail and close on another with
  * the same results as directly against MariaDB.
  */
-@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PreparedStatementMultiplexingTest {
 
     private static final int CACHE = 4;
 
-    private static MuxHarness harness;
-
-    @BeforeAll
-    static void start() {
-        assumeFalse(ProxyUnderTest.isDirect(), "multiplexing is a proxy feature");
-        harness = MuxHarness.start("sluice_mux_ps", new PoolingConfig(PoolingMode.TRANSACTION, CACHE));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
-
-    private static MuxHarness.Run compare(JdbcDriver driver, String params,
-                                          java.util.function.Supplier<MuxHarness.Script> script) throws Exception {
-        MuxHarness.Run run = harness.run(driver, params, script);
-        System.out.println(run);
-        return run.assertSameResults();
-    }
+    @RegisterExtension
+    static final MuxHarness harness = MuxHarness.of("sluice_mux_ps",
+            new PoolingConfig(PoolingMode.TRANSACTION, CACHE));
 
     private static void setRow(PreparedStatement ps, int k) throws SQLException {
         ps.setInt(1, k * 3 - 7);
@@ -94,7 +70,7 @@ class PreparedStatementMultiplexingTest {
         // Not the ids: MariaDB Connector/J's bulk batch (COM_STMT_BULK_EXECUTE, when offered) reserves more of them.
         String selectSql = "SELECT i, l, d, f, s, dt, ts, b, n, LENGTH(bl), MD5(bl) FROM pt"
                 + " WHERE i >= ? AND s <> ? ORDER BY i";
-        MuxHarness.Run run = compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
             PreparedStatement[] insert = new PreparedStatement[1];
             PreparedStatement[] select = new PreparedStatement[1];
             MuxHarness.Script script = MuxHarness.script()
@@ -166,7 +142,7 @@ class PreparedStatementMultiplexingTest {
     @EnumSource(JdbcDriver.class)
     void moreStatementsThanTheCacheHolds(JdbcDriver driver) throws Exception {
         int statements = CACHE * 3;
-        MuxHarness.Run run = compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
             List<PreparedStatement> open = new ArrayList<>();
             MuxHarness.Script script = MuxHarness.script()
                     .step("prepare " + statements, (c, t) -> {
@@ -214,7 +190,7 @@ class PreparedStatementMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void serverErrorsAreTheSameBothWays(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
             PreparedStatement[] insert = new PreparedStatement[1];
             return MuxHarness.script()
                     .quietly("DROP TABLE IF EXISTS pe", "CREATE TABLE pe (id INT PRIMARY KEY, v VARCHAR(3) NOT NULL)")
@@ -292,7 +268,7 @@ class PreparedStatementMultiplexingTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void preparedInATransactionUsedAfterItsCommit(JdbcDriver driver) throws Exception {
-        MuxHarness.Run run = compare(driver, MuxHarness.serverPrepParams(driver), () -> {
+        MuxHarness.Run run = harness.compare(driver, MuxHarness.serverPrepParams(driver), () -> {
             PreparedStatement[] ps = new PreparedStatement[1];
             return MuxHarness.script()
                     .quietly("DROP TABLE IF EXISTS pc", "CREATE TABLE pc (id INT PRIMARY KEY) ENGINE=InnoDB")
@@ -324,7 +300,7 @@ class PreparedStatementMultiplexingTest {
     void cursorFetchPinsUntilTheStatementCloses() throws Exception {
         JdbcDriver driver = JdbcDriver.MYSQL;
         String params = MuxHarness.params(driver, "useServerPrepStmts=true&useCursorFetch=true");
-        MuxHarness.Run run = compare(driver, params, () -> {
+        MuxHarness.Run run = harness.compare(driver, params, () -> {
             PreparedStatement[] ps = new PreparedStatement[1];
             ResultSet[] rs = new ResultSet[1];
             return MuxHarness.script()

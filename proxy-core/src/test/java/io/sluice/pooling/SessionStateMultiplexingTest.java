@@ -1,21 +1,16 @@
 package io.sluice.pooling;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.sluice.config.PoolingConfig;
 import io.sluice.testing.JdbcDriver;
-import io.sluice.testing.LeakDetection;
-import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -25,30 +20,15 @@ import org.junit.jupiter.params.provider.EnumSource;
  * sessions of {@link MuxHarness} leave other values on those connections. Each script runs directly against MariaDB
  * and through Sluice, and the client must observe the same both ways; none of this state may pin the session.
  */
-@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SessionStateMultiplexingTest {
 
-    private static MuxHarness harness;
-
-    @BeforeAll
-    static void start() {
-        assumeFalse(ProxyUnderTest.isDirect(), "multiplexing is a proxy feature");
-        harness = MuxHarness.start("sluice_mux_state", PoolingConfig.transaction());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+    @RegisterExtension
+    static final MuxHarness harness = MuxHarness.of("sluice_mux_state", PoolingConfig.transaction());
 
     private static MuxHarness.Run compare(JdbcDriver driver, java.util.function.Supplier<MuxHarness.Script> script)
             throws Exception {
-        MuxHarness.Run run = harness.run(driver, MuxHarness.params(driver, ""), script);
-        System.out.println(run);
-        return run.assertSameResults();
+        return harness.compare(driver, MuxHarness.params(driver, ""), script);
     }
 
     /** Rows of {@code sql} as another client (root, direct) sees them now. */

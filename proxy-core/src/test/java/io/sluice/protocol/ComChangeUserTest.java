@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.io.ByteArrayOutputStream;
+import io.sluice.testing.MySqlWire;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -23,34 +23,23 @@ class ComChangeUserTest {
     /** Writes a COM_CHANGE_USER payload; {@code charset} < 0 and {@code plugin == null} leave those fields out. */
     private static byte[] write(int caps, String user, byte[] auth, String database, int charset, String plugin,
             byte[] attributes) {
-        ByteArrayOutputStream p = new ByteArrayOutputStream();
-        p.write(0x11);
-        nul(p, user);
+        MySqlWire.Payload p = MySqlWire.payload().int1(MySqlWire.COM_CHANGE_USER).strNul(user);
         if ((caps & CLIENT_SECURE_CONNECTION) != 0) {
-            p.write(auth.length);
-            p.writeBytes(auth);
+            p.int1(auth.length).bytes(auth);
         } else {
-            p.writeBytes(auth);
-            p.write(0);
+            p.bytes(auth).int1(0);
         }
-        nul(p, database);
+        p.strNul(database);
         if (charset >= 0) {
-            p.write(charset);
-            p.write(charset >>> 8);
+            p.int2(charset);
             if (plugin != null) {
-                nul(p, plugin);
+                p.strNul(plugin);
             }
             if (attributes != null) {
-                p.write(attributes.length);
-                p.writeBytes(attributes);
+                p.lenencBytes(attributes);
             }
         }
-        return p.toByteArray();
-    }
-
-    private static void nul(ByteArrayOutputStream p, String s) {
-        p.writeBytes(s.getBytes(StandardCharsets.UTF_8));
-        p.write(0);
+        return p.toBytes();
     }
 
     private static ComChangeUser parse(byte[] payload, int caps) {

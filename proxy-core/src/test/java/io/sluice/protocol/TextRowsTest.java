@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import io.sluice.testing.MySqlWire;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -26,52 +25,22 @@ class TextRowsTest {
     }
 
     private void packet(byte[] payload) {
-        ByteBuf frame = Unpooled.buffer(4 + payload.length);
-        frame.writeMediumLE(payload.length).writeByte(seq++).writeBytes(payload);
-        frames.add(frame);
-    }
-
-    private static byte[] lenencStrings(String... values) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (String v : values) {
-            if (v == null) {
-                out.write(0xFB);
-                continue;
-            }
-            byte[] b = v.getBytes(StandardCharsets.UTF_8);
-            if (b.length < 0xFB) {
-                out.write(b.length);
-            } else {
-                out.write(0xFC);
-                out.write(b.length);
-                out.write(b.length >>> 8);
-            }
-            out.writeBytes(b);
-        }
-        return out.toByteArray();
-    }
-
-    private static byte[] eof() {
-        return new byte[] {(byte) 0xFE, 0, 0, 2, 0};
-    }
-
-    private static byte[] okEof() {
-        return new byte[] {(byte) 0xFE, 0, 0, 2, 0, 0, 0};
+        frames.add(Unpooled.wrappedBuffer(MySqlWire.frame(seq++, payload)));
     }
 
     private void metadata(boolean deprecateEof, int columns) {
         seq = 1;
-        packet(new byte[] {(byte) columns});
+        packet(MySqlWire.columnCount(columns));
         for (int i = 0; i < columns; i++) {
-            packet(lenencStrings("def", "", "", "", "c" + i, "c" + i));
+            packet(MySqlWire.columnDefinition("c" + i, MySqlWire.MYSQL_TYPE_VAR_STRING));
         }
         if (!deprecateEof) {
-            packet(eof());
+            packet(MySqlWire.eof(MySqlWire.SERVER_STATUS_AUTOCOMMIT));
         }
     }
 
     private void end(boolean deprecateEof) {
-        packet(deprecateEof ? okEof() : eof());
+        packet(MySqlWire.endOfRows(deprecateEof, MySqlWire.SERVER_STATUS_AUTOCOMMIT));
     }
 
     @ParameterizedTest(name = "deprecateEof={0}")
@@ -79,7 +48,7 @@ class TextRowsTest {
     void readsTheRow(boolean deprecateEof) {
         metadata(deprecateEof, 5);
         String longValue = "x".repeat(300);
-        packet(lenencStrings("shop", "utf8mb4", longValue, "utf8mb4", ""));
+        packet(MySqlWire.textRow("shop", "utf8mb4", longValue, "utf8mb4", ""));
         end(deprecateEof);
 
         assertThat(TextRows.single(frames, deprecateEof, 5))
@@ -90,7 +59,7 @@ class TextRowsTest {
     @ValueSource(booleans = {false, true})
     void readsNullsAsNull(boolean deprecateEof) {
         metadata(deprecateEof, 2);
-        packet(lenencStrings(null, "latin1"));
+        packet(MySqlWire.textRow(null, "latin1"));
         end(deprecateEof);
 
         assertThat(TextRows.single(frames, deprecateEof, 2)).containsExactly(null, "latin1");
@@ -109,7 +78,7 @@ class TextRowsTest {
     @ValueSource(booleans = {false, true})
     void anErrIsNull(boolean deprecateEof) {
         seq = 1;
-        packet(new byte[] {(byte) 0xFF, 0x7A, 0x04, '#', '4', '2', '0', '0', '0', 'n', 'o'});
+        packet(MySqlWire.err(1146, "42000", "no"));
 
         assertThat(TextRows.single(frames, deprecateEof, 2)).isNull();
     }
@@ -118,7 +87,7 @@ class TextRowsTest {
     @ValueSource(booleans = {false, true})
     void anErrInsteadOfTheRowIsNull(boolean deprecateEof) {
         metadata(deprecateEof, 1);
-        packet(new byte[] {(byte) 0xFF, 0x7A, 0x04, '#', '4', '2', '0', '0', '0', 'n', 'o'});
+        packet(MySqlWire.err(1146, "42000", "no"));
 
         assertThat(TextRows.single(frames, deprecateEof, 1)).isNull();
     }

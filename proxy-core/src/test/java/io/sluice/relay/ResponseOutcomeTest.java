@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sluice.testing.MySqlWire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;

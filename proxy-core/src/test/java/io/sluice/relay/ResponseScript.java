@@ -1,8 +1,6 @@
 package io.sluice.relay;
 
-import static io.sluice.relay.MySqlWire.MAX_PAYLOAD;
-
-import java.io.ByteArrayOutputStream;
+import io.sluice.testing.MySqlWire;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,12 +10,12 @@ import java.util.List;
  * order, the offset just past the last byte of each command's final packet, and the status flags each leaves.
  */
 final class ResponseScript {
-    /** Server status flags, from mysql_com.h. */
-    static final int IN_TRANS = 0x0001;
-    static final int AUTOCOMMIT = 0x0002;
-    static final int MORE_RESULTS = 0x0008;
-    static final int CURSOR_EXISTS = 0x0040;
-    static final int LAST_ROW_SENT = 0x0080;
+    /** Server status flags, short names for the tables of scripts. */
+    static final int IN_TRANS = MySqlWire.SERVER_STATUS_IN_TRANS;
+    static final int AUTOCOMMIT = MySqlWire.SERVER_STATUS_AUTOCOMMIT;
+    static final int MORE_RESULTS = MySqlWire.SERVER_MORE_RESULTS_EXISTS;
+    static final int CURSOR_EXISTS = MySqlWire.SERVER_STATUS_CURSOR_EXISTS;
+    static final int LAST_ROW_SENT = MySqlWire.SERVER_STATUS_LAST_ROW_SENT;
 
     static final String INFILE = "infile";
     static final String COMPLETE = "complete";
@@ -33,8 +31,7 @@ final class ResponseScript {
     /** For each command, the status flags the tracker must report once it completed. */
     final List<Integer> statuses = new ArrayList<>();
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private int seq;
+    private final MySqlWire.Frames out = new MySqlWire.Frames(1);
     private int status;
 
     ResponseScript(String name, boolean deprecateEof) {
@@ -48,7 +45,7 @@ final class ResponseScript {
     }
 
     byte[] bytes() {
-        return out.toByteArray();
+        return out.toBytes();
     }
 
     int size() {
@@ -58,7 +55,7 @@ final class ResponseScript {
     /** Starts the response to a command the client sent with sequence id 0. */
     ResponseScript command(ResponseKind kind) {
         kinds.add(kind);
-        seq = 1;
+        out.sequenceId(1);
         return this;
     }
 
@@ -72,25 +69,14 @@ final class ResponseScript {
 
     /** Several packets in a row, each as {@link #packet}. */
     ResponseScript packets(List<byte[]> payloads) {
-        payloads.forEach(this::packet);
+        out.packets(payloads);
         return this;
     }
 
     /** One logical packet, split into 16 MiB - 1 frames (and an empty last frame when it divides evenly). */
     ResponseScript packet(byte[] payload) {
-        int offset = 0;
-        while (true) {
-            int length = Math.min(MAX_PAYLOAD, payload.length - offset);
-            out.write(length);
-            out.write(length >>> 8);
-            out.write(length >>> 16);
-            out.write(seq++ & 0xFF);
-            out.write(payload, offset, length);
-            offset += length;
-            if (length < MAX_PAYLOAD) {
-                return this;
-            }
-        }
+        out.packet(payload);
+        return this;
     }
 
     ResponseScript ok(int status) {
@@ -110,7 +96,7 @@ final class ResponseScript {
     /** The EOF (or, with CLIENT_DEPRECATE_EOF, the OK headed 0xFE) that ends rows. */
     ResponseScript terminator(int status) {
         this.status = status;
-        return packet(deprecateEof ? MySqlWire.okEof(status, "") : MySqlWire.eof(status));
+        return packet(MySqlWire.endOfRows(deprecateEof, status));
     }
 
     /** Column count and definitions, and the EOF after them unless CLIENT_DEPRECATE_EOF is on. */
@@ -194,7 +180,7 @@ final class ResponseScript {
         for (int i = 0; i < columns; i++) {
             packet(MySqlWire.columnDefinition("f" + i, 253));
         }
-        return packet(deprecateEof ? MySqlWire.okEof(status, "") : MySqlWire.eof(status));
+        return packet(MySqlWire.endOfRows(deprecateEof, status));
     }
 
     private ResponseScript definitions(int count) {
@@ -214,7 +200,7 @@ final class ResponseScript {
     ResponseScript localInfile(String fileName) {
         events.add(INFILE);
         packet(MySqlWire.localInfile(fileName));
-        seq += 2;
+        out.sequenceId(out.sequenceId() + 2);
         return this;
     }
 

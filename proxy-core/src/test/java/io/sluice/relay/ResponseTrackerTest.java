@@ -19,6 +19,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.ServerStatus;
+import io.sluice.testing.MySqlWire;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,12 +1,16 @@
 package io.sluice.testing;
 
 import io.sluice.Sluice;
+import io.sluice.config.AdminConfig;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
 import io.sluice.config.UserConfig;
+import io.sluice.ops.SluiceServer;
+import io.sluice.ops.metrics.SluiceMetrics;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -15,13 +19,18 @@ import java.util.function.UnaryOperator;
 
 /**
  * A Sluice proxy started in-process on a free port in front of {@link TestMariaDb}, with two proxy users and the
- * server's root account as the data source.
+ * server's root account as the data source. It is started as the standalone proxy is ({@link SluiceServer}), so its
+ * metrics are there too, and its admin port when the settings ask for one.
  *
  * <p>With {@code -Dsluice.test.direct=true} nothing is started: URLs point straight at MariaDB and the "proxy users"
  * are real MariaDB accounts with the same passwords. The same tests then run against the server alone, which shows
  * that what they assert is what MySQL clients really see.
+ *
+ * <p>A test class that uses one proxy for all its tests registers a {@link SluiceExtension}, which is a
+ * {@code ProxyUnderTest} that JUnit starts before the class and closes after it; a test that needs a proxy of its
+ * own starts one with {@link Builder#start()} in a try-with-resources.
  */
-public final class ProxyUnderTest implements AutoCloseable {
+public class ProxyUnderTest implements AutoCloseable {
 
     public static final String USER = "app";
     public static final String PASSWORD = "app-secret";
@@ -32,14 +41,35 @@ public final class ProxyUnderTest implements AutoCloseable {
     private static final String DIRECT_USER = "sluice_app";
     private static final String DIRECT_USER2 = "sluice_app2";
 
-    private final TestMariaDb mariaDb;
-    private final Sluice sluice;
-    private final int maxPacketSize;
+    private TestMariaDb mariaDb;
+    /** Sluice with its metrics and, when the settings ask, its admin port; {@code null} in direct mode. */
+    private SluiceServer server;
+    private int maxPacketSize;
 
-    private ProxyUnderTest(TestMariaDb mariaDb, Sluice sluice, int maxPacketSize) {
+    private ProxyUnderTest(TestMariaDb mariaDb, SluiceServer server, int maxPacketSize) {
         this.mariaDb = mariaDb;
-        this.sluice = sluice;
+        this.server = server;
         this.maxPacketSize = maxPacketSize;
+    }
+
+    /** Not started yet: {@link SluiceExtension} {@linkplain #takeOver takes over} a started one. */
+    ProxyUnderTest() {
+    }
+
+    /** Becomes {@code started}, which then belongs to this instance (its {@link #close} closes it). */
+    void takeOver(ProxyUnderTest started) {
+        this.mariaDb = started.mariaDb;
+        this.server = started.server;
+        this.maxPacketSize = started.maxPacketSize;
+    }
+
+    /** Whether the endpoint is MariaDB itself; fails when nothing was started, rather than pass for direct mode. */
+    private boolean direct() {
+        if (mariaDb == null) {
+            throw new IllegalStateException("not started: a SluiceExtension starts before the tests of the class"
+                    + " whose static field it is (with @RegisterExtension), and is closed after them");
+        }
+        return server == null;
     }
 
     /** True when the suite runs against MariaDB directly ({@code -Dsluice.test.direct=true}). */
@@ -61,17 +91,35 @@ public final class ProxyUnderTest implements AutoCloseable {
     }
 
     public int port() {
-        return sluice == null ? mariaDb.port() : sluice.port();
+        return direct() ? mariaDb.port() : server.sluice().port();
     }
 
     /** The running proxy; {@code null} in direct mode. */
     public Sluice sluice() {
-        return sluice;
+        return direct() ? null : server.sluice();
+    }
+
+    /** The admin API's port: -1 unless the settings turned it on ({@code admin(...)}); fails in direct mode. */
+    public int adminPort() {
+        requireSluice();
+        return server.adminPort();
+    }
+
+    /** The Prometheus metrics, {@code null} when the settings turned them off; fails in direct mode. */
+    public SluiceMetrics metrics() {
+        requireSluice();
+        return server.metrics();
+    }
+
+    private void requireSluice() {
+        if (direct()) {
+            throw new IllegalStateException("direct mode: there is no Sluice (mark the class sluiceOnly)");
+        }
     }
 
     /** The proxy user clients log in as. */
     public String user() {
-        return sluice == null ? DIRECT_USER : USER;
+        return direct() ? DIRECT_USER : USER;
     }
 
     public String password() {
@@ -80,7 +128,7 @@ public final class ProxyUnderTest implements AutoCloseable {
 
     /** A second proxy user, for COM_CHANGE_USER. */
     public String user2() {
-        return sluice == null ? DIRECT_USER2 : USER2;
+        return direct() ? DIRECT_USER2 : USER2;
     }
 
     public String password2() {
@@ -89,10 +137,11 @@ public final class ProxyUnderTest implements AutoCloseable {
 
     /** The largest command the endpoint accepts: Sluice's {@code maxPacketSize}, or -1 in direct mode. */
     public int maxPacketSize() {
-        return sluice == null ? -1 : maxPacketSize;
+        return direct() ? -1 : maxPacketSize;
     }
 
     public TestMariaDb mariaDb() {
+        direct();
         return mariaDb;
     }
 
@@ -113,6 +162,11 @@ public final class ProxyUnderTest implements AutoCloseable {
         return driver.connect(jdbcUrl(driver, db, extraParams), user(), password());
     }
 
+    /** A raw client logged in as {@link #user()} to {@code db} (may be null); the caller closes it. */
+    public RawMySqlClient rawLogin(String db) throws IOException {
+        return RawMySqlClient.login(host(), port(), user(), password(), db);
+    }
+
     /** Both paths for the same scenario: MariaDB as root, and this endpoint as the proxy user. */
     public Endpoints endpoints() {
         return new Endpoints(this);
@@ -120,8 +174,8 @@ public final class ProxyUnderTest implements AutoCloseable {
 
     @Override
     public void close() {
-        if (sluice != null) {
-            sluice.close();
+        if (server != null) {
+            server.close();
         }
     }
 
@@ -138,6 +192,7 @@ public final class ProxyUnderTest implements AutoCloseable {
         private UnaryOperator<DataSourceConfig> dataSource = UnaryOperator.identity();
         private final List<UserConfig> extraUsers = new ArrayList<>();
         private PoolingConfig pooling = PoolingConfig.defaults();
+        private UnaryOperator<ProxyConfig> config = UnaryOperator.identity();
 
         private Builder() {
         }
@@ -205,6 +260,18 @@ public final class ProxyUnderTest implements AutoCloseable {
             return this;
         }
 
+        /** Changes the whole configuration last, for what has no setter here (operations: metrics, slow log...). */
+        public Builder config(UnaryOperator<ProxyConfig> change) {
+            UnaryOperator<ProxyConfig> before = config;
+            this.config = c -> change.apply(before.apply(c));
+            return this;
+        }
+
+        /** Turns the admin API on with {@code admin} (e.g. {@code AdminConfig.on("127.0.0.1", 0, token)}). */
+        public Builder admin(AdminConfig admin) {
+            return config(c -> c.withOperations(c.operations().withAdmin(admin)));
+        }
+
         /** The configuration {@link #start()} would use. */
         public ProxyConfig config() {
             TestMariaDb mariaDb = TestMariaDb.get();
@@ -221,7 +288,7 @@ public final class ProxyUnderTest implements AutoCloseable {
                     .user(USER, PASSWORD)
                     .user(USER2, PASSWORD2);
             extraUsers.forEach(builder::user);
-            return builder.build();
+            return config.apply(builder.build());
         }
 
         /** Starts Sluice, or in direct mode makes sure the MariaDB accounts standing in for the proxy users exist. */
@@ -231,7 +298,7 @@ public final class ProxyUnderTest implements AutoCloseable {
                 ensureDirectUsers(mariaDb);
                 return new ProxyUnderTest(mariaDb, null, maxPacketSize);
             }
-            return new ProxyUnderTest(mariaDb, Sluice.start(config()), maxPacketSize);
+            return new ProxyUnderTest(mariaDb, SluiceServer.start(config()), maxPacketSize);
         }
 
         private static volatile boolean directUsersReady;

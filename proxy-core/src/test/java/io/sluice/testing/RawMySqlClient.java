@@ -1,6 +1,5 @@
 package io.sluice.testing;
 
-import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -31,12 +30,7 @@ public final class RawMySqlClient implements Closeable {
     public static final int CLIENT_PLUGIN_AUTH = 0x80000;
     public static final int CLIENT_SESSION_TRACK = 0x800000;
 
-    public static final int COM_QUIT = 0x01;
-    public static final int COM_QUERY = 0x03;
-    public static final int COM_PING = 0x0e;
-    public static final int COM_RESET_CONNECTION = 0x1f;
-
-    public static final int MAX_FRAME = 0xFFFFFF;
+    public static final int MAX_FRAME = MySqlWire.MAX_PAYLOAD;
 
     private final Socket socket;
     private final DataInputStream in;
@@ -106,20 +100,8 @@ public final class RawMySqlClient implements Closeable {
         int capabilities = CLIENT_LONG_PASSWORD | CLIENT_LONG_FLAG | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS
                 | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_RESULTS | CLIENT_PLUGIN_AUTH
                 | (db != null ? CLIENT_CONNECT_WITH_DB : 0) | extraCapabilities;
-        ByteArrayOutputStream response = new ByteArrayOutputStream();
-        writeInt(response, capabilities, 4);
-        writeInt(response, MAX_FRAME, 4); // max packet size
-        response.write(45); // utf8mb4_general_ci
-        response.write(new byte[23], 0, 23);
-        writeNulString(response, user);
-        byte[] scramble = nativePassword(password, handshake.seed());
-        response.write(scramble.length);
-        response.write(scramble, 0, scramble.length);
-        if (db != null) {
-            writeNulString(response, db);
-        }
-        writeNulString(response, "mysql_native_password");
-        writePacket(response.toByteArray());
+        writePacket(MySqlWire.handshakeResponse41(capabilities, MAX_FRAME, MySqlWire.UTF8MB4_GENERAL_CI, user,
+                nativePassword(password, handshake.seed()), db, "mysql_native_password"));
 
         Packet reply = readPacket();
         if (reply != null && reply.firstByte() == 0xFE && reply.payload().length > 1) { // AuthSwitchRequest
@@ -142,14 +124,11 @@ public final class RawMySqlClient implements Closeable {
     /** Starts a command: resets the sequence id and sends {@code command} followed by {@code argument}. */
     public void sendCommand(int command, byte[] argument) throws IOException {
         sequence = 0;
-        byte[] payload = new byte[argument.length + 1];
-        payload[0] = (byte) command;
-        System.arraycopy(argument, 0, payload, 1, argument.length);
-        writePacket(payload);
+        writePacket(MySqlWire.command(command, argument));
     }
 
     public void sendQuery(String sql) throws IOException {
-        sendCommand(COM_QUERY, sql.getBytes(StandardCharsets.UTF_8));
+        sendCommand(MySqlWire.COM_QUERY, sql.getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -282,18 +261,6 @@ public final class RawMySqlClient implements Closeable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static void writeInt(ByteArrayOutputStream out, int value, int bytes) {
-        for (int i = 0; i < bytes; i++) {
-            out.write(value >>> (8 * i));
-        }
-    }
-
-    private static void writeNulString(ByteArrayOutputStream out, String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        out.write(b, 0, b.length);
-        out.write(0);
     }
 
     private static int indexOf(byte[] bytes, int from, byte value) {

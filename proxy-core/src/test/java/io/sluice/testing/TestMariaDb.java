@@ -86,6 +86,15 @@ public final class TestMariaDb {
         return driver.connect(driver.url(HOST, port, db, params), ROOT_USER, ROOT_PASSWORD);
     }
 
+    /** The server's greeting (HandshakeV10), read on a connection of its own that is closed right after. */
+    public RawMySqlClient.Handshake greeting() {
+        try (RawMySqlClient raw = RawMySqlClient.connect(HOST, port)) {
+            return raw.handshake();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the greeting of " + HOST + ":" + port, e);
+        }
+    }
+
     /** Creates a database whose name starts with {@code prefix} and no other test uses; returns its name. */
     public String createDatabase(String prefix) {
         String name = (prefix + "_" + ProcessHandle.current().pid() + "_" + DATABASE_COUNTER.incrementAndGet())
@@ -104,12 +113,17 @@ public final class TestMariaDb {
 
     /** Runs statements as root, each on its own line of the varargs. */
     public void execute(String... sql) {
-        try (Connection c = rootConnection(); Statement s = c.createStatement()) {
+        executeIn(null, sql);
+    }
+
+    /** Runs statements as root with {@code db} (may be null) as the default database. */
+    public void executeIn(String db, String... sql) {
+        try (Connection c = connect(JdbcDriver.MARIADB, db, ""); Statement s = c.createStatement()) {
             for (String each : sql) {
                 s.execute(each);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("as root: " + String.join("; ", sql), e);
+            throw new IllegalStateException("as root in " + db + ": " + String.join("; ", sql), e);
         }
     }
 

@@ -6,6 +6,7 @@ import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
+import io.sluice.backend.ConnectionOwner;
 import io.sluice.backend.InitDb;
 import io.sluice.backend.ResetConnection;
 import io.sluice.backend.SessionKey;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * session's wait in the caller's stack: waiters are served from a task of the pool's own, so a session that gives
  * its connection back from inside the relay of its last response never runs another session's work there.
  */
-public final class EventLoopPool implements BackendConnection.Owner {
+public final class EventLoopPool implements ConnectionOwner {
     private static final Logger log = LoggerFactory.getLogger(EventLoopPool.class);
 
     private final BackendPool parent;

@@ -1,0 +1,113 @@
+package io.sluice.frontend;
+
+import io.netty.channel.Channel;
+import io.sluice.backend.BackendConnection;
+import io.sluice.pooling.PinReason;
+import io.sluice.pooling.SessionPort;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.Packets.BackendError;
+import io.sluice.relay.ResponseKind;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link SessionPort} of one session: what its pooling policy may ask of the command relay, the lease and the
+ * session record. Every ERR it sends comes from {@link ClientErrors}. On the session's event loop.
+ */
+final class PolicyPort implements SessionPort {
+    private static final Logger log = LoggerFactory.getLogger(PolicyPort.class);
+
+    private final CommandRelayHandler relay;
+    private final BackendLease lease;
+    private final ClientSession session;
+    private final FrontendContext context;
+
+    PolicyPort(CommandRelayHandler relay, BackendLease lease, ClientSession session, FrontendContext context) {
+        this.relay = relay;
+        this.lease = lease;
+        this.session = session;
+        this.context = context;
+    }
+
+    @Override
+    public Channel clientChannel() {
+        return session.channel();
+    }
+
+    @Override
+    public BackendConnection connection() {
+        return lease.connection();
+    }
+
+    @Override
+    public int replySequenceId() {
+        return relay.replySequenceId();
+    }
+
+    @Override
+    public boolean isQuiet() {
+        return relay.isQuiet();
+    }
+
+    @Override
+    public void replyOk(int sequenceId, int statusFlags) {
+        relay.reply(Packets.ok(session.channel().alloc(), sequenceId, statusFlags));
+    }
+
+    @Override
+    public void replyUnknownStatement(long clientId, int command, int sequenceId) {
+        relay.reply(ClientErrors.unknownStatement(session.channel().alloc(), sequenceId, clientId, command));
+    }
+
+    @Override
+    public void failMalformed(int command, int sequenceId) {
+        relay.failAndClose(ClientErrors.malformed(session.channel().alloc(), sequenceId, command));
+    }
+
+    @Override
+    public void failHeldCommand(BackendError error) {
+        HeldCommands.Held waiting = relay.held().poll();
+        waiting.drop();
+        if (waiting.kind() != ResponseKind.NONE) {
+            relay.reply(ClientErrors.fromServer(session.channel().alloc(), waiting.replySequenceId(), error));
+        }
+    }
+
+    @Override
+    public void lostBackend(BackendConnection on, Throwable cause) {
+        if (relay.isClosed()) {
+            return;
+        }
+        lease.forget(on);
+        String message = ClientErrors.lostBackendMessage(on);
+        log.warn("client {}: {}: {}", session.channel().remoteAddress(), message, cause == null ? "" : cause.toString());
+        relay.failAndClose(ClientErrors.lostBackend(session.channel().alloc(), relay.replySequenceId(), message, true));
+    }
+
+    @Override
+    public void resume() {
+        relay.sendHeld();
+    }
+
+    @Override
+    public void giveBack() {
+        lease.giveBack();
+    }
+
+    @Override
+    public void resetConnection() {
+        lease.release();
+    }
+
+    @Override
+    public void schemaChanged(String schema) {
+        session.schema(schema, schema);
+    }
+
+    @Override
+    public void pinned(PinReason reason) {
+        context.registry().pinned(reason);
+        log.debug("client {} #{}: pinned to its backend connection: {}", session.channel().remoteAddress(),
+                session.connectionId(), reason.label());
+    }
+}

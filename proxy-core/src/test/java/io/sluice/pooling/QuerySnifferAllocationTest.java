@@ -1,0 +1,54 @@
+package io.sluice.pooling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** {@link QuerySniffer#sniff} runs on the event loop for every COM_QUERY in transaction pooling: it must not allocate. */
+class QuerySnifferAllocationTest {
+
+    private static final String[] STATEMENTS = {
+        "SELECT c FROM sbtest1 WHERE id = 42",
+        "/*!40101 SET @OLD_CHARSET=@@CHARACTER_SET_CLIENT */",
+        "SELECT 'me@example.com', `a@b`, LAST_INSERT_ID ( ) FROM t /* @x */ -- @y\n",
+        "XA START 'x'",
+        "UPDATE seq SET id = LAST_INSERT_ID(id + 1), v = 0x1F + 1.5e3 WHERE k <=> NULL",
+        "CREATE TEMPORARY TABLE tmp (id INT) # naïve",
+    };
+
+    @Test
+    void sniffingAllocatesNothing() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ByteBuf[] buffers = new ByteBuf[STATEMENTS.length];
+        for (int k = 0; k < STATEMENTS.length; k++) {
+            buffers[k] = Unpooled.copiedBuffer("\3" + STATEMENTS[k], StandardCharsets.UTF_8);
+        }
+        try {
+            int flags = sniffAll(buffers, 20_000); // past the JIT's first compilations
+            long before = threads.getCurrentThreadAllocatedBytes();
+            flags |= sniffAll(buffers, 20_000);
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+            assertThat(flags).isNotZero();
+            assertThat(allocated).as("bytes allocated by 120,000 sniffs").isLessThan(1_000);
+        } finally {
+            for (ByteBuf buffer : buffers) {
+                buffer.release();
+            }
+        }
+    }
+
+    private static int sniffAll(ByteBuf[] buffers, int rounds) {
+        int flags = 0;
+        for (int round = 0; round < rounds; round++) {
+            for (ByteBuf buffer : buffers) {
+                flags |= QuerySniffer.sniff(buffer, 1, buffer.writerIndex());
+            }
+        }
+        return flags;
+    }
+}
