@@ -4,7 +4,6 @@ import io.sluice.api.ReloadResult;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
-import io.sluice.balancer.BackendStatus;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.OperationsConfig;
 import io.sluice.config.ProxyConfig;
@@ -38,15 +37,15 @@ import org.slf4j.LoggerFactory;
 final class ConfigReload {
     private static final Logger log = LoggerFactory.getLogger(ConfigReload.class);
 
-    private final Sluice sluice;
+    private final Backends backends;
     private final ProxyConfig running;
     private final ProxyConfig next;
     private final List<String> changes = new ArrayList<>();
     private final List<String> restartRequired = new ArrayList<>();
     private ProxyConfig effective;
 
-    ConfigReload(Sluice sluice, ProxyConfig running, ProxyConfig next) {
-        this.sluice = sluice;
+    ConfigReload(Backends backends, ProxyConfig running, ProxyConfig next) {
+        this.backends = backends;
         this.running = running;
         this.next = next;
     }
@@ -61,7 +60,7 @@ final class ConfigReload {
             changes.add("databaseName: " + next.databaseName());
         }
         if (running.loadBalancer() != next.loadBalancer()) {
-            sluice.group().setPolicy(next.loadBalancer());
+            backends.group().setPolicy(next.loadBalancer());
             changes.add("loadBalancer.type: " + next.loadBalancer());
         }
         OperationsConfig runningOps = running.operations();
@@ -122,16 +121,11 @@ final class ConfigReload {
     }
 
     private Map<String, DataSourceConfig> applyDataSources() {
-        BackendGroup group = sluice.group();
         Map<String, DataSourceConfig> result = new LinkedHashMap<>();
         // Removed first, so that a session picking meanwhile never lands on a backend about to leave.
         for (DataSourceConfig old : running.dataSources().values()) {
             if (!next.dataSources().containsKey(old.name())) {
-                Backend removed = group.remove(old.name());
-                BackendPool pool = sluice.pools().remove(old.name());
-                if (pool != null && removed != null) {
-                    sluice.retire(pool, removed);
-                }
+                Backend removed = backends.remove(old.name());
                 changes.add("dataSources." + old.name() + ": removed (" + (removed == null ? 0
                         : removed.activeSessions()) + " session(s) carry on until they end)");
             }
@@ -152,32 +146,20 @@ final class ConfigReload {
             }
         }
         if (!added.isEmpty()) {
-            Sluice.ProbeResult probe = Sluice.probe(added);
+            ProbeResult probe = ProbeResult.probe(added);
             for (DataSourceConfig dataSource : added) {
-                add(dataSource, probe.reachable().contains(dataSource.name()));
+                boolean reachable = probe.reachable().contains(dataSource.name());
+                Backend backend = backends.add(dataSource, reachable);
+                changes.add("dataSources." + dataSource.name() + ": added (" + backend.status()
+                        + (reachable ? "" : ", unreachable: up after healthCheck.rise checks") + ")");
             }
         }
         return result;
     }
 
-    private void add(DataSourceConfig dataSource, boolean reachable) {
-        BackendGroup group = sluice.group();
-        BackendPool pool = sluice.newPool(dataSource);
-        // The pool is known before the backend can be picked, so a session never finds a backend without one.
-        sluice.pools().put(dataSource.name(), pool);
-        sluice.context().addPool(dataSource.name(), pool);
-        Backend backend = group.add(dataSource.name(), pool.address(), dataSource.weight(), reachable);
-        if (dataSource.drain()) {
-            group.drain(dataSource.name());
-        }
-        pool.setRetiring(backend.status() != BackendStatus.UP);
-        changes.add("dataSources." + dataSource.name() + ": added (" + backend.status()
-                + (reachable ? "" : ", unreachable: up after healthCheck.rise checks") + ")");
-    }
-
     private void update(DataSourceConfig old, DataSourceConfig now) {
         String name = now.name();
-        BackendGroup group = sluice.group();
+        BackendGroup group = backends.group();
         if (old.weight() != now.weight()) {
             group.setWeight(name, now.weight());
             changes.add("dataSources." + name + ".weight: " + now.weight());
@@ -192,7 +174,7 @@ final class ConfigReload {
             changes.add("dataSources." + name + ".drain: " + now.drain());
         }
         if (!samePoolSettings(old, now)) {
-            BackendPool pool = sluice.pools().get(name);
+            BackendPool pool = backends.pool(name);
             if (pool != null) {
                 pool.update(now);
             }

@@ -35,7 +35,7 @@ class ProbeSharedCapabilitiesTest {
     void capabilitiesAreThoseEveryReachableBackendOffers() throws Exception {
         Prerequisites.mariaDbCacheMetadata();
         TestMariaDb mariaDb = TestMariaDb.get();
-        BackendServerInfo real = Sluice.probe(List.of(dataSource("real", mariaDb.port()))).serverInfo();
+        BackendServerInfo real = ProbeResult.probe(List.of(dataSource("real", mariaDb.port()))).serverInfo();
         assertThat(real.mariaDbCapabilities() & Capabilities.MARIADB_CLIENT_CACHE_METADATA)
                 .as("MARIADB_CLIENT_CACHE_METADATA as the probe read it from the greeting").isNotZero();
         int older = real.mariaDbCapabilities() & ~Capabilities.MARIADB_CLIENT_CACHE_METADATA;
@@ -46,7 +46,7 @@ class ProbeSharedCapabilitiesTest {
         try (ServerSocket listener = new ServerSocket(0, 4, InetAddress.getLoopbackAddress())) {
             Thread greeter = new Thread(() -> greetOnce(listener, olderGreeting), "older-mariadb-greeting");
             greeter.start();
-            Sluice.ProbeResult probe = Sluice.probe(List.of(dataSource("real", mariaDb.port()),
+            ProbeResult probe = ProbeResult.probe(List.of(dataSource("real", mariaDb.port()),
                     dataSource("older", listener.getLocalPort())));
             greeter.join(10_000);
 

@@ -5,6 +5,7 @@ import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigYaml;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
+import io.sluice.ops.SluiceServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -15,10 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The standalone proxy: {@code sluice [port] [conf-dir]}. Loads {@code <conf-dir>/config.yaml}, starts Sluice and
- * runs until the JVM is asked to stop (SIGTERM from {@code bin/stop.sh}, Ctrl-C), then shuts down gracefully: see
- * {@link Sluice#shutdownGracefully()}. Reloads config.yaml on {@code POST /api/config/reload} and, unless
- * {@code reload.watchFile} is false, when the file changes.
+ * The standalone proxy: {@code sluice [port] [conf-dir]}. Loads {@code <conf-dir>/config.yaml}, starts Sluice with its
+ * metrics and admin port ({@link SluiceServer}) and runs until the JVM is asked to stop (SIGTERM from
+ * {@code bin/stop.sh}, Ctrl-C), then shuts down gracefully: see {@link Sluice#shutdownGracefully()}. Reloads
+ * config.yaml on {@code POST /api/config/reload} and, unless {@code reload.watchFile} is false, when the file
+ * changes.
  *
  * <p>Exit status: 0 after a clean stop or {@code --help}, 1 when the configuration is refused or the proxy cannot
  * start, 2 for bad arguments. Every failure prints one line {@code sluice: <reason>} to stderr, which
@@ -83,9 +85,9 @@ public final class SluiceMain {
             return 0;
         }
 
-        Sluice sluice;
+        SluiceServer server;
         try {
-            sluice = start(commandLine, out);
+            server = start(commandLine, out);
         } catch (ConfigException e) {
             LOG.error("Cannot start: {}", e.getMessage());
             err.println("sluice: " + e.getMessage());
@@ -97,6 +99,7 @@ public final class SluiceMain {
             return EXIT_START_FAILED;
         }
 
+        Sluice sluice = server.sluice();
         // Reload reads the file again through the same path as the start, port override included.
         sluice.configSource(() -> load(commandLine));
         ConfigFileWatcher watcher = null;
@@ -112,7 +115,7 @@ public final class SluiceMain {
                 if (watching != null) {
                     watching.close();
                 }
-                sluice.shutdownGracefully(); // /health 503, refuse new connections, let transactions finish
+                server.shutdownGracefully(); // /health 503, refuse new connections, let transactions finish
                 LOG.info("Stopped");
             } finally {
                 stopped.countDown();
@@ -127,19 +130,21 @@ public final class SluiceMain {
     }
 
     /**
-     * Loads the configuration, applies the command line and starts the proxy; announces where it listens.
+     * Loads the configuration, applies the command line and starts the proxy with its metrics and admin port;
+     * announces where it listens.
      *
      * @throws ConfigException when the file is refused or the proxy cannot serve it (port taken, no backend)
      */
-    static Sluice start(CommandLine commandLine, PrintStream out) {
+    static SluiceServer start(CommandLine commandLine, PrintStream out) {
         ProxyConfig config = load(commandLine);
-        Sluice sluice = Sluice.start(config);
+        SluiceServer server = SluiceServer.start(config);
+        Sluice sluice = server.sluice();
         InetSocketAddress address = sluice.localAddress();
         String line = "Sluice " + version() + " " + LISTENING + " " + address.getHostString() + ":" + sluice.port();
         LOG.info(line);
         out.println(line);
         out.flush();
-        return sluice;
+        return server;
     }
 
     /** Reads config.yaml and applies the port from the command line. */

@@ -4,15 +4,16 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.sluice.api.BackendSnapshot;
+import io.sluice.api.ProxyControl;
 import io.sluice.api.ReloadResult;
-import io.sluice.Sluice;
+import io.sluice.api.SessionSnapshot;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.CheckResult;
 import io.sluice.capture.CaptureEndpoints;
+import io.sluice.capture.TrafficCapture;
 import io.sluice.config.ConfigException;
-import io.sluice.api.SessionSnapshot;
 import io.sluice.json.Json;
-import io.sluice.metrics.SluiceMetrics;
+import io.sluice.ops.metrics.SluiceMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -50,12 +51,17 @@ final class AdminHandler implements HttpHandler {
     private static final int INTERNAL_SERVER_ERROR = 500;
     private static final int SERVICE_UNAVAILABLE = 503;
 
-    private final Sluice sluice;
+    private final ProxyControl proxy;
+    private final TrafficCapture capture;
+    /** {@code null} when metrics are off. */
+    private final SluiceMetrics metrics;
     private final byte[] token;
 
     /** @param token the bearer token POST calls need, or {@code null}: POST calls are refused */
-    AdminHandler(Sluice sluice, String token) {
-        this.sluice = sluice;
+    AdminHandler(ProxyControl proxy, TrafficCapture capture, SluiceMetrics metrics, String token) {
+        this.proxy = proxy;
+        this.capture = capture;
+        this.metrics = metrics;
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -107,7 +113,6 @@ final class AdminHandler implements HttpHandler {
             if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
-            SluiceMetrics metrics = sluice.metrics();
             if (metrics == null) {
                 return Reply.json(NOT_FOUND, error("metrics are disabled (metrics.enabled: false)"));
             }
@@ -117,9 +122,9 @@ final class AdminHandler implements HttpHandler {
             if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
-            boolean draining = sluice.isDraining();
+            boolean draining = proxy.isDraining();
             String body = Json.writer().beginObject().member("status", draining ? "draining" : "serving")
-                    .member("clientConnections", sluice.clientConnections()).endObject().toString();
+                    .member("clientConnections", proxy.clientConnections()).endObject().toString();
             return Reply.json(draining ? SERVICE_UNAVAILABLE : OK, body);
         }
         if (path.equals(BACKENDS)) {
@@ -127,7 +132,7 @@ final class AdminHandler implements HttpHandler {
                 return notAllowed("GET");
             }
             Json.Writer json = Json.writer().beginArray();
-            for (BackendSnapshot backend : sluice.backends()) {
+            for (BackendSnapshot backend : proxy.backends()) {
                 backend(json, backend);
             }
             return Reply.json(OK, json.endArray().toString());
@@ -143,12 +148,12 @@ final class AdminHandler implements HttpHandler {
             boolean drain = path.endsWith("/drain");
             String name = decode(path.substring(BACKENDS.length() + 1,
                     path.lastIndexOf('/')));
-            boolean found = drain ? sluice.drain(name) : sluice.undrain(name);
+            boolean found = drain ? proxy.drain(name) : proxy.undrain(name);
             if (!found) {
                 return Reply.json(NOT_FOUND, error("no backend named '" + name + "'"));
             }
             log.info("admin API: {} backend {}", drain ? "drained" : "undrained", name);
-            for (BackendSnapshot backend : sluice.backends()) {
+            for (BackendSnapshot backend : proxy.backends()) {
                 if (backend.state().name().equals(name)) {
                     return Reply.json(OK, backend(Json.writer(), backend).toString());
                 }
@@ -178,7 +183,7 @@ final class AdminHandler implements HttpHandler {
                     return denied;
                 }
             }
-            CaptureEndpoints.Response response = new CaptureEndpoints(sluice.trafficCapture())
+            CaptureEndpoints.Response response = new CaptureEndpoints(capture)
                     .handle(method, path, request.body());
             return new Reply(response.status(), response.json(), JSON, response.allow());
         }
@@ -190,7 +195,7 @@ final class AdminHandler implements HttpHandler {
     private Reply reload() {
         ReloadResult result;
         try {
-            result = sluice.reload();
+            result = proxy.reload();
         } catch (ConfigException e) {
             log.error("admin API: config reload refused, the running config stays: {}", e.getMessage());
             return Reply.json(BAD_REQUEST, error("reload refused, the running config stays: "
@@ -214,14 +219,14 @@ final class AdminHandler implements HttpHandler {
     }
 
     private String sessions(boolean verbose) {
-        Json.Writer json = Json.writer().beginObject().member("total", sluice.clientConnections());
+        Json.Writer json = Json.writer().beginObject().member("total", proxy.clientConnections());
         json.name("byBackend").beginObject();
-        for (BackendSnapshot backend : sluice.backends()) {
+        for (BackendSnapshot backend : proxy.backends()) {
             json.member(backend.state().name(), backend.state().activeSessions());
         }
         json.endObject();
         if (verbose) {
-            List<SessionSnapshot> sessions = sluice.sessions();
+            List<SessionSnapshot> sessions = proxy.sessions();
             Map<String, Integer> byState = new TreeMap<>();
             Map<String, Integer> byPin = new TreeMap<>();
             json.name("sessions").beginArray();

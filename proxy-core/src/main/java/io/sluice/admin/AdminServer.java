@@ -1,9 +1,11 @@
 package io.sluice.admin;
 
 import com.sun.net.httpserver.HttpServer;
-import io.sluice.Sluice;
+import io.sluice.api.ProxyControl;
+import io.sluice.capture.TrafficCapture;
 import io.sluice.config.AdminConfig;
 import io.sluice.config.ConfigException;
+import io.sluice.ops.metrics.SluiceMetrics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -19,12 +21,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not Netty, on purpose (decision 060): HTTP handled by Netty's codec runs through the same Netty pipeline and
  * buffer methods as the relay, and the JIT, which keeps one type profile per method, then deoptimises the relay's
- * compiled code and recompiles it with call sites that see HTTP handlers too (seen with -XX:+PrintCompilation:
- * about 20 relay methods deoptimised at the first requests). The JDK server shares no code with the relay.
+ * compiled code and recompiles it with call sites that see HTTP handlers too. The JDK server shares no code with the
+ * relay.
+ *
+ * <p>Started by {@code ops.SluiceServer}, not by the proxy: it reaches the proxy through {@link ProxyControl} only.
  *
  * <p>Endpoints: {@code GET /metrics}, {@code GET /health}, {@code GET /api/backends},
  * {@code POST /api/backends/{name}/drain} and {@code /undrain}, {@code GET /api/sessions[?verbose]},
- * {@code POST /api/config/reload}. Every {@code POST} needs {@code Authorization: Bearer <admin.token>}. See
+ * {@code POST /api/config/reload}, and the traffic capture's {@code /api/traffic/capture[/start|/stop]}. Every
+ * {@code POST} needs {@code Authorization: Bearer <admin.token>}. See
  * docs/operations.md.
  */
 public final class AdminServer implements AutoCloseable {
@@ -44,9 +49,13 @@ public final class AdminServer implements AutoCloseable {
     /**
      * Opens the admin port.
      *
+     * @param proxy the proxy the API reads and changes
+     * @param capture the traffic capture {@code /api/traffic/capture} controls
+     * @param metrics what {@code /metrics} serves, or {@code null} when metrics are off (it then answers 404)
      * @throws ConfigException when the port cannot be bound
      */
-    public static AdminServer start(AdminConfig config, Sluice sluice) {
+    public static AdminServer start(AdminConfig config, ProxyControl proxy, TrafficCapture capture,
+            SluiceMetrics metrics) {
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(config.address(), config.port()), 64);
@@ -61,7 +70,7 @@ public final class AdminServer implements AutoCloseable {
             return t;
         });
         server.setExecutor(thread);
-        server.createContext("/", new AdminHandler(sluice, config.token()));
+        server.createContext("/", new AdminHandler(proxy, capture, metrics, config.token()));
         server.start();
         AdminServer admin = new AdminServer(server, thread);
         log.info("Admin API on http://{}:{} (metrics at /metrics, health at /health){}", config.address(),
@@ -74,6 +83,7 @@ public final class AdminServer implements AutoCloseable {
         return localAddress().getPort();
     }
 
+    /** The address the admin API listens on. */
     public InetSocketAddress localAddress() {
         return server.getAddress();
     }

@@ -2,7 +2,7 @@
  * What Sluice is told to do: the configuration records ({@link io.sluice.config.ProxyConfig} and the records it is
  * made of) and the config.yaml reader that builds them ({@link io.sluice.config.ConfigYaml}).
  *
- * <p>This is the bottom layer of proxy-core. The rest of proxy-core reads these records to build the proxy; this
+ * <p>Layer: the foundation (decision 065). The rest of proxy-core reads these records to build the proxy; this
  * package depends on nothing of Sluice but {@code io.sluice.auth} (to refuse a password hash in no known form
  * before the proxy starts) and the balancer module (whose policy and health-check records the file configures).
  * Records are immutable and check their own values; the reader only adds where in the file a value came from.

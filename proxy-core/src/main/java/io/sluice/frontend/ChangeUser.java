@@ -97,7 +97,7 @@ final class ChangeUser {
                 }
                 security.throttle().failed(session.clientAddress());
                 if (login.failure() == io.sluice.protocol.ErrorCode.ER_ACCESS_DENIED_ERROR) {
-                    context.authenticationFailed(); // metrics
+                    context.registry().authenticationFailed(); // metrics
                 }
                 outcome.failed(ClientErrors.loginFailed(channel.alloc(), login.resultSequenceId(), login.failure(),
                         request.user(), session.clientAddress(), login.usedPassword()));

@@ -66,19 +66,20 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        if (context.isClosing()) { // graceful shutdown: a clear refusal rather than a connection that will be cut
-            context.refusedClosing();
+        SessionRegistry registry = context.registry();
+        if (registry.isClosing()) { // graceful shutdown: a clear refusal rather than a connection that will be cut
+            registry.turnedAwayWhileClosing();
             refuse(ClientErrors.shuttingDown(ctx.alloc(), 0));
             return;
         }
-        if (!context.admitClient()) {
+        if (!registry.admit()) {
             refuse(ClientErrors.tooManyConnections(ctx.alloc()));
             return;
         }
         byte[] nonce = Scramble.nonce();
-        session = new ClientSession(channel, context.nextConnectionId(), nonce,
+        session = new ClientSession(channel, registry.nextConnectionId(), nonce,
                 context.commandObserver(channel.eventLoop()));
-        context.sessionOpened(session);
+        registry.opened(session);
         // CLIENT_SSL is offered in the greeting only: no backend connection carries the client's TLS.
         int capabilities = security.tls() != null
                 ? context.capabilities() | Capabilities.CLIENT_SSL : context.capabilities();
@@ -202,7 +203,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 security.throttle().failed(session.clientAddress());
                 log.debug("client {}: access denied for '{}'", channel.remoteAddress(), session.user());
                 if (login.failure() == ErrorCode.ER_ACCESS_DENIED_ERROR) {
-                    context.authenticationFailed(); // metrics
+                    context.registry().authenticationFailed(); // metrics
                 }
                 failAndClose(ClientErrors.loginFailed(channel.alloc(), login.resultSequenceId(), login.failure(),
                         session.user(), session.clientAddress(), login.usedPassword()));
@@ -226,7 +227,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         session.loggedIn(session.user(), login.plugin());
         login = null;
-        if (context.isClosing()) {
+        if (context.registry().isClosing()) {
             failAndClose(ClientErrors.shuttingDown(channel.alloc(), okSequenceId));
             return;
         }
@@ -293,8 +294,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         if (session != null) { // admitted
             session.releaseAccount();
-            context.sessionClosed(session);
-            context.clientClosed();
+            context.registry().closed(session);
             log.debug("client {} #{} disconnected during login", channel.remoteAddress(), session.connectionId());
         }
         ctx.fireChannelInactive();

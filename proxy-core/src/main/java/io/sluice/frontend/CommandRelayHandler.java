@@ -479,8 +479,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         capture.end(lease.connection());
         held.dropAll();
         lease.end();
-        context.sessionClosed(session);
-        context.clientClosed();
+        context.registry().closed(session);
         log.debug("client {} #{} disconnected", channel.remoteAddress(), session.connectionId());
         ctx.fireChannelInactive();
     }

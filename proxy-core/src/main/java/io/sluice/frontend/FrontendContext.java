@@ -9,20 +9,16 @@ import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.TrafficCounters;
-import io.sluice.pooling.PinReason;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * What every client session shares: configuration, users, the backends' face and pools. Built once at start;
- * read from every event loop, so everything here is immutable or atomic.
+ * What every client session reads: the configuration and users of the moment, what is offered to clients (capabilities,
+ * server version), the backends and their pools, and where sessions report (the {@link SessionRegistry}, each loop's
+ * {@link CommandObserver}, the traffic capture). Built once at start; read from every event loop, so everything here
+ * is immutable, volatile or concurrent.
  */
 public final class FrontendContext {
     /** Replaced on config reload (databaseName, users); the rest of what sessions read from it does not change. */
@@ -35,47 +31,33 @@ public final class FrontendContext {
     private final Map<String, BackendPool> pools;
     private final int capabilities;
     private final int mariaDbCapabilities;
-    private final AtomicInteger connectionIds = new AtomicInteger();
-    private final AtomicInteger clientConnections = new AtomicInteger();
+    /** Session or transaction pooling: fixed at start (a reload that changes it needs a restart). */
+    private final PoolingConfig pooling;
+    private final SessionRegistry registry;
     private final TrafficCapture capture = new TrafficCapture();
-
     /** Per-loop command and byte counters; {@code null} when metrics are off. */
     private final TrafficCounters traffic;
     private final SlowQueryLog slowQueryLog;
     /** Each loop's {@link CommandObserver}, made once per loop. */
     private final Map<EventExecutor, CommandObserver> observers = new ConcurrentHashMap<>();
-    /** Logged-in or logging-in sessions, for graceful shutdown and {@code /api/sessions}. */
-    private final Set<ClientSession> sessions = ConcurrentHashMap.newKeySet();
-    /** Set once graceful shutdown refuses new connections. */
-    private volatile boolean closing;
-    private final AtomicLong accepted = new AtomicLong();
-    private final AtomicLong rejectedTooMany = new AtomicLong();
-    private final AtomicLong rejectedClosing = new AtomicLong();
-    private final AtomicLong authFailures = new AtomicLong();
-    /** Transaction pooling: sessions pinned, by {@link PinReason} ordinal. Counted per pin, never per command. */
-    private final AtomicLongArray pins = new AtomicLongArray(PinReason.values().length);
-    /** Session or transaction pooling: fixed at start (a reload that changes it needs a restart). */
-    private final PoolingConfig pooling;
-
-    public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
-            Map<String, BackendPool> pools) {
-        this(config, serverInfo, group, pools, null, new SlowQueryLog(config.operations().slowQueryLog()));
-    }
 
     /**
+     * @param registry where sessions enter and leave
      * @param traffic per-loop counters, or {@code null} with metrics off
      * @param slowQueryLog the slow-query log (it may be switched off)
      */
     public FrontendContext(ProxyConfig config, BackendServerInfo serverInfo, BackendGroup group,
-            Map<String, BackendPool> pools, TrafficCounters traffic, SlowQueryLog slowQueryLog) {
-        this.traffic = traffic;
-        this.slowQueryLog = slowQueryLog;
+            Map<String, BackendPool> pools, SessionRegistry registry, TrafficCounters traffic,
+            SlowQueryLog slowQueryLog) {
         this.config = config;
         this.pooling = config.pooling();
         this.users = new ProxyUsers(config.users());
         this.serverInfo = serverInfo;
         this.group = group;
         this.pools = new ConcurrentHashMap<>(pools);
+        this.registry = registry;
+        this.traffic = traffic;
+        this.slowQueryLog = slowQueryLog;
         // Facing a MariaDB, Sluice leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset as the server does, so that
         // MariaDB clients read and send the extended capabilities Sluice can relay.
         int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
@@ -119,6 +101,11 @@ public final class FrontendContext {
         return configured != null ? configured : serverInfo.serverVersion();
     }
 
+    /** Session or transaction pooling, as Sluice started with. */
+    public PoolingConfig pooling() {
+        return pooling;
+    }
+
     /**
      * The schema a session on {@code dataSource} gets when it asks for {@code requested}: {@code databaseName} maps
      * to the database in that data source's URL; every other name passes through.
@@ -137,17 +124,17 @@ public final class FrontendContext {
         this.config = newConfig;
     }
 
-    /** Makes a data source's pool known to sessions (config reload added it). */
+    /**
+     * Makes a data source's pool known to sessions (config reload added it). A removed data source's pool stays
+     * known: sessions still on it look it up by name until they end.
+     */
     public void addPool(String name, BackendPool pool) {
         pools.put(name, pool);
     }
 
-    /**
-     * Forgets a removed data source's pool. Sessions still on it keep their own reference to its per-loop part; only
-     * lookups by name stop finding it.
-     */
-    public void removePool(String name) {
-        pools.remove(name);
+    /** Where sessions enter and leave, for admission, graceful shutdown and the admin API. */
+    public SessionRegistry registry() {
+        return registry;
     }
 
     /** Where a loop's sessions report their commands: its counters (none with metrics off) and the slow-query log. */
@@ -156,104 +143,8 @@ public final class FrontendContext {
                 l -> new CommandObserver(traffic == null ? null : traffic.forLoop(l), slowQueryLog));
     }
 
-    /** Graceful shutdown: refuse new connections and close every session at its first idle moment. */
-    public void startClosing() {
-        closing = true;
-        for (ClientSession session : sessions) {
-            session.closeWhenIdle();
-        }
-    }
-
-    boolean isClosing() {
-        return closing;
-    }
-
-    void sessionOpened(ClientSession session) {
-        sessions.add(session);
-        if (closing) {
-            session.closeWhenIdle(); // raced with startClosing
-        }
-    }
-
-    void sessionClosed(ClientSession session) {
-        sessions.remove(session);
-    }
-
-    /** The sessions open now, for the admin API. */
-    public List<ClientSession> sessions() {
-        return List.copyOf(sessions);
-    }
-
-    void refusedClosing() {
-        rejectedClosing.incrementAndGet();
-    }
-
-    /** Session or transaction pooling, as Sluice started with. */
-    public PoolingConfig pooling() {
-        return pooling;
-    }
-
-    void pinned(PinReason reason) {
-        pins.incrementAndGet(reason.ordinal());
-    }
-
-    /** Sessions pinned to their backend connection for {@code reason}, since start (transaction pooling). */
-    public long pins(PinReason reason) {
-        return pins.get(reason.ordinal());
-    }
-
-    void authenticationFailed() {
-        authFailures.incrementAndGet();
-    }
-
-    /** Client connections admitted, since start. */
-    public long acceptedConnections() {
-        return accepted.get();
-    }
-
-    /** Client connections refused because of {@code server.maxConnections}, since start. */
-    public long rejectedTooManyConnections() {
-        return rejectedTooMany.get();
-    }
-
-    /** Client connections refused because Sluice was shutting down, since start. */
-    public long rejectedWhileClosing() {
-        return rejectedClosing.get();
-    }
-
-    /** Logins refused for a wrong password or unknown user, since start. */
-    public long authenticationFailures() {
-        return authFailures.get();
-    }
-
-    int nextConnectionId() {
-        return connectionIds.incrementAndGet() & 0x7FFFFFFF;
-    }
-
-    /** Counts a new client; false when {@code server.maxConnections} is reached (the count is then unchanged). */
-    boolean admitClient() {
-        int max = config.server().maxConnections();
-        int now = clientConnections.incrementAndGet();
-        if (max > 0 && now > max) {
-            clientConnections.decrementAndGet();
-            rejectedTooMany.incrementAndGet();
-            return false;
-        }
-        accepted.incrementAndGet();
-        return true;
-    }
-
-    void clientClosed() {
-        clientConnections.decrementAndGet();
-    }
-
     /** Traffic capture: sessions read its {@link TrafficCapture#run()} once per command. */
     public TrafficCapture capture() {
         return capture;
-    }
-
-    /** Client connections currently open. */
-    public int clientConnections() {
-        return clientConnections.get();
     }
 }

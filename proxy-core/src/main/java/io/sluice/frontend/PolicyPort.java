@@ -107,7 +107,7 @@ final class PolicyPort implements SessionPort {
 
     @Override
     public void pinned(PinReason reason) {
-        context.pinned(reason);
+        context.registry().pinned(reason);
         log.debug("client {} #{}: pinned to its backend connection: {}", session.channel().remoteAddress(),
                 session.connectionId(), reason.label());
     }

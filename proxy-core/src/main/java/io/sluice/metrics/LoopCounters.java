@@ -71,33 +71,37 @@ public final class LoopCounters {
     // ---- reads, from any thread (a scrape) ----
 
     /** Commands of this type received. */
-    long commands(int type) {
+    public long commands(int type) {
         return read(COMMANDS + type);
     }
 
     /** Responses of this type that were errors. */
-    long failures(int type) {
+    public long failures(int type) {
         return read(FAILURES + type);
     }
 
     /** Responses of this type timed. */
-    long timed(int type) {
+    public long timed(int type) {
         return read(TIMED + type);
     }
 
-    long sumNanos(int type) {
+    /** The sum of the times of the responses of this type, in nanoseconds. */
+    public long sumNanos(int type) {
         return read(SUM_NANOS + type);
     }
 
-    long bucket(int type, int bucket) {
+    /** Responses of this type whose time fell in {@code bucket} of {@link LatencyBuckets} (not cumulative). */
+    public long bucket(int type, int bucket) {
         return read(HISTOGRAM + type * BUCKETS + bucket);
     }
 
-    long bytesIn() {
+    /** Bytes read from clients on this loop. */
+    public long bytesIn() {
         return read(BYTES_IN);
     }
 
-    long bytesOut() {
+    /** Bytes relayed to clients on this loop. */
+    public long bytesOut() {
         return read(BYTES_OUT);
     }
 }

@@ -13,8 +13,8 @@
  *   <li>{@link io.sluice.pooling.SessionPort} is what a policy may ask of its session.
  * </ul>
  *
- * <p>Layer: above {@code backend} (it runs commands on connections), below {@code frontend} (which implements the
- * port and picks the policy). See docs/design/2026-11-22-transaction-pooling.md and
+ * <p>Layer: above {@code backend} (it runs commands on connections) and {@code backend.pool}, below {@code frontend}
+ * (which implements the port and picks the policy). See docs/design/2026-11-22-transaction-pooling.md and
  * docs/design/2026-11-27-session-core.md.
  */
 package io.sluice.pooling;

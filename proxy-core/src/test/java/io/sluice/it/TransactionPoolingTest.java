@@ -131,7 +131,7 @@ class TransactionPoolingTest {
             assertThat(one(b, "SELECT @mine")).isNull();
             assertThat(one(a, "SELECT @mine")).isEqualTo("42");
             assertThat(proxy.sluice().sessions()).extracting(SessionSnapshot::pinnedBy).contains("user_variable");
-            assertThat(proxy.sluice().metrics().scrape()).containsPattern(
+            assertThat(proxy.metrics().scrape()).containsPattern(
                     "sluice_session_pins_total\\{reason=\"user_variable\"\\} [1-9]");
         }
     }

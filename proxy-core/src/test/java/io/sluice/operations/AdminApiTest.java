@@ -7,6 +7,7 @@ import io.sluice.balancer.BackendStatus;
 import io.sluice.config.AdminConfig;
 import io.sluice.config.MetricsConfig;
 import io.sluice.config.ProxyConfig;
+import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.AdminClient.Response;
 import io.sluice.testing.JdbcDriver;
@@ -37,7 +38,7 @@ class AdminApiTest {
 
     @BeforeAll
     static void adminClient() {
-        admin = new AdminClient("127.0.0.1", sluice().adminPort());
+        admin = new AdminClient("127.0.0.1", proxy.adminPort());
     }
 
     private static Sluice sluice() {
@@ -202,21 +203,21 @@ class AdminApiTest {
 
     @Test
     void withoutATokenConfiguredMutatingCallsAreForbidden() {
-        try (Sluice open = Sluice.start(withAdmin(AdminConfig.on("127.0.0.1", 0, null)))) {
+        try (SluiceServer open = SluiceServer.start(withAdmin(AdminConfig.on("127.0.0.1", 0, null)))) {
             AdminClient client = new AdminClient("127.0.0.1", open.adminPort());
 
             Response response = client.post("/api/backends/ds_0/drain", "anything");
 
             assertThat(response.status()).isEqualTo(403);
             assertThat(response.body()).contains("set admin.token");
-            assertThat(open.backends().get(0).state().status()).isEqualTo(BackendStatus.UP);
+            assertThat(open.sluice().backends().get(0).state().status()).isEqualTo(BackendStatus.UP);
         }
     }
 
     @Test
     void metricsSwitchedOffAnswer404AndTheRestStillWorks() {
         ProxyConfig base = withAdmin(AdminConfig.on("127.0.0.1", 0, null));
-        try (Sluice off = Sluice.start(base.withOperations(base.operations()
+        try (SluiceServer off = SluiceServer.start(base.withOperations(base.operations()
                 .withMetrics(new MetricsConfig(false))))) {
             AdminClient client = new AdminClient("127.0.0.1", off.adminPort());
 
@@ -231,7 +232,7 @@ class AdminApiTest {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
                 java.net.InetAddress.getByName("127.0.0.1"))) {
             ProxyConfig config = withAdmin(AdminConfig.on("127.0.0.1", taken.getLocalPort(), null));
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> Sluice.start(config))
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SluiceServer.start(config))
                     .isInstanceOf(io.sluice.config.ConfigException.class)
                     .hasMessageContaining("admin.port: " + taken.getLocalPort());
         } catch (java.io.IOException e) {
@@ -241,7 +242,7 @@ class AdminApiTest {
 
     /** Sends raw bytes and returns what comes back until the server closes or 2 s pass. */
     private static String raw(String request) throws Exception {
-        try (Socket socket = new Socket("127.0.0.1", sluice().adminPort())) {
+        try (Socket socket = new Socket("127.0.0.1", proxy.adminPort())) {
             socket.setSoTimeout(2000);
             OutputStream out = socket.getOutputStream();
             out.write(request.getBytes(StandardCharsets.US_ASCII));

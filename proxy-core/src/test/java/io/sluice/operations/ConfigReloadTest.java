@@ -7,6 +7,7 @@ import io.sluice.api.ReloadResult;
 import io.sluice.Sluice;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigYaml;
+import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.AdminClient.Response;
 import io.sluice.testing.ExtraMariaDb;
@@ -103,9 +104,10 @@ class ConfigReloadTest {
     void reloadAddsAndRemovesBackendsChangesWeightsUsersAndPoolsAndRefusesABadFile() throws Exception {
         Path file = conf.resolve("config.yaml");
         Files.writeString(file, config(dataSource("a", urlA(), 1, 10), user("app", "pw") + user("old", "pw"), "0"));
-        try (Sluice sluice = Sluice.start(ConfigYaml.load(file))) {
+        try (SluiceServer server = SluiceServer.start(ConfigYaml.load(file))) {
+            Sluice sluice = server.sluice();
             sluice.configSource(() -> ConfigYaml.load(file));
-            AdminClient admin = new AdminClient("127.0.0.1", sluice.adminPort());
+            AdminClient admin = new AdminClient("127.0.0.1", server.adminPort());
             int portA = TestMariaDb.get().port();
             try (Connection onA = connect(sluice, "app", "pw")) {
                 assertThat(portOf(onA)).isEqualTo(portA);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
+import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
@@ -44,8 +45,8 @@ class GracefulShutdownTest {
         TestMariaDb.get().dropDatabase(database);
     }
 
-    private static Sluice startProxy() {
-        return Sluice.start(ProxyUnderTest.builder().admin(AdminConfig.on("127.0.0.1", 0, null)).config());
+    private static SluiceServer startProxy() {
+        return SluiceServer.start(ProxyUnderTest.builder().admin(AdminConfig.on("127.0.0.1", 0, null)).config());
     }
 
     private static Connection connect(Sluice sluice) throws SQLException {
@@ -63,8 +64,9 @@ class GracefulShutdownTest {
 
     @Test
     void anOpenTransactionCommitsNewConnectionsAreRefusedAndTheProxyThenStops() throws Exception {
-        Sluice sluice = startProxy();
-        AdminClient admin = new AdminClient("127.0.0.1", sluice.adminPort());
+        SluiceServer server = startProxy();
+        Sluice sluice = server.sluice();
+        AdminClient admin = new AdminClient("127.0.0.1", server.adminPort());
         int port = sluice.port();
         try (Connection inTransaction = connect(sluice); Connection idle = connect(sluice)) {
             idle.createStatement().executeQuery("SELECT 1").close();
@@ -72,7 +74,7 @@ class GracefulShutdownTest {
             inTransaction.createStatement().executeUpdate("INSERT INTO t VALUES (1)");
 
             CompletableFuture<Boolean> shutdown = CompletableFuture.supplyAsync(
-                    () -> sluice.shutdownGracefully(Duration.ofMillis(600), Duration.ofSeconds(30)));
+                    () -> server.shutdownGracefully(Duration.ofMillis(600), Duration.ofSeconds(30)));
 
             // 1. /health says 503 at once, while new connections are still served.
             awaitHealth(admin, 503);
@@ -98,13 +100,13 @@ class GracefulShutdownTest {
 
     @Test
     void aTransactionStillOpenAtTheTimeoutIsCutAndRolledBack() throws Exception {
-        Sluice sluice = startProxy();
-        try (Connection inTransaction = connect(sluice)) {
+        SluiceServer server = startProxy();
+        try (Connection inTransaction = connect(server.sluice())) {
             inTransaction.setAutoCommit(false);
             inTransaction.createStatement().executeUpdate("INSERT INTO t VALUES (10)");
 
             long started = System.nanoTime();
-            boolean clean = sluice.shutdownGracefully(Duration.ZERO, Duration.ofMillis(500));
+            boolean clean = server.shutdownGracefully(Duration.ZERO, Duration.ofMillis(500));
 
             assertThat(clean).isFalse();
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isBetween(450L, 5000L);
@@ -115,11 +117,11 @@ class GracefulShutdownTest {
 
     @Test
     void withNoSessionsShutdownIsImmediateAndASecondCallReturns() {
-        Sluice sluice = startProxy();
+        SluiceServer server = startProxy();
         long started = System.nanoTime();
 
-        assertThat(sluice.shutdownGracefully(Duration.ZERO, Duration.ofSeconds(30))).isTrue();
-        assertThat(sluice.shutdownGracefully()).isTrue();
+        assertThat(server.shutdownGracefully(Duration.ZERO, Duration.ofSeconds(30))).isTrue();
+        assertThat(server.shutdownGracefully()).isTrue();
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5000);
     }
 

@@ -3,7 +3,6 @@ package io.sluice.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
@@ -39,7 +38,7 @@ class MetricsScrapeTest {
 
     @BeforeAll
     static void adminClient() {
-        admin = new AdminClient("127.0.0.1", proxy.sluice().adminPort());
+        admin = new AdminClient("127.0.0.1", proxy.adminPort());
         url = JdbcDriver.MARIADB.url("127.0.0.1", proxy.port(), null, "");
     }
 

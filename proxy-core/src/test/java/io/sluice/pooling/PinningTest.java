@@ -297,7 +297,7 @@ class PinningTest {
     }
 
     private static double pins(String reason) {
-        return io.sluice.testing.PrometheusText.parse(harness.sluice().metrics().scrape())
+        return io.sluice.testing.PrometheusText.parse(harness.proxy().metrics().scrape())
                 .value("sluice_session_pins_total", "reason", reason);
     }
 

@@ -8,6 +8,8 @@ import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
 import io.sluice.config.UserConfig;
+import io.sluice.ops.SluiceServer;
+import io.sluice.ops.metrics.SluiceMetrics;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -17,7 +19,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * A Sluice proxy started in-process on a free port in front of {@link TestMariaDb}, with two proxy users and the
- * server's root account as the data source.
+ * server's root account as the data source. It is started as the standalone proxy is ({@link SluiceServer}), so its
+ * metrics are there too, and its admin port when the settings ask for one.
  *
  * <p>With {@code -Dsluice.test.direct=true} nothing is started: URLs point straight at MariaDB and the "proxy users"
  * are real MariaDB accounts with the same passwords. The same tests then run against the server alone, which shows
@@ -39,12 +42,13 @@ public class ProxyUnderTest implements AutoCloseable {
     private static final String DIRECT_USER2 = "sluice_app2";
 
     private TestMariaDb mariaDb;
-    private Sluice sluice;
+    /** Sluice with its metrics and, when the settings ask, its admin port; {@code null} in direct mode. */
+    private SluiceServer server;
     private int maxPacketSize;
 
-    private ProxyUnderTest(TestMariaDb mariaDb, Sluice sluice, int maxPacketSize) {
+    private ProxyUnderTest(TestMariaDb mariaDb, SluiceServer server, int maxPacketSize) {
         this.mariaDb = mariaDb;
-        this.sluice = sluice;
+        this.server = server;
         this.maxPacketSize = maxPacketSize;
     }
 
@@ -55,7 +59,7 @@ public class ProxyUnderTest implements AutoCloseable {
     /** Becomes {@code started}, which then belongs to this instance (its {@link #close} closes it). */
     void takeOver(ProxyUnderTest started) {
         this.mariaDb = started.mariaDb;
-        this.sluice = started.sluice;
+        this.server = started.server;
         this.maxPacketSize = started.maxPacketSize;
     }
 
@@ -65,7 +69,7 @@ public class ProxyUnderTest implements AutoCloseable {
             throw new IllegalStateException("not started: a SluiceExtension starts before the tests of the class"
                     + " whose static field it is (with @RegisterExtension), and is closed after them");
         }
-        return sluice == null;
+        return server == null;
     }
 
     /** True when the suite runs against MariaDB directly ({@code -Dsluice.test.direct=true}). */
@@ -87,13 +91,30 @@ public class ProxyUnderTest implements AutoCloseable {
     }
 
     public int port() {
-        return direct() ? mariaDb.port() : sluice.port();
+        return direct() ? mariaDb.port() : server.sluice().port();
     }
 
     /** The running proxy; {@code null} in direct mode. */
     public Sluice sluice() {
-        direct();
-        return sluice;
+        return direct() ? null : server.sluice();
+    }
+
+    /** The admin API's port: -1 unless the settings turned it on ({@code admin(...)}); fails in direct mode. */
+    public int adminPort() {
+        requireSluice();
+        return server.adminPort();
+    }
+
+    /** The Prometheus metrics, {@code null} when the settings turned them off; fails in direct mode. */
+    public SluiceMetrics metrics() {
+        requireSluice();
+        return server.metrics();
+    }
+
+    private void requireSluice() {
+        if (direct()) {
+            throw new IllegalStateException("direct mode: there is no Sluice (mark the class sluiceOnly)");
+        }
     }
 
     /** The proxy user clients log in as. */
@@ -153,8 +174,8 @@ public class ProxyUnderTest implements AutoCloseable {
 
     @Override
     public void close() {
-        if (sluice != null) {
-            sluice.close();
+        if (server != null) {
+            server.close();
         }
     }
 
@@ -277,7 +298,7 @@ public class ProxyUnderTest implements AutoCloseable {
                 ensureDirectUsers(mariaDb);
                 return new ProxyUnderTest(mariaDb, null, maxPacketSize);
             }
-            return new ProxyUnderTest(mariaDb, Sluice.start(config()), maxPacketSize);
+            return new ProxyUnderTest(mariaDb, SluiceServer.start(config()), maxPacketSize);
         }
 
         private static volatile boolean directUsersReady;

@@ -1,4 +1,4 @@
-package io.sluice.metrics;
+package io.sluice.ops.metrics;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -16,7 +16,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
-import io.netty.channel.EventLoopGroup;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -28,13 +27,15 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPoin
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.api.BackendSnapshot;
-import io.sluice.pooling.PinReason;
+import io.sluice.api.ClientCounts;
+import io.sluice.api.MetricSources;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
-import io.sluice.frontend.FrontendContext;
+import io.sluice.metrics.CommandTypes;
+import io.sluice.metrics.LatencyBuckets;
+import io.sluice.metrics.LoopCounters;
+import io.sluice.metrics.TrafficCounters;
 import java.util.List;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 /**
  * Sluice's metrics, served as Prometheus text on {@code GET /metrics}.
@@ -55,19 +56,18 @@ public final class SluiceMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();
     private final TrafficCounters traffic;
-    private final Supplier<List<BackendSnapshot>> backends;
+    /** Held here: Micrometer keeps only a weak reference to the objects its function meters read. */
+    private final MetricSources sources;
 
     /**
-     * @param traffic the per-loop counters the command path writes
-     * @param context client connection counts
-     * @param backends every backend's state, read at each scrape
-     * @param draining whether graceful shutdown has begun
-     * @param workers the event loops, for their pending-task gauges
+     * Binds the JVM, process and Netty meters and Sluice's own to a new registry.
+     *
+     * @param sources what is read at each scrape: the counters the command path writes, the event loops, client
+     *     counts, the backends and the draining flag ({@code Sluice.metricSources()})
      */
-    public SluiceMetrics(TrafficCounters traffic, FrontendContext context, Supplier<List<BackendSnapshot>> backends,
-            BooleanSupplier draining, EventLoopGroup workers) {
-        this.traffic = traffic;
-        this.backends = backends;
+    public SluiceMetrics(MetricSources sources) {
+        this.sources = sources;
+        this.traffic = sources.traffic();
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
@@ -79,29 +79,29 @@ public final class SluiceMetrics implements AutoCloseable {
         if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
             new NettyAllocatorMetrics(provider).bindTo(registry);
         }
-        new NettyEventExecutorMetrics(workers).bindTo(registry);
+        new NettyEventExecutorMetrics(sources.workers()).bindTo(registry);
 
-        Gauge.builder("sluice.client.connections", context, FrontendContext::clientConnections)
+        ClientCounts clients = sources.clients();
+        Gauge.builder("sluice.client.connections", clients, ClientCounts::open)
                 .description("Client connections open now").register(registry);
-        FunctionCounter.builder("sluice.client.connections.accepted", context, FrontendContext::acceptedConnections)
+        FunctionCounter.builder("sluice.client.connections.accepted", clients, ClientCounts::accepted)
                 .description("Client connections admitted").register(registry);
-        FunctionCounter.builder("sluice.client.connections.rejected", context,
-                        FrontendContext::rejectedTooManyConnections)
+        FunctionCounter.builder("sluice.client.connections.rejected", clients, ClientCounts::refusedTooMany)
                 .tag("reason", "max_connections").description("Client connections refused").register(registry);
-        FunctionCounter.builder("sluice.client.connections.rejected", context, FrontendContext::rejectedWhileClosing)
+        FunctionCounter.builder("sluice.client.connections.rejected", clients, ClientCounts::refusedWhileClosing)
                 .tag("reason", "shutdown").description("Client connections refused").register(registry);
-        FunctionCounter.builder("sluice.client.auth.failures", context, FrontendContext::authenticationFailures)
+        FunctionCounter.builder("sluice.client.auth.failures", clients, ClientCounts::authenticationFailures)
                 .description("Logins refused for a wrong password or an unknown user").register(registry);
-        if (context.pooling().transactionPooling()) {
-            for (PinReason reason : PinReason.values()) {
-                FunctionCounter.builder("sluice.session.pins", context, c -> c.pins(reason))
-                        .tag("reason", reason.label())
-                        .description("Sessions pinned to their backend connection between transactions "
-                                + "(pooling: TRANSACTION), by what pinned them")
-                        .register(registry);
-            }
+        List<String> pinReasons = clients.pinReasons(); // empty unless pooling: TRANSACTION
+        for (int i = 0; i < pinReasons.size(); i++) {
+            int index = i;
+            FunctionCounter.builder("sluice.session.pins", clients, c -> c.pins(index))
+                    .tag("reason", pinReasons.get(i))
+                    .description("Sessions pinned to their backend connection between transactions "
+                            + "(pooling: TRANSACTION), by what pinned them")
+                    .register(registry);
         }
-        Gauge.builder("sluice.draining", () -> draining.getAsBoolean() ? 1 : 0)
+        Gauge.builder("sluice.draining", () -> sources.draining().getAsBoolean() ? 1 : 0)
                 .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);
 
         registry.getPrometheusRegistry().register((MultiCollector) this::collect);
@@ -196,7 +196,7 @@ public final class SluiceMetrics implements AutoCloseable {
                 "Backend connects and logins that failed");
         HistogramSnapshot.Builder acquire = HistogramSnapshot.builder().name("sluice_backend_acquire_seconds")
                 .help("How long sessions waited for a backend connection (once per session)");
-        for (BackendSnapshot backend : backends.get()) {
+        for (BackendSnapshot backend : sources.backends().get()) {
             BackendState state = backend.state();
             Labels labels = Labels.of("backend", state.name());
             up.dataPoint(point(labels, state.status() != BackendStatus.DOWN ? 1 : 0));

@@ -1,0 +1,25 @@
+package io.sluice.bootstrap;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.lang.ArchRule;
+import io.sluice.layering.Layers;
+import org.junit.jupiter.api.Test;
+
+/**
+ * proxy-bootstrap's packages on top of proxy-core's, checked with proxy-core's rules ({@link Layers}): replay needs
+ * nothing of the proxy, and nothing below uses bootstrap.
+ */
+class BootstrapLayeringTest {
+    private static final String ROOT = "io.sluice";
+
+    @Test
+    void bootstrapAndReplaySitOnTopOfTheCore() {
+        JavaClasses classes = Layers.mainClasses(); // proxy-core's and proxy-balancer's too, from the class path
+
+        Layers.architecture(ROOT).check(classes);
+        Layers.freeOfCycles(ROOT).check(classes);
+        for (ArchRule rule : Layers.confinedLibraries(ROOT)) {
+            rule.check(classes);
+        }
+    }
+}

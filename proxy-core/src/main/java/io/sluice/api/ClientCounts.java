@@ -1,0 +1,34 @@
+package io.sluice.api;
+
+import java.util.List;
+
+/**
+ * Client connections and what happened at the door, counted since start: what the metrics exporter reads at each
+ * scrape, from its own thread. Implemented by the frontend's session registry, whose counters are atomic.
+ */
+public interface ClientCounts {
+
+    /** Client connections open now (logged in or logging in). */
+    int open();
+
+    /** Client connections admitted. */
+    long accepted();
+
+    /** Client connections refused because {@code server.maxConnections} was reached. */
+    long refusedTooMany();
+
+    /** Client connections refused because graceful shutdown had begun. */
+    long refusedWhileClosing();
+
+    /** Logins refused for a wrong password or an unknown user. */
+    long authenticationFailures();
+
+    /**
+     * The reasons a session can be pinned to its backend connection between transactions, as labels
+     * ({@code user_variable}), in a fixed order; empty unless {@code pooling: TRANSACTION}.
+     */
+    List<String> pinReasons();
+
+    /** Sessions pinned for the reason at {@code index} in {@link #pinReasons()}. */
+    long pins(int index);
+}

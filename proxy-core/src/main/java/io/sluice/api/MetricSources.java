@@ -1,0 +1,31 @@
+package io.sluice.api;
+
+import io.netty.channel.EventLoopGroup;
+import io.sluice.metrics.TrafficCounters;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * What a metrics exporter reads of a running proxy, each at scrape time: the counters the command path writes and
+ * suppliers of the rest. The proxy hands these out ({@code Sluice.metricSources()}) rather than the exporter reaching
+ * into it, so that the exporter can sit on top of the proxy and be left out by an embedder who has no use for it.
+ *
+ * @param traffic the per-loop command and byte counters
+ * @param workers the relay event loops, for their pending-task gauges
+ * @param clients client connections, refusals, failed logins and pins
+ * @param backends every backend's state and pool
+ * @param draining whether graceful shutdown has begun
+ */
+public record MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,
+        Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining) {
+
+    public MetricSources {
+        Objects.requireNonNull(traffic, "traffic");
+        Objects.requireNonNull(workers, "workers");
+        Objects.requireNonNull(clients, "clients");
+        Objects.requireNonNull(backends, "backends");
+        Objects.requireNonNull(draining, "draining");
+    }
+}

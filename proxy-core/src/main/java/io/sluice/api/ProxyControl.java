@@ -1,0 +1,45 @@
+package io.sluice.api;
+
+import java.util.List;
+
+/**
+ * What the admin API reads of a running proxy and may change in it: its backends, sessions and draining state, drain
+ * and undrain, and config reload. Implemented by {@code Sluice}; the admin server knows only this, so that it can sit
+ * above the proxy without the proxy knowing of it.
+ */
+public interface ProxyControl {
+
+    /** Every backend's status, sessions, last health check and pool, in configuration order. */
+    List<BackendSnapshot> backends();
+
+    /** Client connections open now. */
+    int clientConnections();
+
+    /** Every client session now; may take up to a couple of seconds, since each is described on its own loop. */
+    List<SessionSnapshot> sessions();
+
+    /** Whether graceful shutdown has begun: {@code /health} then answers 503. */
+    boolean isDraining();
+
+    /**
+     * Takes a backend out of rotation for maintenance.
+     *
+     * @return false when there is no backend of that name
+     */
+    boolean drain(String name);
+
+    /**
+     * Puts a drained backend back into rotation.
+     *
+     * @return false when there is no backend of that name
+     */
+    boolean undrain(String name);
+
+    /**
+     * Reads the configuration again from its source and applies what can change without a restart.
+     *
+     * @throws io.sluice.config.ConfigException when the source refuses the file; nothing changes then
+     * @throws IllegalStateException when there is nothing to reload from, or the proxy is shutting down
+     */
+    ReloadResult reload();
+}
