@@ -1,5 +1,7 @@
 package io.sluice.scripted;
 
+import static io.sluice.scripted.Fixtures.CR_SERVER_LOST;
+import static io.sluice.scripted.Fixtures.assertNotPooled;
 import static io.sluice.testing.ScriptedServerConnection.response;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,7 +24,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakDetection.class)
 class BackendDiesMidPrepareTest {
-    private static final int CR_SERVER_LOST = 2013;
     private static final int SERVER_STATEMENT_ID = 77;
 
     @Test
@@ -102,9 +103,4 @@ class BackendDiesMidPrepareTest {
         return (p[1] & 0xFF) | (p[2] & 0xFF) << 8 | (p[3] & 0xFF) << 16 | (p[4] & 0xFF) << 24;
     }
 
-    /** The dead connection is not idle, and its slot is free again: nothing of it is left in the pool. */
-    private static void assertNotPooled(ScriptedSluice sluice) {
-        assertThat(sluice.pool().idleConnections()).as("idle connections").isZero();
-        assertThat(sluice.pool().openConnections()).as("open connections (slots taken)").isZero();
-    }
 }

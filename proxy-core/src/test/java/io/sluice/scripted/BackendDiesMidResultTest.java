@@ -1,5 +1,6 @@
 package io.sluice.scripted;
 
+import static io.sluice.scripted.Fixtures.assertNotPooled;
 import static io.sluice.testing.ScriptedServerConnection.response;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -89,10 +90,5 @@ class BackendDiesMidResultTest {
             client.expectPayloads(whole).expectPayloads(MySqlWire.columnCount(1)).expectNothing().expectClosed();
             assertNotPooled(sluice);
         }
-    }
-
-    private static void assertNotPooled(ScriptedSluice sluice) {
-        assertThat(sluice.pool().idleConnections()).as("idle connections").isZero();
-        assertThat(sluice.pool().openConnections()).as("open connections (slots taken)").isZero();
     }
 }

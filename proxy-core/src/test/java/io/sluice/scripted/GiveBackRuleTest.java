@@ -1,5 +1,7 @@
 package io.sluice.scripted;
 
+import static io.sluice.scripted.Fixtures.IN_TRANSACTION;
+import static io.sluice.scripted.Fixtures.oneRow;
 import static io.sluice.testing.ScriptedServerConnection.response;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,8 +25,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakDetection.class)
 class GiveBackRuleTest {
-    private static final int IN_TRANSACTION = MySqlWire.SERVER_STATUS_AUTOCOMMIT | MySqlWire.SERVER_STATUS_IN_TRANS;
-
     @Test
     void aWaitingSessionIsServedFromThePoolsOwnTask() {
         try (ScriptedSluice sluice = ScriptedSluice.transactionPooling(1)) {
@@ -62,9 +62,7 @@ class GiveBackRuleTest {
                     .as("... and not from within the relay of a response").isFalse();
             assertThat(sluice.pool().pendingAcquires()).isZero();
 
-            List<byte[]> two = MySqlWire.resultSet(true,
-                    List.of(MySqlWire.columnDefinition("2", MySqlWire.MYSQL_TYPE_LONG)), List.of(MySqlWire.textRow("2")),
-                    MySqlWire.SERVER_STATUS_AUTOCOMMIT);
+            List<byte[]> two = oneRow("2", MySqlWire.SERVER_STATUS_AUTOCOMMIT);
             server.respond(two);
             waiter.expectPayloads(two).expectNothing();
             assertThat(sluice.pool().idleConnections()).as("given back again after the autocommit statement")

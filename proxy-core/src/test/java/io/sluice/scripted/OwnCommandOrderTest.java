@@ -1,5 +1,7 @@
 package io.sluice.scripted;
 
+import static io.sluice.scripted.Fixtures.IN_TRANSACTION;
+import static io.sluice.scripted.Fixtures.oneRow;
 import static io.sluice.testing.ScriptedServerConnection.response;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,10 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakDetection.class)
 class OwnCommandOrderTest {
-    private static final int IN_TRANSACTION = MySqlWire.SERVER_STATUS_AUTOCOMMIT | MySqlWire.SERVER_STATUS_IN_TRANS;
-    private static final List<byte[]> ONE_ROW = MySqlWire.resultSet(true,
-            List.of(MySqlWire.columnDefinition("1", MySqlWire.MYSQL_TYPE_LONG)), List.of(MySqlWire.textRow("1")),
-            IN_TRANSACTION);
+    private static final List<byte[]> ONE_ROW = oneRow("1", IN_TRANSACTION);
 
     @Test
     void aRePrepareWaitsForTheQueryPipelinedAheadOfItsExecute() {

@@ -1,5 +1,7 @@
 package io.sluice.scripted;
 
+import static io.sluice.scripted.Fixtures.CR_SERVER_LOST;
+import static io.sluice.scripted.Fixtures.oneRow;
 import static io.sluice.testing.ScriptedServerConnection.response;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,12 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(LeakDetection.class)
 class PipelinedCaptureTest {
-    private static final int CR_SERVER_LOST = 2013;
     private static final int ER_NO_SUCH_TABLE = 1146;
 
-    private static final List<byte[]> ONE_ROW = MySqlWire.resultSet(true,
-            List.of(MySqlWire.columnDefinition("1", MySqlWire.MYSQL_TYPE_LONG)), List.of(MySqlWire.textRow("1")),
-            MySqlWire.SERVER_STATUS_AUTOCOMMIT);
+    private static final List<byte[]> ONE_ROW = oneRow("1", MySqlWire.SERVER_STATUS_AUTOCOMMIT);
     private static final byte[] INSERTED_THREE = MySqlWire.ok(3, 0, MySqlWire.SERVER_STATUS_AUTOCOMMIT, 0, "");
     private static final byte[] NO_SUCH_TABLE = MySqlWire.err(ER_NO_SUCH_TABLE, "42S02", "Table 'app.nope' doesn't exist");
 

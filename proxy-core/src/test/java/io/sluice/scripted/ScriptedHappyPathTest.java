@@ -1,5 +1,6 @@
 package io.sluice.scripted;
 
+import static io.sluice.scripted.Fixtures.oneRow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.testing.LeakDetection;
@@ -28,9 +29,7 @@ class ScriptedHappyPathTest {
 
             client.send(MySqlWire.comQuery("SELECT 1"));
             server.expectQuery("SELECT 1");
-            List<byte[]> result = MySqlWire.resultSet(true,
-                    List.of(MySqlWire.columnDefinition("1", MySqlWire.MYSQL_TYPE_LONG)),
-                    List.of(MySqlWire.textRow("1")), MySqlWire.SERVER_STATUS_AUTOCOMMIT);
+            List<byte[]> result = oneRow("1", MySqlWire.SERVER_STATUS_AUTOCOMMIT);
             server.respond(result);
             client.expectPayloads(result).expectNothing();
 
