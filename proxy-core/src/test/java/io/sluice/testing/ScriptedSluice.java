@@ -37,6 +37,7 @@ public final class ScriptedSluice implements AutoCloseable {
     private final ScriptedLoop loop = new ScriptedLoop();
     private final ScriptedBackend backend = new ScriptedBackend(loop);
     private final BackendPool pool;
+    private final BackendGroup group;
     private final FrontendContext context;
     private final FrontendInitializer initializer;
     private final List<ScriptedClient> clients = new ArrayList<>();
@@ -59,7 +60,7 @@ public final class ScriptedSluice implements AutoCloseable {
                 config.server().connBufferSize(), defaultKey, loop.loop());
         pool.usePooling(pooling);
         ScriptedDialing.openWith(pool, backend::open);
-        BackendGroup group = new BackendGroup(config.loadBalancer(), config.healthCheck());
+        group = new BackendGroup(config.loadBalancer(), config.healthCheck());
         group.add(DATA_SOURCE, pool.address(), dataSource.weight(), true);
         context = new FrontendContext(config, ScriptedBackend.serverInfo(), group, Map.of(DATA_SOURCE, pool));
         initializer = new FrontendInitializer(context);
@@ -113,6 +114,11 @@ public final class ScriptedSluice implements AutoCloseable {
     /** The data source's pool: its idle, open and waiting counts are what tests check. */
     public BackendPool pool() {
         return pool;
+    }
+
+    /** The balancer's view of the one backend: whether passive health has taken it down. */
+    public BackendGroup group() {
+        return group;
     }
 
     /** What sessions share; its {@code capture()} starts traffic captures. */
