@@ -35,9 +35,7 @@ class ScriptedHappyPathTest {
 
             client.quit();
             assertThat(client.isOpen()).isFalse();
-            server.expectCommand(MySqlWire.COM_RESET_CONNECTION);
-            server.respond(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT));
-            server.answerSessionCheck();
+            server.answerReset();
             server.expectNothing();
             assertThat(sluice.pool().idleConnections()).as("idle connections after the reset").isEqualTo(1);
             assertThat(sluice.pool().openConnections()).isEqualTo(1);

@@ -27,9 +27,7 @@ class StaleIdleConnectionTest {
             ScriptedClient first = sluice.connectAndLogin("app");
             ScriptedServerConnection stale = sluice.backend().connection(0);
             first.quit();
-            stale.expectCommand(MySqlWire.COM_RESET_CONNECTION);
-            stale.respond(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT));
-            stale.answerSessionCheck();
+            stale.answerReset();
             assertThat(sluice.pool().idleConnections()).isEqualTo(1);
 
             ScriptedClient second = sluice.connect().sendLogin(ScriptedSluice.USER, "other");
@@ -52,9 +50,7 @@ class StaleIdleConnectionTest {
             ScriptedClient first = sluice.connectAndLogin("app");
             ScriptedServerConnection server = sluice.backend().connection(0);
             first.quit();
-            server.expectCommand(MySqlWire.COM_RESET_CONNECTION);
-            server.respond(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT));
-            server.answerSessionCheck();
+            server.answerReset();
 
             ScriptedClient second = sluice.connect().sendLogin(ScriptedSluice.USER, "nope");
             server.expectCommand(MySqlWire.COM_INIT_DB, "nope");

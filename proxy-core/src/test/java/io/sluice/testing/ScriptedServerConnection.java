@@ -117,22 +117,29 @@ public final class ScriptedServerConnection {
      */
     public ScriptedServerConnection login() {
         acceptLogin();
-        Packet first = expectCommand(MySqlWire.COM_QUERY);
-        if (text(first).startsWith(SESSION_TRACKERS)) {
-            Packet check = expectCommand(MySqlWire.COM_QUERY);
-            assertThat(text(check)).as("Sluice's session check").startsWith(SESSION_CHECK);
-            send(response(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT)), response(sessionCheckResult()));
-        } else {
-            assertThat(text(first)).as("Sluice's session check").startsWith(SESSION_CHECK);
-            respond(sessionCheckResult());
-        }
-        return this;
+        return answerTrackersAndCheck(MySqlWire.concat());
     }
 
-    /** Reads Sluice's session check (after a login or a reset) and answers it with this server's row. */
-    public ScriptedServerConnection answerSessionCheck() {
-        expectQueryStartingWith(SESSION_CHECK);
-        return respond(sessionCheckResult());
+    /**
+     * Reads the reset Sluice runs before it pools a connection again, sent together: COM_RESET_CONNECTION, the
+     * session trackers when it follows session state (transaction pooling), the session check; answers it as a clean
+     * reset, all in one read.
+     */
+    public ScriptedServerConnection answerReset() {
+        expectCommand(MySqlWire.COM_RESET_CONNECTION);
+        return answerTrackersAndCheck(response(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT)));
+    }
+
+    /** Reads the session trackers, if they come, and the session check; sends {@code before} and their answers. */
+    private ScriptedServerConnection answerTrackersAndCheck(byte[] before) {
+        Packet next = expectCommand(MySqlWire.COM_QUERY);
+        byte[] trackers = new byte[0];
+        if (text(next).startsWith(SESSION_TRACKERS)) {
+            trackers = response(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT));
+            next = expectCommand(MySqlWire.COM_QUERY);
+        }
+        assertThat(text(next)).as("Sluice's session check").startsWith(SESSION_CHECK);
+        return send(before, trackers, response(sessionCheckResult()));
     }
 
     /** The answer to Sluice's session check: one row of the schema and the session's character sets and modes. */
