@@ -1,19 +1,20 @@
 package io.sluice.frontend;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.tls.SslRequestHandler;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client pipeline: frames, then the login, which replaces itself with the command relay; one job each. Two more handlers only where configured: the
- * SSLRequest check while TLS is on (gone after the first packet) and the idle check when
- * {@code server.idleTimeoutMilliseconds} is set.
+ * The client pipeline: frames, then the login, which replaces itself with the command relay; one job each. Two more
+ * handlers only where configured: the SSLRequest check while TLS is on (gone after the first packet) and the idle
+ * check when {@code server.idleTimeoutMilliseconds} is set. Nothing in it needs a socket, so it takes any channel:
+ * tests put the same pipeline on an in-memory one ({@code ScriptedClient}).
  */
-public final class FrontendInitializer extends ChannelInitializer<SocketChannel> {
+public final class FrontendInitializer extends ChannelInitializer<Channel> {
     private final FrontendContext context;
     private final ClientSecurity security;
 
@@ -26,7 +27,7 @@ public final class FrontendInitializer extends ChannelInitializer<SocketChannel>
     }
 
     @Override
-    protected void initChannel(SocketChannel ch) {
+    protected void initChannel(Channel ch) {
         ChannelPipeline pipeline = ch.pipeline();
         if (security.tls() != null) {
             pipeline.addLast("sslRequest", new SslRequestHandler(security.tls()));

@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.Promise;
 import io.sluice.backend.BackendConnection;
@@ -42,9 +43,21 @@ final class BackendConnector {
         SERVER_READS.maxMessagesPerRead(SERVER_READS_PER_WAKE_UP);
     }
 
+    /**
+     * How a connection's channel comes to be: registered on a loop, its handler the {@link BackendConnection},
+     * connected to the server. Sluice always connects a socket ({@link #connectSocket}); the seam exists for tests
+     * that put a scripted server on an in-memory channel in its place (see {@code ScriptedBackend} in the test
+     * sources), so that the pool, the login and the relay they check are Sluice's own.
+     */
+    interface ChannelOpener {
+        /** @return completes once the channel is registered and connected, or fails */
+        ChannelFuture open(EventLoop loop, BackendConnection connection, BackendEndpoint endpoint, long timeoutMillis);
+    }
+
     private final BackendPool pool;
     private final TransportKind transport;
     private final int connBufferSize;
+    private ChannelOpener opener = this::connectSocket;
 
     BackendConnector(BackendPool pool, TransportKind transport, int connBufferSize) {
         this.pool = pool;
@@ -69,8 +82,19 @@ final class BackendConnector {
         BackendEndpoint endpoint = pool.endpoint(); // one read: a reload may replace it meanwhile
         BackendConnection connection = new BackendConnection(endpoint, key, owner, ready, timeoutMillis, pooled,
                 state);
-        ChannelFuture connect = new Bootstrap()
-                .group(owner.loop())
+        ChannelFuture connect = opener.open(owner.loop(), connection, endpoint, timeoutMillis);
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                connection.connectFailed(f.cause());
+            }
+        });
+    }
+
+    /** The TCP connect, on the loop that will use the connection, with the options above. */
+    private ChannelFuture connectSocket(EventLoop loop, BackendConnection connection, BackendEndpoint endpoint,
+            long timeoutMillis) {
+        return new Bootstrap()
+                .group(loop)
                 .channelFactory(transport.socketChannelFactory())
                 // TCP_NODELAY is every transport's default (NoDelayByDefaultTest): not set again
                 .option(ChannelOption.SO_KEEPALIVE, true)
@@ -80,10 +104,10 @@ final class BackendConnector {
                 .option(ChannelOption.RCVBUF_ALLOCATOR, SERVER_READS)
                 .handler(connection)
                 .connect(endpoint.host(), endpoint.port());
-        connect.addListener(f -> {
-            if (!f.isSuccess()) {
-                connection.connectFailed(f.cause());
-            }
-        });
+    }
+
+    /** Tests only: opens connections' channels with {@code replacement} instead of sockets. */
+    void openWith(ChannelOpener replacement) {
+        opener = replacement;
     }
 }

@@ -98,9 +98,7 @@ public final class EventLoopPool implements ConnectionOwner {
         Promise<BackendConnection> promise = loop.newPromise();
         long started = System.nanoTime();
         lastKey = key;
-        if (!serveFromIdle(key, schema, promise) && !resets.await(key, schema, promise)) {
-            openOrEnqueue(key, schema, promise);
-        }
+        lend(key, schema, promise);
         // Acquire wait for metrics: once per session, not per command.
         if (promise.isDone()) {
             if (promise.isSuccess()) {
@@ -242,12 +240,25 @@ public final class EventLoopPool implements ConnectionOwner {
                 if (!promise.trySuccess(connection)) {
                     offer(connection); // the session gave up (timed out, left) while the schema was selected
                 }
+            } else if (error.serverError() == null && !shutDown) {
+                // It broke before answering: the server had ended it while it was idle (a restart, wait_timeout) and
+                // its close was not seen yet. Nothing of the session's reached it, and it is closed: lend another.
+                if (!promise.isDone()) {
+                    lend(key, schema, promise);
+                }
             } else {
                 offer(connection); // a refused COM_INIT_DB leaves the connection as it was
                 promise.tryFailure(error);
             }
         }));
         return true;
+    }
+
+    /** Lends an idle connection, one being reset, a new one, or the first freed once {@code maxPoolSize} is reached. */
+    private void lend(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        if (!serveFromIdle(key, schema, promise) && !resets.await(key, schema, promise)) {
+            openOrEnqueue(key, schema, promise);
+        }
     }
 
     private void openOrEnqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
