@@ -10,6 +10,8 @@ import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
 import io.sluice.frontend.FrontendContext;
+import io.sluice.frontend.SessionRegistry;
+import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.frontend.FrontendInitializer;
 import io.sluice.protocol.Capabilities;
 import io.sluice.transport.TransportKind;
@@ -62,7 +64,9 @@ public final class ScriptedSluice implements AutoCloseable {
         ScriptedDialing.openWith(pool, backend::open);
         group = new BackendGroup(config.loadBalancer(), config.healthCheck());
         group.add(DATA_SOURCE, pool.address(), dataSource.weight(), true);
-        context = new FrontendContext(config, ScriptedBackend.serverInfo(), group, Map.of(DATA_SOURCE, pool));
+        context = new FrontendContext(config, ScriptedBackend.serverInfo(), group, Map.of(DATA_SOURCE, pool),
+                new SessionRegistry(config.server().maxConnections(), pooling.transactionPooling()), null,
+                new SlowQueryLog(config.operations().slowQueryLog()));
         initializer = new FrontendInitializer(context);
     }
 
