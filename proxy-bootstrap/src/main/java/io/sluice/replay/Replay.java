@@ -11,6 +11,7 @@ import io.sluice.capture.CaptureRecord.SessionBegin;
 import io.sluice.capture.CaptureRecord.SessionEnd;
 import io.sluice.json.Json;
 import io.sluice.protocol.Command;
+import io.sluice.relay.ResponseKind;
 import io.sluice.sql.SqlDigest;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -182,17 +183,13 @@ public final class Replay {
         return thread;
     }
 
-    /** Which response a command gets, as Sluice's relay expects it. */
-    static int expectedResponse(int command) {
-        return switch (command) {
-            case Command.COM_QUERY, Command.COM_PROCESS_INFO -> ReplayConnection.EXPECT_RESULT;
-            case Command.COM_STMT_EXECUTE -> ReplayConnection.EXPECT_BINARY_RESULT;
-            case Command.COM_STMT_FETCH -> ReplayConnection.EXPECT_ROWS;
-            case Command.COM_STMT_PREPARE -> ReplayConnection.EXPECT_PREPARE;
-            case Command.COM_FIELD_LIST -> ReplayConnection.EXPECT_FIELD_LIST;
-            case Command.COM_STMT_CLOSE, Command.COM_STMT_SEND_LONG_DATA -> ReplayConnection.EXPECT_NONE;
-            default -> ReplayConnection.EXPECT_SINGLE;
-        };
+    /**
+     * Which response a command gets, as Sluice's relay expects it; one packet for the commands the relay does not
+     * relay (COM_SHUTDOWN, COM_TIME, ...), which answer with OK or ERR.
+     */
+    static ResponseKind expectedResponse(int command) {
+        ResponseKind kind = ResponseKind.of(command);
+        return kind == null ? ResponseKind.SINGLE : kind;
     }
 
     /**
@@ -306,10 +303,10 @@ public final class Replay {
             }
             try {
                 // The captured user's password is unknown: reset the session and select the new schema instead.
-                connection.execute(Command.COM_RESET_CONNECTION, new byte[0], ReplayConnection.EXPECT_SINGLE);
+                connection.execute(Command.COM_RESET_CONNECTION, new byte[0], ResponseKind.SINGLE);
                 if (schema != null) {
                     connection.execute(Command.COM_INIT_DB, schema.getBytes(StandardCharsets.UTF_8),
-                            ReplayConnection.EXPECT_SINGLE);
+                            ResponseKind.SINGLE);
                 }
             } catch (IOException e) {
                 lost(e);
@@ -375,11 +372,11 @@ public final class Replay {
                 part.skip(broken);
                 return;
             }
-            int expect = expectedResponse(cmd);
+            ResponseKind kind = expectedResponse(cmd);
             ReplayConnection.Result result;
             long started = System.nanoTime();
             try {
-                result = connection.execute(cmd, payload, expect);
+                result = connection.execute(cmd, payload, kind);
             } catch (IOException e) {
                 lost(e);
                 part.skip(broken);
@@ -391,8 +388,8 @@ public final class Replay {
                         digest.substring(9), read));
             }
             boolean known = command.outcome() == Outcome.OK || command.outcome() == Outcome.ERROR;
-            boolean timed = known && expect != ReplayConnection.EXPECT_NONE;
-            part.replayed(digest, known && expect != ReplayConnection.EXPECT_NONE, timed, command.errorCode(),
+            boolean timed = known && kind != ResponseKind.NONE;
+            part.replayed(digest, known && kind != ResponseKind.NONE, timed, command.errorCode(),
                     command.affectedRows(), command.rows(), command.durationNanos(), result, took);
         }
 
