@@ -14,6 +14,7 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.Scramble;
 import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseOutcome;
 import io.sluice.relay.ResponseTracker;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
@@ -239,8 +240,9 @@ final class ReplayConnection implements Closeable {
                     // A failed response ends with its ERR packet: the frame just scanned.
                     String message = tracker.lastResponseFailed()
                             ? Packets.parseErr(Packets.payload(frame)).message() : null;
-                    return new Result(tracker.errorCode(), message, tracker.affectedRows(), tracker.rows(),
-                            tracker.statementId());
+                    ResponseOutcome outcome = tracker.outcome();
+                    return new Result(outcome.errorCode(), message, outcome.affectedRows(), outcome.rows(),
+                            outcome.statementId());
                 }
             } catch (ProtocolException e) {
                 throw new IOException("unreadable response: " + e.getMessage(), e);
