@@ -99,6 +99,8 @@ public final class ResponseTracker {
     private boolean responseStarted;
     /** A response ended with the packet being read: tell the listener once its last byte has passed. */
     private boolean completedInPacket;
+    /** That packet's last byte has passed: {@link #scan} tells the listener before it reads on. */
+    private boolean responseEnded;
     /** What the response being read (then the last one) amounts to. */
     private final ResponseOutcome outcome = new ResponseOutcome();
     // Outcome sums only while summarizing (a traffic capture): the relay pays one flag test per packet classified.
@@ -238,8 +240,25 @@ public final class ResponseTracker {
      * @throws ProtocolException when the backend sends a packet nobody asked for
      */
     public void scan(ByteBuf buf) {
-        int i = buf.readerIndex();
         final int end = buf.writerIndex();
+        for (int i = buf.readerIndex(); i < end; ) {
+            i = follow(buf, i, end);
+            if (responseEnded) {
+                responseEnded = false;
+                listener.onResponseComplete();
+            }
+        }
+    }
+
+    /**
+     * Follows {@code buf} from {@code i} to {@code end}, and stops early just past a packet that completed a response,
+     * so that {@link #scan} tells the listener between the two. The listener's work stays out of this method's
+     * compiled code: when C2 inlined a backend connection's completion handling here, the row-skipping loop below
+     * ran at about 0.6 times its speed (BackendRelayBenchmark, 1,000-row results).
+     *
+     * @return the index of the first byte not followed
+     */
+    private int follow(ByteBuf buf, int i, final int end) {
         while (i < end) {
             if (state == State.ROWS && headerFill == 0 && !nextIsContinuation) {
                 long skipped = RowSkipping.skip(buf, i, end);
@@ -265,8 +284,8 @@ public final class ResponseTracker {
                     }
                 }
                 beginPayload();
-                if (payloadRemaining == 0) {
-                    endPacket();
+                if (payloadRemaining == 0 && endPacket()) {
+                    return i;
                 }
                 continue;
             }
@@ -290,10 +309,11 @@ public final class ResponseTracker {
             }
             i += n;
             payloadRemaining -= n;
-            if (payloadRemaining == 0) {
-                endPacket();
+            if (payloadRemaining == 0 && endPacket()) {
+                return i;
             }
         }
+        return i;
     }
 
     /** Notes rows passed over by {@link RowSkipping}: once per call, not per row. */
@@ -336,7 +356,8 @@ public final class ResponseTracker {
         }
     }
 
-    private void endPacket() {
+    /** A packet's last byte has passed; whether it completed a response. */
+    private boolean endPacket() {
         headerFill = 0;
         headerValue = 0;
         if (statePayload != null) {
@@ -346,8 +367,9 @@ public final class ResponseTracker {
         }
         if (completedInPacket) {
             completedInPacket = false;
-            listener.onResponseComplete();
+            responseEnded = true;
         }
+        return responseEnded;
     }
 
     private boolean needsHead() {
