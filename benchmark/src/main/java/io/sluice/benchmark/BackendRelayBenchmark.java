@@ -19,6 +19,7 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
+import io.sluice.relay.SessionStateFilter;
 import io.sluice.testing.MySqlWire;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -59,6 +60,14 @@ public class BackendRelayBenchmark {
 
     @Param({"true", "false"})
     public boolean deprecateEof;
+
+    /**
+     * Whether the connection is lent as to a client without CLIENT_SESSION_TRACK in transaction pooling: OK packets
+     * that carry session state are then rewritten (decision 069). The result relayed carries none, so this measures
+     * what the rewriter's watch costs a plain result.
+     */
+    @Param({"false", "true"})
+    public boolean rewriteOks;
 
     @Param("jdbc:mysql://127.0.0.1:3306/")
     public String url;
@@ -110,7 +119,7 @@ public class BackendRelayBenchmark {
                 : Capabilities.PROXY_SUPPORTED & ~Capabilities.CLIENT_DEPRECATE_EOF;
         pool = new LoopPool(url, user, password, new SessionKey(capabilities, MySqlWire.UTF8MB4_GENERAL_CI), 1, session);
         connection = pool.takeIdle();
-        connection.bind(session, null, null);
+        connection.bind(session, null, null, rewriteOks ? SessionStateFilter.WITHOUT_SESSION_TRACK : null);
         backend = connection.channel().pipeline();
         // The command each operation forwards is swallowed before the socket: the server must send nothing, since the
         // benchmark fires the response in itself. Outbound writes start at the pipeline's tail, so this comes first.

@@ -61,7 +61,7 @@ final class LoopPool implements AutoCloseable {
     void giveBack(List<BackendConnection> connections, BorrowingSession session, int idleAfter) {
         checkOwner();
         for (BackendConnection connection : connections) {
-            connection.bind(session, null, null);
+            connection.bind(session, null, null, null);
             local.resetAndReturn(connection);
         }
         connections.clear();

@@ -88,7 +88,7 @@ public class PoolBenchmark {
     @Measurement(iterations = 5, time = 2)
     public BackendConnection acquireAndRelease() {
         BackendConnection connection = pool.takeIdle();
-        connection.bind(session, null, null);
+        connection.bind(session, null, null, null);
         pool.local.resetAndReturn(connection);
         pool.driveUntil(() -> pool.local.idleCount() == IDLE, "the released connection idle again");
         return connection;

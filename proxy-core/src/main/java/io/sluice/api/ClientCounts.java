@@ -31,4 +31,7 @@ public interface ClientCounts {
 
     /** Sessions pinned for the reason at {@code index} in {@link #pinReasons()}. */
     long pins(int index);
+
+    /** Sessions pinned now whose first reason is the one at {@code index} in {@link #pinReasons()}. */
+    int pinnedNow(int index);
 }

@@ -16,7 +16,9 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.OkRewriter;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.relay.SessionStateFilter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +78,10 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private LoopCounters counters;
     /** Transaction pooling: who follows the session state the server reports; {@code null} in session pooling. */
     private ResponseTracker.StateListener stateFollower;
+    /** Rewrites OK packets that carry session state for the session's client; {@code null}: bytes pass as read. */
+    private OkRewriter okRewriter;
+    /** Kept from one lending to the next: transaction pooling lends a connection once per transaction. */
+    private OkRewriter spareRewriter;
     /** A relayed response ended in the read being relayed: the session hears of it once the read is written. */
     private boolean relayedCompleted;
     private boolean flushPending;
@@ -156,8 +162,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      *
      * @param commands where the commands' counts, times and slow ones are reported
      * @param follower who follows the session state the server reports (transaction pooling), or {@code null}
+     * @param shown what the client is to see of OK packets that carry session state, when that is not all the
+     *     connection's trackers report; {@code null}: relayed as they are
      */
-    public void bind(BorrowingSession target, CommandObserver commands, ResponseTracker.StateListener follower) {
+    public void bind(BorrowingSession target, CommandObserver commands, ResponseTracker.StateListener follower,
+            SessionStateFilter shown) {
         if (mode != Mode.HELD) {
             throw new IllegalStateException("bind: " + mode + " (expected: HELD)");
         }
@@ -166,6 +175,14 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         counters = commands == null ? null : commands.counters();
         stateFollower = follower;
         tracker.followState(follower != null && state.tracksState());
+        if (shown != null) {
+            if (spareRewriter == null) {
+                spareRewriter = new OkRewriter();
+            }
+            okRewriter = spareRewriter;
+            okRewriter.use(shown);
+            tracker.rewriteOks(okRewriter);
+        }
         mode = Mode.RELAY;
         channel.config().setAutoRead(true);
     }
@@ -182,6 +199,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         relayedCompleted = false;
         tracker.summarize(false); // a traffic capture follows the session, not the connection
         tracker.followState(false);
+        tracker.rewriteOks(null);
+        if (okRewriter != null) {
+            okRewriter.release();
+            okRewriter = null;
+        }
         if (mode == Mode.RELAY) {
             mode = Mode.HELD;
             inFlight.abandonClientCommands();
@@ -367,7 +389,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (counters != null) {
             counters.bytesOut(buf.readableBytes());
         }
-        client.write(buf, client.voidPromise());
+        if (okRewriter == null) {
+            client.write(buf, client.voidPromise());
+        } else {
+            okRewriter.write(buf, client);
+        }
         if (relayedCompleted) {
             relayedCompleted = false;
             session.onResponsesRelayed();
@@ -414,6 +440,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
                 } else if (inFlight.ownCommands() > 0) {
                     inFlight.headCommand().add(frame); // the command collects the packets of its response
                     tracker.scan(frame); // may end the response, which hands them over
+                    if (okRewriter != null) {
+                        okRewriter.discard(); // Sluice's own: nothing of it reaches the client
+                    }
                 } else {
                     frame.release();
                     // An idle server has nothing to say: a timeout notice or garbage. Unknown state: close.
@@ -536,6 +565,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (cumulation != null) {
             cumulation.release();
             cumulation = null;
+        }
+        if (okRewriter != null) {
+            okRewriter.release();
         }
         boolean responseStarted = tracker.isResponseStarted();
         try {

@@ -69,7 +69,7 @@ final class BackendLogin {
     private void checkSession(int serverConnectionId) {
         ConnectionState state = connection.state();
         SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers() : null;
-        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), row -> {
+        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, row -> {
             if (row == null || (trackers != null && !trackers.succeeded())) {
                 connection.loginFailed(new BackendException("session check failed on " + connection.address()));
             } else if (connection.isLoggingIn()) { // else it timed out meanwhile

@@ -2,6 +2,7 @@ package io.sluice.backend;
 
 import io.sluice.state.SessionVariables;
 import io.sluice.state.StatementCache;
+import io.sluice.state.TrackerDefaults;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -20,6 +21,7 @@ public final class ConnectionState {
     /** {@code client/connection/results/collation} at login: a reset must give the same back. */
     private String characterSets;
     private boolean tainted;
+    private TrackerDefaults trackerDefaults;
 
     /**
      * @param tracksState whether the server reports state changes in OK packets (transaction pooling)
@@ -79,6 +81,7 @@ public final class ConnectionState {
      */
     void loggedIn(SessionCheck.Row row) {
         schema = row.schema();
+        trackerDefaults = row.trackerDefaults();
         characterSets = row.characterSets();
         loginValues.putAll(row.handshakeVariables());
     }
@@ -99,6 +102,14 @@ public final class ConnectionState {
             statements.clear();
         }
         return true;
+    }
+
+    /**
+     * The trackers a client's own connection to this server would start with, read at login when the connection
+     * follows session state; else {@code null}.
+     */
+    public TrackerDefaults trackerDefaults() {
+        return trackerDefaults;
     }
 
     /** The character sets at login, for log lines. */

@@ -28,7 +28,7 @@ public final class ResetConnection extends OwnCommand {
         ResetConnection reset = new ResetConnection();
         ConnectionState state = connection.state();
         SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers() : null;
-        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), row -> done.accept(row != null
+        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, row -> done.accept(row != null
                 && reset.succeeded() && (trackers == null || trackers.succeeded()) && state.reset(row)));
         if (trackers != null) {
             connection.run(reset, trackers, check);

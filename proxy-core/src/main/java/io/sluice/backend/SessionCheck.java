@@ -7,6 +7,7 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.TextRows;
 import io.sluice.relay.ResponseKind;
 import io.sluice.state.SessionVariables;
+import io.sluice.state.TrackerDefaults;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,33 +16,44 @@ import java.util.function.Consumer;
 /**
  * Reads the session variables that COM_RESET_CONNECTION may leave changed, after login and again after each reset:
  * if the character sets differ from login, the connection no longer matches its {@link SessionKey} and is closed;
- * the schema tells which sessions it can serve without COM_INIT_DB.
+ * the schema tells which sessions it can serve without COM_INIT_DB. A connection that follows session state also
+ * reads the trackers a client starts with ({@link TrackerDefaults}), since Sluice turns more of them on.
  */
 final class SessionCheck extends OwnCommand {
     static final String QUERY = "SELECT DATABASE(), @@character_set_client, @@character_set_connection, "
             + "@@character_set_results, @@collation_connection, @@sql_mode, @@wait_timeout";
     private static final int COLUMNS = 7;
+    static final String TRACKER_DEFAULTS = ", @@global.session_track_system_variables, "
+            + "@@global.session_track_schema, @@global.session_track_state_change";
+    private static final int TRACKER_COLUMNS = 3;
 
     /**
      * The row read.
      *
      * @param handshakeVariables the values of {@link SessionVariables#HANDSHAKE_VARIABLES}, by name
+     * @param trackerDefaults the trackers a client's own connection would start with; {@code null} when not read
      */
-    record Row(String schema, String characterSets, Map<String, String> handshakeVariables) {
+    record Row(String schema, String characterSets, Map<String, String> handshakeVariables,
+            TrackerDefaults trackerDefaults) {
     }
 
     private final boolean deprecateEof;
+    private final boolean readTrackerDefaults;
     private final Consumer<Row> done;
 
-    /** @param done receives the row, or {@code null} when the query failed or the connection broke */
-    SessionCheck(boolean deprecateEof, Consumer<Row> done) {
+    /**
+     * @param readTrackerDefaults whether to read the global {@code session_track_*} values too
+     * @param done receives the row, or {@code null} when the query failed or the connection broke
+     */
+    SessionCheck(boolean deprecateEof, boolean readTrackerDefaults, Consumer<Row> done) {
         this.deprecateEof = deprecateEof;
+        this.readTrackerDefaults = readTrackerDefaults;
         this.done = done;
     }
 
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
-        return Packets.command(alloc, Command.COM_QUERY, QUERY);
+        return Packets.command(alloc, Command.COM_QUERY, readTrackerDefaults ? QUERY + TRACKER_DEFAULTS : QUERY);
     }
 
     @Override
@@ -51,7 +63,8 @@ final class SessionCheck extends OwnCommand {
 
     @Override
     protected void onResponse(List<ByteBuf> packets) {
-        String[] row = TextRows.single(packets, deprecateEof, COLUMNS);
+        String[] row = TextRows.single(packets, deprecateEof,
+                readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS : COLUMNS);
         if (row == null) {
             done.accept(null);
             return;
@@ -60,7 +73,9 @@ final class SessionCheck extends OwnCommand {
         for (int i = 0; i < SessionVariables.HANDSHAKE_VARIABLES.size(); i++) {
             handshake.put(SessionVariables.HANDSHAKE_VARIABLES.get(i), row[i + 1]);
         }
-        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake));
+        TrackerDefaults trackers = readTrackerDefaults
+                ? TrackerDefaults.of(row[COLUMNS], row[COLUMNS + 1], row[COLUMNS + 2]) : null;
+        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers));
     }
 
     @Override

@@ -224,7 +224,7 @@ final class BackendLease {
     private void bind(BackendConnection taken) {
         connection = taken;
         everBound = true;
-        taken.bind(relay, session.commands(), policy.stateFollower());
+        taken.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(taken));
         onBound.accept(taken);
     }
 

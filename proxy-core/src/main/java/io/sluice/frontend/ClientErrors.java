@@ -130,13 +130,13 @@ final class ClientErrors {
      * @param tried the backends tried, the last one first failed over from included
      */
     static ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause, String dataSource,
-            String address, List<String> tried) {
+            String address, List<String> tried, PoolExhaustion exhaustion) {
         if (cause instanceof BackendException be && be.serverError() != null) {
             return fromServer(alloc, sequenceId, be.serverError());
         }
-        if (cause instanceof PoolExhaustedException) {
+        if (cause instanceof PoolExhaustedException exhausted) {
             return Packets.err(alloc, sequenceId, ErrorCode.ER_CON_COUNT_ERROR,
-                    "Too many connections: " + cause.getMessage());
+                    "Too many connections: " + exhaustion.explain(exhausted));
         }
         String triedNote = tried.size() > 1 ? " (tried backends " + String.join(", ", tried) + ")" : "";
         return Packets.err(alloc, sequenceId, ErrorCode.CR_CONN_HOST_ERROR, "Can't connect to backend '"

@@ -232,7 +232,14 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         HandshakeResponse41 handshake = session.handshake();
-        session.key(new SessionKey(handshake.capabilities() & context.capabilities(), handshake.collationId(),
+        int capabilities = handshake.capabilities() & context.capabilities();
+        if (context.pooling().transactionPooling()) {
+            // Transaction pooling follows session state through the server's trackers, so every backend connection
+            // negotiates them whatever the client did; the client is shown OK packets in its own format
+            // (OkRewriter), and its sessions share one pool.
+            capabilities |= context.capabilities() & Capabilities.CLIENT_SESSION_TRACK;
+        }
+        session.key(new SessionKey(capabilities, handshake.collationId(),
                 handshake.mariaDbCapabilities() & context.mariaDbCapabilities()));
         session.schema(handshake.database(), handshake.database());
         BackendLease lease = new BackendLease(context, session);
@@ -263,7 +270,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         }, cause -> {
             log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
             failAndClose(ClientErrors.acquireFailed(channel.alloc(), okSequenceId, cause, lease.dataSource(),
-                    lease.backendPool().address(), lease.triedBackends()));
+                    lease.backendPool().address(), lease.triedBackends(), context.poolExhaustion()));
         }, () -> channel.config().setAutoRead(false)); // the relay reads again once it starts
     }
 

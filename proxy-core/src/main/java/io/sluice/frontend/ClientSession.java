@@ -8,6 +8,7 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.backend.SessionKey;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.pooling.PinReason;
+import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.HandshakeResponse41;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -119,6 +120,11 @@ public final class ClientSession {
             account.sessionClosed();
             account = null;
         }
+    }
+
+    /** Whether the client negotiated CLIENT_SESSION_TRACK (its backend connections may have, for transaction pooling). */
+    boolean tracksSessionState() {
+        return Capabilities.has(handshake.capabilities(), Capabilities.CLIENT_SESSION_TRACK);
     }
 
     /** What a pooled backend connection must share with this client; set at login. */

@@ -89,6 +89,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
         this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
+                session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
                 new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
         lease.attach(this, policy);
@@ -340,7 +341,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             sequenceId = lastSequenceId + 1;
         }
         reply(ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
-                lease.backendPool().address(), lease.triedBackends()));
+                lease.backendPool().address(), lease.triedBackends(), context.poolExhaustion()));
         continuation = false;
         resumeReading(SUSPEND_ACQUIRING);
     }
@@ -479,6 +480,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         capture.end(lease.connection());
         held.dropAll();
         lease.end();
+        policy.sessionEnded();
         context.registry().closed(session);
         log.debug("client {} #{} disconnected", channel.remoteAddress(), session.connectionId());
         ctx.fireChannelInactive();

@@ -34,6 +34,7 @@ public final class FrontendContext {
     /** Session or transaction pooling: fixed at start (a reload that changes it needs a restart). */
     private final PoolingConfig pooling;
     private final SessionRegistry registry;
+    private final PoolExhaustion poolExhaustion;
     private final TrafficCapture capture = new TrafficCapture();
     /** Per-loop command and byte counters; {@code null} when metrics are off. */
     private final TrafficCounters traffic;
@@ -56,6 +57,7 @@ public final class FrontendContext {
         this.group = group;
         this.pools = new ConcurrentHashMap<>(pools);
         this.registry = registry;
+        this.poolExhaustion = new PoolExhaustion(registry, pooling.transactionPooling());
         this.traffic = traffic;
         this.slowQueryLog = slowQueryLog;
         // Facing a MariaDB, Sluice leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset as the server does, so that
@@ -135,6 +137,11 @@ public final class FrontendContext {
     /** Where sessions enter and leave, for admission, graceful shutdown and the admin API. */
     public SessionRegistry registry() {
         return registry;
+    }
+
+    /** Explains a pool that ran out, to the client and (rate-limited) to the operator. */
+    PoolExhaustion poolExhaustion() {
+        return poolExhaustion;
     }
 
     /** Where a loop's sessions report their commands: its counters (none with metrics off) and the slow-query log. */

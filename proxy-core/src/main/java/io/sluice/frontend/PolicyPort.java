@@ -106,6 +106,11 @@ final class PolicyPort implements SessionPort {
     }
 
     @Override
+    public void pinChanged(PinReason before, PinReason now) {
+        context.registry().pinChanged(before, now);
+    }
+
+    @Override
     public void pinned(PinReason reason) {
         context.registry().pinned(reason);
         log.debug("client {} #{}: pinned to its backend connection: {}", session.channel().remoteAddress(),

@@ -5,13 +5,16 @@ import io.sluice.api.ClientCounts;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.pooling.PinReason;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -37,6 +40,8 @@ public final class SessionRegistry implements ClientCounts {
     private final AtomicLong authenticationFailures = new AtomicLong();
     /** Transaction pooling: sessions pinned, by {@link PinReason} ordinal. Counted per pin, never per command. */
     private final AtomicLongArray pins = new AtomicLongArray(PIN_REASONS.length);
+    /** Sessions pinned now, by the ordinal of the first {@link PinReason} each is pinned for. */
+    private final AtomicIntegerArray pinnedNow = new AtomicIntegerArray(PIN_REASONS.length);
 
     /**
      * @param maxConnections {@code server.maxConnections}, 0 for no limit (it needs a restart to change)
@@ -94,6 +99,32 @@ public final class SessionRegistry implements ClientCounts {
 
     void pinned(PinReason reason) {
         pins.incrementAndGet(reason.ordinal());
+    }
+
+    void pinChanged(PinReason before, PinReason now) {
+        if (before != null) {
+            pinnedNow.decrementAndGet(before.ordinal());
+        }
+        if (now != null) {
+            pinnedNow.incrementAndGet(now.ordinal());
+        }
+    }
+
+    /** Sessions pinned now, by the first reason each is pinned for; only reasons with any. */
+    public Map<PinReason, Integer> pinnedNow() {
+        Map<PinReason, Integer> counts = new EnumMap<>(PinReason.class);
+        for (PinReason reason : PIN_REASONS) {
+            int n = pinnedNow.get(reason.ordinal());
+            if (n > 0) {
+                counts.put(reason, n);
+            }
+        }
+        return counts;
+    }
+
+    @Override
+    public int pinnedNow(int index) {
+        return pinnedNow.get(index);
     }
 
     /** Graceful shutdown: refuse new connections and close every session at its first idle moment. */

@@ -8,6 +8,7 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.relay.SessionStateFilter;
 import io.sluice.state.SessionVariables;
 import java.util.function.Consumer;
 
@@ -34,17 +35,22 @@ public interface CommandPolicy {
     CommandPolicy SESSION = (command, frame) -> frame;
 
     /**
-     * The policy of a new session: session pooling, or transaction pooling for a client whose session state the
-     * server can report (CLIENT_SESSION_TRACK; a client without it keeps its connection, pinned).
+     * The policy of a new session: session pooling, or transaction pooling when the server can report session state
+     * (its connections then negotiate CLIENT_SESSION_TRACK whatever the client did; without it a session keeps its
+     * connection, pinned).
+     *
+     * @param clientTracksState whether the client itself negotiated CLIENT_SESSION_TRACK
+     * @param mariaDb whether the server is MariaDB, whose user variables Sluice can read back and carry
      */
-    static CommandPolicy of(boolean transactionPooling, SessionKey key, SessionPort port) {
+    static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
+            SessionPort port) {
         if (!transactionPooling) {
             return SESSION;
         }
         if (!followsState(true, key)) {
             return new PinnedSession(port);
         }
-        return new TransactionPooling(port, key.deprecateEof());
+        return new TransactionPooling(port, key.deprecateEof(), clientTracksState, mariaDb);
     }
 
     /** Whether a session of this key gives its connection back between transactions, following its state. */
@@ -97,6 +103,15 @@ public interface CommandPolicy {
         done.accept(null);
     }
 
+    /**
+     * What the client is shown of OK packets that carry session state on {@code connection}, about to be lent, when
+     * its trackers report more than the client would see on a connection of its own; {@code null}: they are relayed
+     * as they are.
+     */
+    default SessionStateFilter sessionStateShown(BackendConnection connection) {
+        return null;
+    }
+
     /** Who follows the session state the server reports, or {@code null}. */
     default ResponseTracker.StateListener stateFollower() {
         return null;
@@ -109,6 +124,10 @@ public interface CommandPolicy {
 
     /** COM_RESET_CONNECTION or COM_CHANGE_USER: the session starts afresh. */
     default void forget() {
+    }
+
+    /** The client's connection closed. */
+    default void sessionEnded() {
     }
 
     /** The first reason the session keeps its connection between transactions, or {@code null}. */

@@ -30,7 +30,7 @@ public enum PinReason {
     SET_TRANSACTION,
     /** The server reported a session state change its trackers did not describe. */
     SESSION_STATE,
-    /** The client did not negotiate CLIENT_SESSION_TRACK, so Sluice cannot follow its session state. */
+    /** The server does not offer CLIENT_SESSION_TRACK, so Sluice cannot follow session state. */
     NO_SESSION_TRACK,
     /** {@code COM_SET_OPTION} (multi-statements on or off), which no tracker reports. */
     SET_OPTION,

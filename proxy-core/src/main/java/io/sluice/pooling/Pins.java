@@ -2,6 +2,7 @@ package io.sluice.pooling;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -38,13 +39,19 @@ final class Pins {
             | QuerySniffer.GET_LOCK | QuerySniffer.LOCK_TABLES;
 
     private final Consumer<PinReason> onPinned;
+    private final BiConsumer<PinReason, PinReason> onFirstChanged;
     private int bits;
     private int namedLocks;
     private Set<Integer> cursors;
 
-    /** @param onPinned told the first time each reason pins the session (metrics, log) */
-    Pins(Consumer<PinReason> onPinned) {
+    /**
+     * @param onPinned told the first time each reason pins the session (metrics, log)
+     * @param onFirstChanged told when the session's {@link #first} reason changes (before, now; either may be
+     *     {@code null}): the count of sessions pinned now, by reason
+     */
+    Pins(Consumer<PinReason> onPinned, BiConsumer<PinReason, PinReason> onFirstChanged) {
         this.onPinned = onPinned;
+        this.onFirstChanged = onFirstChanged;
     }
 
     /** Pins and unpins for what {@link QuerySniffer} found in a statement. */
@@ -88,13 +95,25 @@ final class Pins {
     void pin(PinReason reason) {
         int bit = 1 << reason.ordinal();
         if ((bits & bit) == 0) {
-            bits |= bit;
+            setBits(bits | bit);
             onPinned.accept(reason);
         }
     }
 
     void unpin(PinReason reason) {
-        bits &= ~(1 << reason.ordinal());
+        int bit = 1 << reason.ordinal();
+        if ((bits & bit) != 0) {
+            setBits(bits & ~bit);
+        }
+    }
+
+    private void setBits(int value) {
+        PinReason before = first();
+        bits = value;
+        PinReason now = first();
+        if (now != before) {
+            onFirstChanged.accept(before, now);
+        }
     }
 
     /** A COM_STMT_EXECUTE opened a cursor on this statement: rows come by COM_STMT_FETCH on this connection. */
@@ -124,8 +143,13 @@ final class Pins {
 
     /** COM_RESET_CONNECTION or COM_CHANGE_USER: the server state behind every pin is gone. */
     void forget() {
-        bits &= 1 << PinReason.NO_SESSION_TRACK.ordinal(); // the client's capabilities did not change
+        setBits(bits & 1 << PinReason.NO_SESSION_TRACK.ordinal()); // the server's capabilities did not change
         namedLocks = 0;
         cursors = null;
+    }
+
+    /** The session ended: it is pinned no more. */
+    void end() {
+        setBits(0);
     }
 }

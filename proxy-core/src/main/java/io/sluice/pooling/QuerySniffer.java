@@ -137,10 +137,12 @@ public final class QuerySniffer {
     }
 
     /**
-     * Rewrites every session assignment of {@code session_track_system_variables} in a SET statement to {@code '*'}.
-     * Transaction pooling needs the server to report every variable a session sets; a client that narrows the list
-     * (MariaDB Connector/J adds {@code tx_isolation} to the global list at connect) still gets every variable it asked
-     * for, and more. Global assignments ({@code GLOBAL}, {@code PERSIST}, {@code @@global.}) are left alone.
+     * Follows every session assignment of {@code session_track_system_variables} in a SET statement with one of
+     * {@code '*'}: {@code x = expr} becomes {@code x = expr, x = '*'}. Transaction pooling needs the server to report
+     * every variable a session sets; a client that narrows the list (MariaDB Connector/J adds {@code tx_isolation} to
+     * the global list at connect) still gets every variable it asked for, and more. The client's own value is still
+     * assigned first, so the server refuses what it would refuse directly ({@code NULL}: ERR 1231) and the statement
+     * fails whole. Global assignments ({@code GLOBAL}, {@code PERSIST}, {@code @@global.}) are left alone.
      *
      * @return the rewritten statement, or {@code null} when it assigns none
      */
@@ -154,7 +156,8 @@ public final class QuerySniffer {
             int start = i;
             i = SqlLexer.end(token);
             Kind kind = SqlLexer.kind(token);
-            boolean tracked = kind == Kind.WORD ? !global && is(sql, start, i, TRACKED_VARIABLES_NAME)
+            boolean tracked = kind == Kind.WORD
+                    ? !global && is(sql, start, i, TRACKED_VARIABLES_NAME) && !qualifiedGlobal(sql, start)
                     : kind == Kind.VARIABLE && isSessionTrackedVariables(sql, start, i);
             if (kind == Kind.WORD) {
                 global = is(sql, start, i, "GLOBAL") || is(sql, start, i, "PERSIST")
@@ -170,12 +173,27 @@ public final class QuerySniffer {
                 if (out == null) {
                     out = new StringBuilder(n + 8);
                 }
-                out.append(sql, copied, valueStart).append(" '*'");
+                out.append(sql, copied, valueEnd).append(", ").append(sql, start, operator).append("= '*'");
                 copied = valueEnd;
                 i = valueEnd;
             }
         }
         return out == null ? null : out.append(sql, copied, n).toString();
+    }
+
+    /**
+     * Whether the word at {@code start} is the name part of {@code @@global.name} (or {@code @@persist.name}...),
+     * which the lexer reads as a variable, a dot and a word.
+     */
+    private static boolean qualifiedGlobal(String sql, int start) {
+        if (start == 0 || sql.charAt(start - 1) != '.') {
+            return false;
+        }
+        int scopeStart = start - 1;
+        while (scopeStart > 0 && Character.isLetter(sql.charAt(scopeStart - 1))) {
+            scopeStart--;
+        }
+        return !(is(sql, scopeStart, start - 1, "SESSION") || is(sql, scopeStart, start - 1, "LOCAL"));
     }
 
     /** {@code @@session_track_system_variables}, with {@code session.} or {@code local.} or no scope. */

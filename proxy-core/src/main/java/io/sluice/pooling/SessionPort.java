@@ -52,4 +52,10 @@ public interface SessionPort {
 
     /** The session got pinned for {@code reason} (counted by the metrics, logged). */
     void pinned(PinReason reason);
+
+    /**
+     * The first reason the session is pinned for changed ({@code null}: not pinned): sessions pinned now are counted
+     * by it, to explain a pool that ran out.
+     */
+    void pinChanged(PinReason before, PinReason now);
 }

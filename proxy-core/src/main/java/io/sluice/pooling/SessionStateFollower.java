@@ -6,6 +6,7 @@ import io.sluice.relay.ResponseTracker;
 import io.sluice.state.SessionTrackers;
 import io.sluice.state.SessionVariables;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Follows the session state the server reports on whichever connection the session uses, so that it can be set again
@@ -23,10 +24,16 @@ final class SessionStateFollower implements ResponseTracker.StateListener, Sessi
     private boolean collationUnknown;
     /** The flags {@link QuerySniffer} found in the COM_QUERY last forwarded. */
     private int lastStatementFlags;
+    /** A statement named a user variable since they were last read back: read them before the connection goes. */
+    private boolean userVariablesUnknown;
 
-    SessionStateFollower(SessionPort port, Pins pins) {
+    /** The trackers the client would have on its own connection, or {@code null} (it negotiated none). */
+    private final ClientTrackers clientTrackers;
+
+    SessionStateFollower(SessionPort port, Pins pins, ClientTrackers clientTrackers) {
         this.port = port;
         this.pins = pins;
+        this.clientTrackers = clientTrackers;
     }
 
     SessionVariables variables() {
@@ -80,6 +87,29 @@ final class SessionStateFollower implements ResponseTracker.StateListener, Sessi
     void forget() {
         variables.clear();
         lastInsertId = 0;
+        userVariablesUnknown = false;
+    }
+
+    /** A statement named a user variable (transaction pooling carries them on MariaDB instead of pinning). */
+    void userVariablesTouched() {
+        userVariablesUnknown = true;
+    }
+
+    /** They cannot be read back: the session is pinned instead, and they need not be read any more. */
+    void userVariablesPinned() {
+        userVariablesUnknown = false;
+    }
+
+    /** Whether user variables may have changed since they were last read back. */
+    boolean userVariablesUnknown() {
+        return userVariablesUnknown;
+    }
+
+    /** What {@link ReadUserVariables} found: the session's user variables, which {@code on} holds now. */
+    void userVariablesRead(BackendConnection on, Map<String, String> literals) {
+        variables.userVariables(literals);
+        on.state().variables().userVariables(literals);
+        userVariablesUnknown = false;
     }
 
     @Override
@@ -106,6 +136,9 @@ final class SessionStateFollower implements ResponseTracker.StateListener, Sessi
     @Override
     public void onSystemVariable(String name, String value) {
         if (name.regionMatches(true, 0, "session_track", 0, 13)) {
+            if (clientTrackers != null) {
+                clientTrackers.changed(name, value);
+            }
             if (!trackersStillOn(name.toLowerCase(Locale.ROOT), value)) {
                 pins.pin(PinReason.SESSION_TRACKERS); // the trackers Sluice relies on are off: follow no further
             }

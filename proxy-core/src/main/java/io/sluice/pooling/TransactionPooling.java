@@ -10,8 +10,10 @@ import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.relay.SessionStateFilter;
 import io.sluice.state.SessionVariables;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -27,16 +29,26 @@ public final class TransactionPooling implements CommandPolicy {
     private final SessionStateFollower follower;
     private final StatementIds statements;
     private final boolean deprecateEof;
+    /** The trackers a client that negotiated CLIENT_SESSION_TRACK would have; {@code null} for one that did not. */
+    private final ClientTrackers clientTrackers;
+    /** Whether user variables move with the session (read back from MariaDB) rather than pin it. */
+    private final boolean carriesUserVariables;
 
     /**
-     * For a client that negotiated CLIENT_SESSION_TRACK (without it see {@link PinnedSession}).
+     * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
      *
      * @param deprecateEof whether the session negotiated CLIENT_DEPRECATE_EOF, for the read-back's result
+     * @param clientTracksState whether the client itself negotiated CLIENT_SESSION_TRACK
+     * @param carriesUserVariables whether the server lets Sluice read user variables back (MariaDB's
+     *     {@code information_schema.USER_VARIABLES}), so that they move with the session instead of pinning it
      */
-    public TransactionPooling(SessionPort port, boolean deprecateEof) {
+    public TransactionPooling(SessionPort port, boolean deprecateEof, boolean clientTracksState,
+            boolean carriesUserVariables) {
         this.port = port;
-        this.pins = new Pins(port::pinned);
-        this.follower = new SessionStateFollower(port, pins);
+        this.carriesUserVariables = carriesUserVariables;
+        this.clientTrackers = clientTracksState ? new ClientTrackers() : null;
+        this.pins = new Pins(port::pinned, port::pinChanged);
+        this.follower = new SessionStateFollower(port, pins, clientTrackers);
         this.statements = new StatementIds(port, pins, follower::localStatus);
         this.deprecateEof = deprecateEof;
     }
@@ -44,6 +56,15 @@ public final class TransactionPooling implements CommandPolicy {
     @Override
     public boolean followsSession() {
         return true;
+    }
+
+    @Override
+    public SessionStateFilter sessionStateShown(BackendConnection connection) {
+        if (clientTrackers == null) {
+            return SessionStateFilter.WITHOUT_SESSION_TRACK;
+        }
+        clientTrackers.defaults(connection.state().trackerDefaults());
+        return clientTrackers;
     }
 
     @Override
@@ -114,7 +135,12 @@ public final class TransactionPooling implements CommandPolicy {
         if (flags == 0) {
             return frame;
         }
-        pins.apply(flags);
+        if (carriesUserVariables && (flags & QuerySniffer.USER_VARIABLE) != 0) {
+            follower.userVariablesTouched();
+            pins.apply(flags & ~QuerySniffer.USER_VARIABLE);
+        } else {
+            pins.apply(flags);
+        }
         if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
             String rewritten = QuerySniffer.trackAllVariables(sql(frame, base, end));
             return rewritten == null ? frame : replaceQuery(frame, rewritten);
@@ -154,10 +180,45 @@ public final class TransactionPooling implements CommandPolicy {
                 readBack(connection, wanted);
                 return;
             }
+            if (readUserVariablesBeforeGivingBack(connection)) {
+                return;
+            }
         }
         if (port.isQuiet() && mayGiveBack(connection)) {
             port.giveBack(); // the transaction (or autocommit statement) is over
         }
+    }
+
+    /**
+     * When the connection would go back now but for user variables the session may have changed, reads them first
+     * (the session's commands wait meanwhile); the connection goes back once they are read.
+     *
+     * @return whether the read began
+     */
+    private boolean readUserVariablesBeforeGivingBack(BackendConnection on) {
+        if (!follower.userVariablesUnknown() || !port.isQuiet() || !mayGiveBackButForUserVariables(on)) {
+            return false;
+        }
+        on.run(new ReadUserVariables(on, deprecateEof, new ReadUserVariables.Outcome() {
+            @Override
+            public void read(Map<String, String> literals) {
+                follower.userVariablesRead(on, literals);
+                port.resume(); // which gives the connection back when nothing else came meanwhile
+            }
+
+            @Override
+            public void refused() {
+                follower.userVariablesPinned();
+                pins.pin(PinReason.USER_VARIABLE); // they cannot be read: the session keeps its connection
+                port.resume();
+            }
+
+            @Override
+            public void lost(BackendException cause) {
+                port.lostBackend(on, cause);
+            }
+        }));
+        return true;
     }
 
     /** Reads back the collation and last-insert id; the session's commands wait meanwhile. */
@@ -166,7 +227,9 @@ public final class TransactionPooling implements CommandPolicy {
             @Override
             public void read(String collation, String lastInsertId) {
                 follower.readBack(on, collation, lastInsertId);
-                port.resume();
+                if (!readUserVariablesBeforeGivingBack(on)) {
+                    port.resume();
+                }
             }
 
             @Override
@@ -213,13 +276,25 @@ public final class TransactionPooling implements CommandPolicy {
 
     @Override
     public boolean mayGiveBack(BackendConnection connection) {
+        return mayGiveBackButForUserVariables(connection) && !follower.userVariablesUnknown();
+    }
+
+    private boolean mayGiveBackButForUserVariables(BackendConnection connection) {
         return !pins.isPinned() && connection != null && !connection.runsOwnCommand()
                 && connection.isBetweenCommands() && !connection.tracker().inTransaction()
                 && !connection.state().isTainted();
     }
 
     @Override
+    public void sessionEnded() {
+        pins.end();
+    }
+
+    @Override
     public void forget() {
+        if (clientTrackers != null) {
+            clientTrackers.forget();
+        }
         follower.forget();
         pins.forget();
         statements.forget();

@@ -1,6 +1,7 @@
 package io.sluice.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -23,22 +24,37 @@ public final class TextRows {
      * @return the values, {@code null} for SQL NULL
      */
     public static String[] single(List<ByteBuf> packets, boolean deprecateEof, int columns) {
+        List<String[]> rows = all(packets, deprecateEof, columns);
+        return rows == null || rows.isEmpty() ? null : rows.get(0);
+    }
+
+    /**
+     * Every row of a text result of {@code columns} columns, or {@code null} on ERR.
+     *
+     * @param packets the response's frames, header included, in order (borrowed)
+     * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated, so no EOF follows the column definitions
+     * @return the rows, each value {@code null} for SQL NULL
+     */
+    public static List<String[]> all(List<ByteBuf> packets, boolean deprecateEof, int columns) {
         if (packets.isEmpty() || Packets.isErr(Packets.payload(packets.get(0)))) {
             return null;
         }
-        int rowIndex = 1 + columns + (deprecateEof ? 0 : 1);
-        if (packets.size() <= rowIndex) {
-            return null;
+        List<String[]> rows = new ArrayList<>();
+        for (int index = 1 + columns + (deprecateEof ? 0 : 1); index < packets.size(); index++) {
+            ByteBuf row = Packets.payload(packets.get(index));
+            int first = row.getUnsignedByte(row.readerIndex());
+            if (first == Packets.ERR_HEADER) {
+                return null;
+            }
+            if (first == Packets.EOF_HEADER && row.readableBytes() < Packets.MAX_PAYLOAD) {
+                break; // the end of the rows (a row starting 0xFE is 16 MiB or more)
+            }
+            String[] values = new String[columns];
+            for (int i = 0; i < columns; i++) {
+                values[i] = Packets.readLenencString(row);
+            }
+            rows.add(values);
         }
-        ByteBuf row = Packets.payload(packets.get(rowIndex));
-        int first = row.getUnsignedByte(row.readerIndex());
-        if (first == Packets.EOF_HEADER || first == Packets.ERR_HEADER) {
-            return null;
-        }
-        String[] values = new String[columns];
-        for (int i = 0; i < columns; i++) {
-            values[i] = Packets.readLenencString(row);
-        }
-        return values;
+        return rows;
     }
 }

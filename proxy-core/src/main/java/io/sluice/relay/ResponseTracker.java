@@ -86,7 +86,10 @@ public final class ResponseTracker {
     private ResponseKind currentKind;
 
     private int headerFill;
+    /** The packet header being read: payload length in the low three bytes, sequence id in the high one. */
     private int headerValue;
+    /** Where the packet being read starts in the buffer being scanned; -1 when it began in an earlier one. */
+    private int packetStart;
     private int payloadLength;
     private int payloadRemaining;
     private boolean continuation;
@@ -111,6 +114,8 @@ public final class ResponseTracker {
     /** The OK packet being read carries session state: its payload, filled as it streams past. */
     private byte[] statePayload;
     private int stateFill;
+    /** Shows the client its own format of OK packets that carry session state; {@code null}: relayed as they are. */
+    private OkRewriter rewriter;
 
     /**
      * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
@@ -229,6 +234,14 @@ public final class ResponseTracker {
         followingState = on;
     }
 
+    /**
+     * Starts or stops rewriting, in the relayed stream, the OK packets that carry session state (see
+     * {@link OkRewriter}). Change it only between responses.
+     */
+    public void rewriteOks(OkRewriter okRewriter) {
+        rewriter = okRewriter;
+    }
+
     /** Whether the server last reported an open transaction. */
     public boolean inTransaction() {
         return (serverStatus & ServerStatus.SERVER_STATUS_IN_TRANS) != 0;
@@ -241,12 +254,19 @@ public final class ResponseTracker {
      */
     public void scan(ByteBuf buf) {
         final int end = buf.writerIndex();
+        packetStart = -1;
+        if (rewriter != null) {
+            rewriter.beginRead();
+        }
         for (int i = buf.readerIndex(); i < end; ) {
             i = follow(buf, i, end);
             if (responseEnded) {
                 responseEnded = false;
                 listener.onResponseComplete();
             }
+        }
+        if (rewriter != null) {
+            rewriter.endRead(undecidedOkStart());
         }
     }
 
@@ -270,21 +290,22 @@ public final class ResponseTracker {
             }
             if (headerFill < Packets.HEADER_SIZE) {
                 if (headerFill == 0 && end - i >= Packets.HEADER_SIZE) {
-                    headerValue = buf.getUnsignedMediumLE(i);
+                    packetStart = i;
+                    headerValue = buf.getIntLE(i);
                     i += Packets.HEADER_SIZE;
                     headerFill = Packets.HEADER_SIZE;
                 } else {
-                    int b = buf.getUnsignedByte(i++);
-                    if (headerFill < 3) {
-                        headerValue |= b << (8 * headerFill);
+                    if (headerFill == 0) {
+                        packetStart = i;
                     }
+                    headerValue |= buf.getUnsignedByte(i++) << (8 * headerFill);
                     headerFill++;
                     if (headerFill < Packets.HEADER_SIZE) {
                         continue;
                     }
                 }
                 beginPayload();
-                if (payloadRemaining == 0 && endPacket()) {
+                if (payloadRemaining == 0 && endPacket(i)) {
                     return i;
                 }
                 continue;
@@ -309,7 +330,7 @@ public final class ResponseTracker {
             }
             i += n;
             payloadRemaining -= n;
-            if (payloadRemaining == 0 && endPacket()) {
+            if (payloadRemaining == 0 && endPacket(i)) {
                 return i;
             }
         }
@@ -345,10 +366,11 @@ public final class ResponseTracker {
             throw new ProtocolException("backend packet: unexpected (expected: no data while idle)");
         }
         responseStarted = true;
-        payloadLength = headerValue;
-        payloadRemaining = headerValue;
+        int length = headerValue & Packets.MAX_PAYLOAD;
+        payloadLength = length;
+        payloadRemaining = length;
         continuation = nextIsContinuation;
-        nextIsContinuation = headerValue == Packets.MAX_PAYLOAD;
+        nextIsContinuation = length == Packets.MAX_PAYLOAD;
         head.fill = 0;
         head.wanted = continuation || !needsHead() ? 0 : Math.min(payloadLength, PacketHead.MAX);
         if (head.wanted == 0) {
@@ -356,15 +378,18 @@ public final class ResponseTracker {
         }
     }
 
-    /** A packet's last byte has passed; whether it completed a response. */
-    private boolean endPacket() {
+    /** A packet's last byte has passed, just before {@code i}; whether it completed a response. */
+    private boolean endPacket(int i) {
         headerFill = 0;
-        headerValue = 0;
         if (statePayload != null) {
             byte[] payload = statePayload;
             statePayload = null;
+            if (rewriter != null) {
+                rewriter.cutTo(i, payload, headerValue >>> 24);
+            }
             listener.onSessionState(payload);
         }
+        headerValue = 0;
         if (completedInPacket) {
             completedInPacket = false;
             responseEnded = true;
@@ -566,6 +591,35 @@ public final class ResponseTracker {
             statePayload = new byte[payloadLength];
             System.arraycopy(head.bytes, 0, statePayload, 0, head.fill);
             stateFill = head.fill;
+            if (rewriter != null) {
+                rewriter.cutFrom(packetStart);
+            }
         }
+    }
+
+    /**
+     * Where the packet being read starts, when a read ends before its first bytes tell whether it is an OK packet
+     * the {@link #rewriter} must replace ({@code -1}: it began in an earlier read); else {@link OkRewriter#NO_HOLD}.
+     * Only an OK may carry session state: the first packet of a result, a single OK/ERR answer, or (with
+     * CLIENT_DEPRECATE_EOF) the OK headed 0xFE that ends rows.
+     */
+    private int undecidedOkStart() {
+        if (headerFill == 0 || continuation || (headerFill == Packets.HEADER_SIZE && head.fill >= head.wanted)) {
+            return OkRewriter.NO_HOLD; // between packets, or the packet is classified already
+        }
+        int first = headerFill == Packets.HEADER_SIZE ? head.first() : -1;
+        boolean mayBeOk;
+        switch (state) {
+            case RESULT_FIRST:
+            case SINGLE:
+                mayBeOk = first == -1 || first == Packets.OK_HEADER;
+                break;
+            case ROWS:
+                mayBeOk = deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
+                break;
+            default:
+                mayBeOk = false;
+        }
+        return mayBeOk ? packetStart : OkRewriter.NO_HOLD;
     }
 }

@@ -9,9 +9,11 @@ import java.util.regex.Pattern;
 
 /**
  * The session variables a client session has set, or that a backend connection holds, as the server's
- * {@code session_track_system_variables} tracker reported them: only what changed since login is kept. A session and
- * a connection match when their maps are equal; otherwise {@link #syncStatement} writes the one statement that makes
- * the connection match. Not thread-safe: each lives on its event loop.
+ * {@code session_track_system_variables} tracker reported them: only what changed since login is kept. User
+ * variables are kept beside them, named {@code @name}, each with the SQL literal that gives it its value and type
+ * (read back from MariaDB). A session and a connection match when their maps are equal; otherwise
+ * {@link #syncStatement} writes the one statement that makes the connection match. Not thread-safe: each lives on
+ * its event loop.
  */
 public final class SessionVariables {
 
@@ -38,6 +40,14 @@ public final class SessionVariables {
         String key = name.toLowerCase(java.util.Locale.ROOT);
         if (!NOT_CARRIED.contains(key)) {
             values.put(key, value);
+        }
+    }
+
+    /** Replaces the user variables with {@code literals} (by lower-case name, without {@code @}). */
+    public void userVariables(Map<String, String> literals) {
+        values.keySet().removeIf(name -> name.startsWith("@"));
+        for (Map.Entry<String, String> entry : literals.entrySet()) {
+            values.put("@" + entry.getKey(), entry.getValue());
         }
     }
 
@@ -69,34 +79,44 @@ public final class SessionVariables {
     /**
      * The statement that turns a connection holding {@code have} into one holding {@code want}: variables only the
      * connection set go back to their login value ({@code initial}, for the handshake variables) or to
-     * {@code DEFAULT}; variables the session set take its values. Character sets come before collations, since
-     * setting a character set resets its collation.
+     * {@code DEFAULT}, user variables only the connection holds to NULL; variables the session set take its values.
+     * Character sets come before collations, since setting a character set resets its collation, and user variables
+     * come last ({@code SET SESSION @x = 1} is not valid SQL).
      *
-     * @return {@code SET SESSION ...}, or {@code null} when they already match
+     * @return {@code SET SESSION ...} (or {@code SET @...}), or {@code null} when they already match
      */
     public static String syncStatement(SessionVariables have, SessionVariables want, Map<String, String> initial) {
         List<String> assignments = new ArrayList<>();
         List<String> collations = new ArrayList<>();
+        List<String> userVariables = new ArrayList<>();
         for (Map.Entry<String, String> entry : have.values.entrySet()) {
             String name = entry.getKey();
             if (!want.values.containsKey(name)) {
                 String login = initial.get(name);
-                String assignment = name + " = " + (login != null ? literal(name, login) : "DEFAULT");
-                (name.startsWith("collation") ? collations : assignments).add(assignment);
+                String assignment = name + " = " + (name.startsWith("@") ? "NULL"
+                        : login != null ? literal(name, login) : "DEFAULT");
+                listFor(name, assignments, collations, userVariables).add(assignment);
             }
         }
         for (Map.Entry<String, String> entry : want.values.entrySet()) {
             String name = entry.getKey();
             if (!entry.getValue().equals(have.values.get(name))) {
                 String assignment = name + " = " + literal(name, entry.getValue());
-                (name.startsWith("collation") ? collations : assignments).add(assignment);
+                listFor(name, assignments, collations, userVariables).add(assignment);
             }
         }
-        if (assignments.isEmpty() && collations.isEmpty()) {
+        assignments.addAll(collations);
+        if (assignments.isEmpty() && userVariables.isEmpty()) {
             return null;
         }
-        assignments.addAll(collations);
-        return "SET SESSION " + String.join(", ", assignments);
+        String prefix = assignments.isEmpty() ? "SET " : "SET SESSION ";
+        assignments.addAll(userVariables);
+        return prefix + String.join(", ", assignments);
+    }
+
+    private static List<String> listFor(String name, List<String> assignments, List<String> collations,
+            List<String> userVariables) {
+        return name.startsWith("@") ? userVariables : name.startsWith("collation") ? collations : assignments;
     }
 
     /**
@@ -105,7 +125,7 @@ public final class SessionVariables {
      * MariaDB accept quoted.
      */
     static String literal(String name, String value) {
-        if (NUMBER.matcher(value).matches() || value.equals("NULL")) {
+        if (name.startsWith("@") || NUMBER.matcher(value).matches() || value.equals("NULL")) {
             return value;
         }
         if (value.isEmpty() && name.startsWith("character_set")) {

@@ -98,7 +98,7 @@ class OwnCommandBehindClientTest {
                     new InetSocketAddress("127.0.0.1", 50_000), true);
             loop.register(client);
             List<String> sessionEvents = new ArrayList<>();
-            connection.bind(new Session(client, sessionEvents), null, null);
+            connection.bind(new Session(client, sessionEvents), null, null, null);
             connection.forward(Unpooled.wrappedBuffer(MySqlWire.frame(0, MySqlWire.comQuery("SELECT SLEEP(1)"))),
                     ResponseKind.RESULT);
             connection.flush();

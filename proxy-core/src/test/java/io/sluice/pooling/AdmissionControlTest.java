@@ -135,6 +135,47 @@ class AdmissionControlTest {
     }
 
     @Test
+    void pinnedSessionsThatExhaustThePoolAreNamedInTheErrorAndCountedInTheMetrics() throws Exception {
+        proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(2).connectionTimeoutMillis(TIMEOUT_MILLIS)
+                .start();
+        Connection a = connect();
+        Connection b = connect();
+        Connection c = connect();
+        execute(a, "CREATE TEMPORARY TABLE tmp (id INT)"); // a temporary table pins a session to its connection
+        execute(b, "LOCK TABLES t READ"); // so do table locks
+
+        SQLException refused = catchThrowableOfType(SQLException.class, () -> count(c));
+        assertThat((Throwable) refused).as("a third session while two pinned sessions hold both connections")
+                .isNotNull();
+        assertThat(refused.getErrorCode()).isEqualTo(1040);
+        assertThat(refused.getMessage()).contains("maxPoolSize 2 in use",
+                "2 sessions are pinned to their connection (1 temporary_table, 1 table_lock)")
+                .containsPattern("raise dataSources\\.[^.]+\\.maxPoolSize");
+        assertThat(pinnedNow()).containsEntry("temporary_table", 1).containsEntry("table_lock", 1);
+
+        a.close();
+        b.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!pinnedNow().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(pinnedNow()).as("closed sessions are pinned no more").isEmpty();
+        assertThat(count(c)).isEqualTo(3);
+    }
+
+    /** Reasons with sessions pinned now, as the {@code sluice_sessions_pinned} gauge reads them. */
+    private java.util.Map<String, Integer> pinnedNow() {
+        var counts = proxy.sluice().metricSources().clients();
+        java.util.Map<String, Integer> now = new java.util.TreeMap<>();
+        for (int i = 0; i < counts.pinReasons().size(); i++) {
+            if (counts.pinnedNow(i) > 0) {
+                now.put(counts.pinReasons().get(i), counts.pinnedNow(i));
+            }
+        }
+        return now;
+    }
+
+    @Test
     void waitingSessionsProceedInArrivalOrderWhenTransactionsEnd() throws Exception {
         proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(2).connectionTimeoutMillis(10_000).start();
         Connection a = connect();

@@ -128,16 +128,12 @@ final class DifferentialHarness implements ExecutionCondition, BeforeAllCallback
     }
 
     /**
-     * The URL parameters a transaction-pooling test uses with {@code driver}: MySQL Connector/J negotiates
-     * CLIENT_SESSION_TRACK only with {@code trackSessionState=true} (its default is false), and without it a session is
-     * pinned for life (see {@link NoSessionTrackTest}).
+     * The URL parameters a transaction-pooling test uses with {@code driver}: none but {@code extra}. MySQL
+     * Connector/J's default URL does not negotiate CLIENT_SESSION_TRACK ({@code trackSessionState=false}) and MariaDB
+     * Connector/J does, so every differential test covers both kinds of client (see {@link UntrackedClientTest}).
      */
     static String params(JdbcDriver driver, String extra) {
-        String base = driver == JdbcDriver.MYSQL ? "trackSessionState=true" : "";
-        if (extra == null || extra.isEmpty()) {
-            return base;
-        }
-        return base.isEmpty() ? extra : base + "&" + extra;
+        return extra == null ? "" : extra;
     }
 
     /** Server-side prepared statements with either driver (and statement caching with MySQL Connector/J). */
@@ -373,7 +369,7 @@ final class DifferentialHarness implements ExecutionCondition, BeforeAllCallback
     }
 
     /**
-     * Two client sessions through Sluice (MySQL Connector/J with {@code trackSessionState=true}, no schema) that
+     * Two client sessions through Sluice (MySQL Connector/J with a default URL, no schema) that
      * occupy server connections around a scripted step and leave foreign session state on them. Not MariaDB
      * Connector/J: 3.5.11 (decision 064; 3.5.6 did not) closes its connection when the server reports a character set
      * other than UTF-8, and {@code SET NAMES latin1} is part of the state they leave.

@@ -89,11 +89,18 @@ class QuerySnifferTest {
                 + "autocommit=1";
         assertThat(sniff(mariaDbConnectorJ) & QuerySniffer.TRACKED_VARIABLES).isNotZero();
         assertThat(QuerySniffer.trackAllVariables(mariaDbConnectorJ)).isEqualTo(
-                "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),session_track_system_variables = '*',"
-                        + "autocommit=1");
+                "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),session_track_system_variables = "
+                        + "CONCAT(@@global.session_track_system_variables,',tx_isolation'), "
+                        + "session_track_system_variables = '*',autocommit=1");
         assertThat(QuerySniffer.trackAllVariables("SET @@session.session_track_system_variables:='x,y'; "))
-                .isEqualTo("SET @@session.session_track_system_variables:= '*'; ");
+                .isEqualTo("SET @@session.session_track_system_variables:='x,y', "
+                        + "@@session.session_track_system_variables= '*'; ");
+        assertThat(QuerySniffer.trackAllVariables("SET SESSION session_track_system_variables=NULL"))
+                .as("the server still judges the client's value: NULL fails with 1231")
+                .isEqualTo("SET SESSION session_track_system_variables=NULL, session_track_system_variables= '*'");
         assertThat(QuerySniffer.trackAllVariables("SET GLOBAL session_track_system_variables = 'a'")).isNull();
+        assertThat(QuerySniffer.trackAllVariables("SET @@GLOBAL.session_track_system_variables=NULL")).isNull();
+        assertThat(QuerySniffer.trackAllVariables("SET @@global.session_track_system_variables = 'a'")).isNull();
         assertThat(QuerySniffer.trackAllVariables("SELECT 'session_track_system_variables = 1'")).isNull();
     }
 }

@@ -139,17 +139,33 @@ public final class ScriptedServerConnection {
             next = expectCommand(MySqlWire.COM_QUERY);
         }
         assertThat(text(next)).as("Sluice's session check").startsWith(SESSION_CHECK);
-        return send(before, trackers, response(sessionCheckResult()));
+        return send(before, trackers, response(sessionCheckResult(text(next).contains("session_track"))));
     }
 
     /** The answer to Sluice's session check: one row of the schema and the session's character sets and modes. */
     public List<byte[]> sessionCheckResult() {
+        return sessionCheckResult(false);
+    }
+
+    /**
+     * As {@link #sessionCheckResult()}, with MariaDB's default session trackers too when {@code trackerDefaults}
+     * (a connection that follows session state asks for them).
+     */
+    public List<byte[]> sessionCheckResult(boolean trackerDefaults) {
+        List<String> names = new ArrayList<>(List.of("DATABASE()", "client", "connection", "results", "collation",
+                "sql_mode", "wait_timeout"));
+        List<String> values = new ArrayList<>(List.of(schema, CHARSET, CHARSET, CHARSET, COLLATION, SQL_MODE,
+                WAIT_TIMEOUT));
+        if (trackerDefaults) {
+            names.addAll(List.of("variables", "schema", "state_change"));
+            values.addAll(List.of("autocommit,character_set_client,character_set_connection,character_set_results,"
+                    + "time_zone", "ON", "OFF"));
+        }
         List<byte[]> columns = new ArrayList<>();
-        for (String name : List.of("DATABASE()", "client", "connection", "results", "collation", "sql_mode",
-                "wait_timeout")) {
+        for (String name : names) {
             columns.add(MySqlWire.columnDefinition(name, MySqlWire.MYSQL_TYPE_VAR_STRING));
         }
-        byte[] row = MySqlWire.textRow(schema, CHARSET, CHARSET, CHARSET, COLLATION, SQL_MODE, WAIT_TIMEOUT);
+        byte[] row = MySqlWire.textRow(values.toArray(new String[0]));
         return MySqlWire.resultSet(deprecateEof(), columns, List.of(row), MySqlWire.SERVER_STATUS_AUTOCOMMIT);
     }
 

@@ -100,6 +100,11 @@ public final class SluiceMetrics implements AutoCloseable {
                     .description("Sessions pinned to their backend connection between transactions "
                             + "(pooling: TRANSACTION), by what pinned them")
                     .register(registry);
+            Gauge.builder("sluice.sessions.pinned", clients, c -> c.pinnedNow(index))
+                    .tag("reason", pinReasons.get(i))
+                    .description("Sessions holding their backend connection between transactions now "
+                            + "(pooling: TRANSACTION), by the first reason each is pinned for")
+                    .register(registry);
         }
         Gauge.builder("sluice.draining", () -> sources.draining().getAsBoolean() ? 1 : 0)
                 .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);
