@@ -21,7 +21,7 @@ import java.util.Map;
  * values themselves, exact: that table converts them to utf8mb3, losing what it cannot show.
  *
  * <p>Strings come back as {@code _charset X'hex' COLLATE collation}, integers and decimals as their text, doubles as
- * their text with an exponent. A variable holding NULL is left out: reading one that does not exist gives NULL too.
+ * their text with an exponent, NULLs as a NULL cast to the variable's type.
  */
 final class ReadUserVariables extends OwnCommand {
     static final String NAMES = "SELECT VARIABLE_NAME, VARIABLE_TYPE FROM information_schema.USER_VARIABLES";
@@ -111,9 +111,7 @@ final class ReadUserVariables extends OwnCommand {
             for (int i = 0; i < names.size(); i++) {
                 String literal = literal(names.get(i)[1], row[i * COLUMNS_EACH], row[i * COLUMNS_EACH + 1],
                         row[i * COLUMNS_EACH + 2], row[i * COLUMNS_EACH + 3]);
-                if (literal != null) {
-                    literals.put(names.get(i)[0].toLowerCase(Locale.ROOT), literal);
-                }
+                literals.put(names.get(i)[0].toLowerCase(Locale.ROOT), literal);
             }
             outcome.read(literals);
         }
@@ -125,24 +123,30 @@ final class ReadUserVariables extends OwnCommand {
     }
 
     /**
-     * The SQL literal that gives a variable this value and type, or {@code null} for NULL.
+     * The SQL literal that gives a variable this value and type; a NULL keeps its type too (MariaDB reports a
+     * variable that held an integer and was set to NULL as an integer), through a CAST.
      *
      * @param type {@code INT}, {@code INT UNSIGNED}, {@code DECIMAL}, {@code DOUBLE} or {@code VARCHAR}
      */
     static String literal(String type, String text, String hex, String charset, String collation) {
-        if (text == null || hex == null) {
-            return null;
-        }
+        boolean isNull = text == null || hex == null;
         switch (type == null ? "" : type) {
             case "INT":
+                return isNull ? "CAST(NULL AS SIGNED)" : text;
             case "INT UNSIGNED":
+                return isNull ? "CAST(NULL AS UNSIGNED)" : text;
             case "DECIMAL":
-                return text;
+                return isNull ? "CAST(NULL AS DECIMAL(65,30))" : text;
             case "DOUBLE":
-                return text.indexOf('e') >= 0 || text.indexOf('E') >= 0 ? text : text + "e0";
+                return isNull ? "CAST(NULL AS DOUBLE)"
+                        : text.indexOf('e') >= 0 || text.indexOf('E') >= 0 ? text : text + "e0";
             default:
+                boolean binary = charset == null || charset.equals("binary");
+                if (isNull) {
+                    return binary ? "NULL" : "CAST(NULL AS CHAR CHARACTER SET " + charset + ")";
+                }
                 String bytes = "X'" + hex + "'";
-                if (charset == null || charset.equals("binary")) {
+                if (binary) {
                     return "_binary " + bytes;
                 }
                 return "_" + charset + " " + bytes + (collation == null ? "" : " COLLATE " + collation);
