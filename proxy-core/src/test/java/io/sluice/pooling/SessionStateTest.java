@@ -64,6 +64,25 @@ class SessionStateTest {
         run.assertSwitchedConnections().assertNeverPinned();
     }
 
+    /**
+     * Sluice keeps the server reporting every variable when a client narrows {@code session_track_system_variables},
+     * but the client's own value is still assigned first, so what the server refuses is refused (issue #27: through
+     * Sluice these used to succeed, and the GLOBAL one set the global list).
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void trackerSettingsTheServerRefusesAreRefusedThroughSluiceToo(JdbcDriver driver) throws Exception {
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
+                .sql("SET SESSION session_track_system_variables = NULL",
+                        "SET @@GLOBAL.session_track_system_variables = NULL",
+                        "SET session_track_system_variables = 'autocommit,time_zone'",
+                        "SET time_zone = '+03:00'",
+                        "SET sql_mode = 'ANSI_QUOTES'",
+                        "SELECT @@time_zone, @@sql_mode"));
+        assertThat(run.proxied().toString()).contains("code=1231").contains("[[+03:00, ANSI_QUOTES]]");
+        run.assertNeverPinned();
+    }
+
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void timeZone(JdbcDriver driver) throws Exception {
