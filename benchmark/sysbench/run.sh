@@ -47,6 +47,7 @@ CHURN_WARMUP=0                        # workload d: seconds of churn before the 
 CHURN_BLOCKS=0                        # workload d: 0 = churn_0 baseline runs; N = churn in N 5-s blocks of one run
 CHURN_PREWARM=0                       # workload d: seconds of churn at the highest rate in each target's warm-up
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
+IDLE_CLIENT=python    # workload c: python (idle_clients.py, raw logins) or jdbc (MySQL Connector/J, default URL)
 SLUICE_SCHED=""             # empty = bin/start.sh's default (batch, decision 059)
 HAPROXY_SCHED=normal         # as the Debian package starts HAProxy
 SLUICE_TX_SCHED=""          # empty = as the sluice leg
@@ -161,6 +162,9 @@ Workloads
   --ssl-provider P       Sluice server.tls.provider with --ssl: AUTO, OPENSSL or JDK [$SSL_PROVIDER]
   --idle-counts LIST     workload c: idle connections per point       [$IDLE_COUNTS]
   --idle-concurrency N   workload c: logins in flight while opening    [$IDLE_CONCURRENCY]
+  --idle-client KIND     workload c: python (raw logins that ask for CLIENT_SESSION_TRACK, as
+                         libmariadb does) or jdbc (MySQL Connector/J with a default URL, which
+                         does not; needs benchmark/target/benchmarks.jar)  [$IDLE_CLIENT]
   --idle-db DB|none|auto workload c: schema the idle clients name at login [$IDLE_DB]
                          auto = sbtest when a leg pools by TRANSACTION (sluice_tx or
                          --pooling transaction), so that a SESSION leg holds one backend
@@ -239,6 +243,7 @@ while [[ $# -gt 0 ]]; do
     --ssl-provider) SSL_PROVIDER=$2; shift 2 ;;
     --idle-counts) IDLE_COUNTS=$2; shift 2 ;;
     --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
+    --idle-client) IDLE_CLIENT=$2; shift 2 ;;
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
     --churn-warmup) CHURN_WARMUP=$2; shift 2 ;;
     --churn-prewarm) CHURN_PREWARM=$2; shift 2 ;;
@@ -279,6 +284,7 @@ if [[ -n $MAX_POOL_SIZE ]]; then
   is_uint "$MAX_POOL_SIZE" && (( MAX_POOL_SIZE > 0 )) || die "--max-pool-size must be a positive integer"
 fi
 [[ $IDLE_DB =~ ^[A-Za-z0-9_]+$ ]] || die "--idle-db must be a schema name, none or auto"
+[[ $IDLE_CLIENT == python || $IDLE_CLIENT == jdbc ]] || die "--idle-client must be python or jdbc"
 (( SLUICE_TX_PORT != SLUICE_PORT )) || die "--sluice-tx-port must differ from --sluice-port"
 
 # ---------------------------------------------------------------- targets
@@ -1124,9 +1130,16 @@ sideload_start() {
     # hold bound: opening + this run + slack; normally stopped by sideload_stop
     local -a dbarg=()
     [[ $IDLE_DB != none ]] && dbarg=(--db "$IDLE_DB")
-    "$PY" "$SCRIPT_DIR/idle_clients.py" --host "$HOST" --port "$port" --user "$MYSQL_USER" \
-      --password "$MYSQL_PASSWORD" --count "$SIDE_N" --concurrency "$IDLE_CONCURRENCY" "${dbarg[@]}" \
-      --hold-seconds $(( ready_s + TIME + 120 )) >"$logf" 2>&1 </dev/null &
+    if [[ $IDLE_CLIENT == jdbc ]]; then
+      java -Xmx1g -cp "$REPO_ROOT/benchmark/target/benchmarks.jar" io.sluice.benchmark.IdleJdbcClients \
+        --host "$HOST" --port "$port" --user "$MYSQL_USER" --password "$MYSQL_PASSWORD" --count "$SIDE_N" \
+        --concurrency "$(( IDLE_CONCURRENCY < 50 ? IDLE_CONCURRENCY : 50 ))" "${dbarg[@]}" \
+        --hold-seconds $(( ready_s + TIME + 120 )) >"$logf" 2>&1 </dev/null &
+    else
+      "$PY" "$SCRIPT_DIR/idle_clients.py" --host "$HOST" --port "$port" --user "$MYSQL_USER" \
+        --password "$MYSQL_PASSWORD" --count "$SIDE_N" --concurrency "$IDLE_CONCURRENCY" "${dbarg[@]}" \
+        --hold-seconds $(( ready_s + TIME + 120 )) >"$logf" 2>&1 </dev/null &
+    fi
     SIDELOAD_PID=$!
     for ((i = 0; i < ready_s * 10; i++)); do
       grep -q '^READY' "$logf" && break
