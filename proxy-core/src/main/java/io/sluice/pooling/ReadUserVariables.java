@@ -134,7 +134,7 @@ final class ReadUserVariables extends OwnCommand {
             case "INT":
                 return isNull ? "CAST(NULL AS SIGNED)" : text;
             case "INT UNSIGNED":
-                return isNull ? "CAST(NULL AS UNSIGNED)" : text;
+                return "CAST(" + (isNull ? "NULL" : text) + " AS UNSIGNED)"; // a bare 20000 would be signed
             case "DECIMAL":
                 return isNull ? "CAST(NULL AS DECIMAL(65,30))" : text;
             case "DOUBLE":

@@ -45,6 +45,22 @@ class UntrackedClientTest {
         run.assertSameResults().assertNeverPinned().assertSwitchedConnections();
     }
 
+    /**
+     * A large result whose closing OK reports a state change (a user variable assigned in the select list): the
+     * rows cross many reads, each of which may end inside the first bytes of the packet that could be that OK, and
+     * the client (MySQL Connector/J negotiates CLIENT_DEPRECATE_EOF) still gets every row and its own closing OK.
+     */
+    @Test
+    void aLargeResultEndingWithAStateChangeArrivesWhole() throws Exception {
+        DifferentialHarness.Run run = harness.compare(JdbcDriver.MYSQL, "", () -> DifferentialHarness.script()
+                .sql("SELECT seq, REPEAT('x', seq % 97) AS pad, @n := seq FROM seq_1_to_20000",
+                        "SELECT @n, COUNT(*) FROM seq_1_to_100",
+                        "SET time_zone = '+01:00'",
+                        "SELECT seq, @@time_zone FROM seq_1_to_3000"));
+        run.assertSameResults().assertNeverPinned();
+        assertThat(run.proxied().toString()).contains("[[20000, 100]]");
+    }
+
     @Test
     void rawClientWithoutTheCapabilityKeepsItsStateAcrossServerConnections() throws Exception {
         try (RawMySqlClient raw = RawMySqlClient.login(TestMariaDb.HOST, harness.proxy().port(),
