@@ -52,4 +52,18 @@ public enum ErrorCode {
     public String sqlState() {
         return sqlState;
     }
+
+    /**
+     * The SQLSTATE that goes with {@code code}, for an ERR packet that came without one (a server's error sent
+     * before the handshake, such as MariaDB's "Too many connections"): the one Sluice uses for that code, else
+     * HY000, what the MySQL client library reports for an error without SQLSTATE.
+     */
+    public static String sqlStateOf(int code) {
+        for (ErrorCode error : values()) {
+            if (error.code == code) {
+                return error.sqlState;
+            }
+        }
+        return "HY000";
+    }
 }
