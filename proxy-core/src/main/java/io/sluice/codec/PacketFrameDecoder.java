@@ -27,6 +27,17 @@ public final class PacketFrameDecoder extends ByteToMessageDecoder {
         this.frames = new FrameReader(maxPacketSize);
     }
 
+    /** @param limitName what sets {@code maxPacketSize}, named in the error */
+    public PacketFrameDecoder(int maxPacketSize, String limitName) {
+        this(maxPacketSize);
+        frames.limit(maxPacketSize, limitName);
+    }
+
+    /** Changes the largest packet accepted from the next header on ({@link FrameReader#limit}). */
+    public void limit(int maxPacketSize, String limitName) {
+        frames.limit(maxPacketSize, limitName);
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (!passingOn && msg instanceof ByteBuf in && frames.isOneWholeFrame(in) && !internalBuffer().isReadable()) {

@@ -37,6 +37,11 @@ final class ClientErrors {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad handshake: " + why);
     }
 
+    /** A packet of the login larger than Sluice reads before a client is authenticated. */
+    static ByteBuf loginPacketTooLarge(ByteBufAllocator alloc, int sequenceId, String detail) {
+        return badHandshake(alloc, sequenceId, "too large before login (" + detail + ")");
+    }
+
     static ByteBuf badChangeUser(ByteBufAllocator alloc, int sequenceId, String why) {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad COM_CHANGE_USER: " + why);
     }

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.SessionKey;
+import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ErrorCode;
@@ -31,6 +32,19 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientHandshakeHandler.class);
+
+    /**
+     * The largest packet read from a client before it is authenticated, 16 KiB; {@code server.maxPacketSize} (1 GiB
+     * by default) applies only once it is. Without it, every unauthenticated connection could make Sluice buffer a
+     * frame of 16 MiB. The packets of a login are small: an SSLRequest is 32 bytes; a HandshakeResponse41 is 32 bytes
+     * plus a user name (MariaDB: at most 128 characters, 512 bytes), an auth response (at most 512 bytes, an RSA
+     * 4096 ciphertext), a schema name (256 bytes), a plugin name and the connection attributes, which drivers fill
+     * with some 0.3 to 1 KiB (MySQL keeps 512 bytes of them by default); an auth switch response or an RSA-encrypted
+     * password is at most 512 bytes. 16 KiB leaves room for ten times the usual attributes.
+     */
+    static final int MAX_LOGIN_PACKET = 16 * 1024;
+    /** What limits a packet before login, named in the error. */
+    static final String LOGIN_LIMIT = "the limit before login";
 
     private enum Phase {
         /** The greeting went out; the HandshakeResponse41 is due. */
@@ -57,10 +71,17 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private BackendLease lease;
     /** Frames a pipelining client sent before the OK, for the command stage to take in order. */
     private ArrayDeque<ByteBuf> sentBeforeOk;
+    /** The sequence id of the client's last packet; -1 before its first. */
+    private int lastSequenceId = -1;
 
     ClientHandshakeHandler(FrontendContext context, ClientSecurity security) {
         this.context = context;
         this.security = security;
+    }
+
+    /** The frame limit a client pipeline starts with: the login's, or {@code maxPacketSize} if that is smaller. */
+    static int loginPacketLimit(int maxPacketSize) {
+        return Math.min(MAX_LOGIN_PACKET, maxPacketSize);
     }
 
     @Override
@@ -137,11 +158,11 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             if (session != null && session.commands().counters() != null) {
                 session.commands().counters().bytesIn(frame.readableBytes());
             }
+            lastSequenceId = Packets.sequenceId(frame, frame.readerIndex());
             if (phase == Phase.GREETING_SENT) {
                 onHandshakeResponse(frame);
             } else if (phase == Phase.AUTHENTICATING) {
-                int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-                onLoginResult(login.onPacket(Packets.payload(frame), sequenceId, channel.alloc()));
+                onLoginResult(login.onPacket(Packets.payload(frame), lastSequenceId, channel.alloc()));
             }
         } finally {
             frame.release();
@@ -220,6 +241,9 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     /** The password checked out: count the session for its account, then go on as the account's session. */
     private void loggedIn() {
         cancelHandshakeTimer();
+        // Authenticated: from the next header on, the client's packets may be as large as server.maxPacketSize.
+        channel.pipeline().get(PacketFrameDecoder.class).limit(context.config().server().maxPacketSize(),
+                "server.maxPacketSize");
         int okSequenceId = login.resultSequenceId();
         if (!session.switchAccount(login.account())) {
             failAndClose(ClientErrors.userLimitReached(channel.alloc(), okSequenceId, login.account()));
@@ -311,12 +335,27 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof PacketTooLargeException) {
-            failAndClose(ClientErrors.packetTooLarge(channel.alloc(), 1, root.getMessage()));
+            log.debug("client {}: {}", channel.remoteAddress(), root.getMessage());
+            failAndClose(phase == Phase.AWAIT_BACKEND // logged in: a command over server.maxPacketSize
+                    ? ClientErrors.packetTooLarge(channel.alloc(), nextReplySequenceId(), root.getMessage())
+                    : ClientErrors.loginPacketTooLarge(channel.alloc(), nextReplySequenceId(), root.getMessage()));
             return;
         }
         log.debug("client {}: closing after error: {}", channel == null ? null : channel.remoteAddress(),
                 root.toString());
         ctx.close();
+    }
+
+    /**
+     * The sequence id of an ERR answering the packet the client is sending. Before its first, that is the
+     * HandshakeResponse41 (1, or 2 behind an SSLRequest); later in the exchange, the packet after Sluice's answer to
+     * its last one. The connection closes after the ERR, so the client needs it only to read the error.
+     */
+    private int nextReplySequenceId() {
+        if (lastSequenceId >= 0) {
+            return lastSequenceId + 2;
+        }
+        return session != null && session.isSecure() ? 3 : 2;
     }
 
     private void failAndClose(ByteBuf err) {

@@ -267,4 +267,34 @@ class PacketFrameDecoderTest {
                 .cause().isInstanceOf(PacketTooLargeException.class);
         assertThat(readFrames()).isEmpty();
     }
+
+    @Test
+    void refusesAPacketOverTheLoginLimitNamingIt() {
+        channel = new EmbeddedChannel(new PacketFrameDecoder(100, "the limit before login"));
+        byte[] packet = frame(1, payload(101, 'a'));
+
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(packet, 0, 4)))
+                .isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(PacketTooLargeException.class)
+                .hasMessage("packet: 101 bytes (expected: <= 100, the limit before login)");
+        assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void aRaisedLimitAppliesFromTheNextHeader() {
+        channel = new EmbeddedChannel(new PacketFrameDecoder(100, "the limit before login"));
+        byte[] small = frame(1, payload(100, 'a'));
+        byte[] large = frame(0, payload(5_000, 'b'));
+        channel.writeInbound(Unpooled.wrappedBuffer(small));
+        assertThat(readFrames()).containsExactly(small);
+
+        decoder().limit(10_000, "server.maxPacketSize");
+        writeInPieces(large, 1_000);
+
+        assertThat(readFrames()).containsExactly(large);
+    }
+
+    private PacketFrameDecoder decoder() {
+        return channel.pipeline().get(PacketFrameDecoder.class);
+    }
 }

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.LoginBackoff;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.UserConfig;
+import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.RawMySqlClient.Packet;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -102,6 +106,45 @@ class HardeningTest {
             begin = System.nanoTime();
             assertThat(login(proxy, "127.0.0.1", proxy.user(), "one-more-typo").errorCode()).isEqualTo(1045);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin)).isLessThan(490);
+        }
+    }
+
+    @Test
+    void aLoginPacketOverTheLoginLimitIsRefusedBeforeItsBodyArrives() throws Exception {
+        // Before login, a packet may be 16 KiB: a header announcing 1 MiB is answered at once, not buffered.
+        try (ProxyUnderTest proxy = start(10_000, 0)) {
+            try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+                raw.writeFrameHeader(1 << 20, 1);
+                raw.socket().getOutputStream().flush();
+                List<Packet> packets = raw.readUntilClosed();
+                assertThat(packets).as("the answer before the close").hasSize(1);
+                assertThat(packets.get(0).isErr()).as("%s", packets.get(0)).isTrue();
+                assertThat(packets.get(0).errorCode()).isEqualTo(1043);
+                assertThat(packets.get(0).sqlState()).isEqualTo("08S01");
+                assertThat(packets.get(0).errorMessage()).contains("1048576 bytes").contains("before login");
+            }
+            awaitNoClients(proxy);
+            assertLogsIn(proxy);
+        }
+    }
+
+    @Test
+    void clientsSendingKilobytesOfConnectionAttributesStillLogIn() throws Exception {
+        try (ProxyUnderTest proxy = start(10_000, 0)) {
+            String attributes = "connectionAttributes=sluice_test:" + "x".repeat(4_000);
+            for (JdbcDriver driver : JdbcDriver.values()) {
+                try (Connection connection = proxy.connect(driver, null, attributes);
+                     Statement statement = connection.createStatement();
+                     ResultSet rs = statement.executeQuery("SELECT 'in'")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).as("%s", driver).isEqualTo("in");
+                }
+            }
+            // Once logged in, the limit is server.maxPacketSize: a 100 KiB statement goes through.
+            try (RawMySqlClient client = proxy.rawLogin(null)) {
+                String large = "x".repeat(100_000);
+                assertThat(client.query("SELECT LENGTH('" + large + "')").rows()).containsExactly(List.of("100000"));
+            }
         }
     }
 
