@@ -42,6 +42,11 @@ final class ClientErrors {
         return badHandshake(alloc, sequenceId, "too large before login (" + detail + ")");
     }
 
+    /** A HandshakeResponse41 whose sequence id is not the one after the greeting (or after the SSLRequest). */
+    static ByteBuf packetsOutOfOrder(ByteBufAllocator alloc, int sequenceId) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order");
+    }
+
     static ByteBuf badChangeUser(ByteBufAllocator alloc, int sequenceId, String why) {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad COM_CHANGE_USER: " + why);
     }

@@ -171,6 +171,14 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void onHandshakeResponse(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        // The greeting is packet 0; the response is 1, or 2 behind an SSLRequest. MySQL and MariaDB refuse any other.
+        int expected = session.isSecure() ? 2 : 1;
+        if (sequenceId != expected) {
+            log.debug("client {}: handshake response with sequence id {} (expected: {})", channel.remoteAddress(),
+                    sequenceId, expected);
+            failAndClose(ClientErrors.packetsOutOfOrder(channel.alloc(), expected + 1));
+            return;
+        }
         HandshakeResponse41 handshake;
         try {
             handshake = HandshakeResponse41.parse(Packets.payload(frame));

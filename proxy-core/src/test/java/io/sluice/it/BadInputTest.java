@@ -101,6 +101,18 @@ class BadInputTest {
     }
 
     @Test
+    void handshakeResponseOutOfSequence() throws Exception {
+        try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            byte[] response = raw.handshakeResponse(proxy.user(), proxy.password(), null, 0);
+            raw.writeFrameHeader(response.length, 5); // the greeting was 0: the response must be 1
+            raw.writeRaw(response);
+            List<RawMySqlClient.Packet> packets = raw.readUntilClosed();
+            assertThat(packets).as("%s", packets).hasSize(1);
+            assertErrOrNothing(packets, 1156, "08S01"); // ER_NET_PACKETS_OUT_OF_ORDER, as MariaDB answers
+        }
+    }
+
+    @Test
     void truncatedFrameThenDisconnect() throws Exception {
         // During the handshake...
         try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
