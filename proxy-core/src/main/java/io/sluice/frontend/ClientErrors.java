@@ -47,6 +47,17 @@ final class ClientErrors {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order");
     }
 
+    /**
+     * A login (or COM_CHANGE_USER) from an address backing off after failed logins that cannot wait for its turn:
+     * another attempt from the address already waits, or the turn comes after the handshake timeout. Its password
+     * was not checked.
+     */
+    static ByteBuf loginThrottled(ByteBufAllocator alloc, int sequenceId, InetAddress address) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_HOST_IS_BLOCKED, "Host '"
+                + (address == null ? "" : address.getHostAddress())
+                + "' is blocked for a while because of many failed logins; try again later");
+    }
+
     static ByteBuf badChangeUser(ByteBufAllocator alloc, int sequenceId, String why) {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad COM_CHANGE_USER: " + why);
     }

@@ -73,6 +73,10 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private ArrayDeque<ByteBuf> sentBeforeOk;
     /** The sequence id of the client's last packet; -1 before its first. */
     private int lastSequenceId = -1;
+    /** The login waits for its turn in the back-off ({@link LoginThrottle#reserve}) and holds its place there. */
+    private boolean waitingForTurn;
+    /** Bytes the client sent behind its login while that waited for its turn. */
+    private int bytesSentWhileThrottled;
 
     ClientHandshakeHandler(FrontendContext context, ClientSecurity security) {
         this.context = context;
@@ -129,7 +133,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onHandshakeTimeout() {
-        if (phase == Phase.GREETING_SENT || phase == Phase.AUTHENTICATING) {
+        if (phase == Phase.GREETING_SENT || phase == Phase.THROTTLED || phase == Phase.AUTHENTICATING) {
             log.debug("client {} #{}: not logged in after {} ms: closing", channel.remoteAddress(),
                     session.connectionId(), security.handshakeTimeoutMillis());
             phase = Phase.DONE;
@@ -147,7 +151,15 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
-        if (phase == Phase.AWAIT_BACKEND) {
+        if (phase == Phase.THROTTLED && (bytesSentWhileThrottled += frame.readableBytes()) > MAX_LOGIN_PACKET) {
+            // More than a pipelining client sends behind its login: held, it would be memory for nothing.
+            frame.release();
+            failAndClose(ClientErrors.loginPacketTooLarge(channel.alloc(), nextReplySequenceId(),
+                    "packets: " + bytesSentWhileThrottled + " bytes sent while the login waits for its turn"
+                    + " (expected: <= " + MAX_LOGIN_PACKET + ")"));
+            return;
+        }
+        if (phase == Phase.AWAIT_BACKEND || phase == Phase.THROTTLED) {
             if (sentBeforeOk == null) {
                 sentBeforeOk = new ArrayDeque<>(4);
             }
@@ -192,22 +204,42 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             failAndClose(ClientErrors.secureTransportRequired(channel.alloc(), sequenceId + 1));
             return;
         }
-        long delay = security.throttle().reserve(session.clientAddress());
+        // The handshake timer keeps running while the login waits: a throttled connection holds its slot in
+        // server.maxConnections no longer than any other, and one that would time out before its turn is refused now.
+        long maxWait = handshakeTimer != null ? handshakeTimer.getDelay(TimeUnit.MILLISECONDS) : Long.MAX_VALUE;
+        long delay = security.throttle().reserve(session.clientAddress(), maxWait);
+        if (delay == LoginThrottle.REFUSED) {
+            log.debug("client {}: login refused, its address backs off after failed logins", channel.remoteAddress());
+            failAndClose(ClientErrors.loginThrottled(channel.alloc(), sequenceId + 1, session.clientAddress()));
+            return;
+        }
         if (delay > 0) {
-            // Checked later, not refused: the client cannot tell a slow check from a throttled one, and waits.
             log.debug("client {}: login delayed {} ms after failed logins from its address", channel.remoteAddress(),
                     delay);
             phase = Phase.THROTTLED;
-            cancelHandshakeTimer(); // Sluice's own delay must not count against the client
-            channel.eventLoop().schedule(() -> {
-                if (phase == Phase.THROTTLED && channel.isActive()) {
-                    scheduleHandshakeTimeout(); // the rest of the exchange is the client's to keep short again
-                    startLogin(sequenceId);
-                }
-            }, delay, TimeUnit.MILLISECONDS);
+            waitForTurn(sequenceId, delay);
             return;
         }
         startLogin(sequenceId);
+    }
+
+    /** Checks the login once its turn comes; a failure checked meanwhile may move the turn further. */
+    private void waitForTurn(int sequenceId, long delay) {
+        waitingForTurn = true;
+        channel.eventLoop().schedule(() -> {
+            if (phase != Phase.THROTTLED || !channel.isActive()) {
+                return; // closed meanwhile: channelInactive gave up its place
+            }
+            long more = security.throttle().admit(session.clientAddress());
+            if (more > 0) {
+                waitForTurn(sequenceId, more);
+                return;
+            }
+            waitingForTurn = false;
+            // What a pipelining client sent behind its login waits in sentBeforeOk for the OK, as in AWAIT_BACKEND: it
+            // can only be commands, since no client answers an auth switch before it has seen it.
+            startLogin(sequenceId);
+        }, delay, TimeUnit.MILLISECONDS);
     }
 
     private void startLogin(int sequenceId) {
@@ -313,6 +345,10 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.DONE;
         cancelHandshakeTimer();
+        if (waitingForTurn) {
+            waitingForTurn = false;
+            security.throttle().abandon(session.clientAddress()); // its turn is not used up: the next login's wait
+        }
         if (login != null) {
             login.discard();
             login = null;

@@ -15,6 +15,11 @@ public enum ErrorCode {
     ER_SERVER_SHUTDOWN(1053, "08S01"),
     /** Wrong password or unknown user. */
     ER_ACCESS_DENIED_ERROR(1045, "28000"),
+    /**
+     * A login attempt from an address backing off after failed logins, whose turn is further away than it may wait
+     * (another attempt from the address already waits, or the turn comes after its handshake timeout).
+     */
+    ER_HOST_IS_BLOCKED(1129, "HY000"),
     /** A command Sluice does not relay (replication, binlog). */
     ER_UNKNOWN_COM_ERROR(1047, "08S01"),
     /** A login packet with another sequence id than the exchange's next one. */

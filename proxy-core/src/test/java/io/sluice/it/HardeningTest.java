@@ -1,7 +1,9 @@
 package io.sluice.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mysql.cj.jdbc.JdbcConnection;
 import io.sluice.config.LoginBackoff;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.UserConfig;
@@ -14,6 +16,7 @@ import io.sluice.testing.RawMySqlClient.Packet;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,6 +148,69 @@ class HardeningTest {
                 String large = "x".repeat(100_000);
                 assertThat(client.query("SELECT LENGTH('" + large + "')").rows()).containsExactly(List.of("100000"));
             }
+        }
+    }
+
+    @Test
+    void loginsThatAreSentAndAbandonedUseUpNoTurnOfTheBackoff() throws Exception {
+        try (ProxyUnderTest proxy = start(10_000, 0, new LoginBackoff(2, 2_000, 2_000))) {
+            for (int i = 0; i < 2; i++) {
+                assertThat(login(proxy, "127.0.0.3", proxy.user(), "guess-" + i).errorCode()).isEqualTo(1045);
+            }
+            // Thirty connections that each send a login and close without waiting for its answer. Had each taken a
+            // turn of 2 s, the next login from the address would wait a minute, past the client's read timeout.
+            for (int i = 0; i < 30; i++) {
+                try (RawMySqlClient hit = RawMySqlClient.connect(proxy.host(), proxy.port(), "127.0.0.3")) {
+                    hit.writePacket(hit.handshakeResponse(proxy.user(), "hit-" + i, null, 0));
+                }
+            }
+            awaitNoClients(proxy);
+
+            Packet legitimate = login(proxy, "127.0.0.3", proxy.user(), proxy.password());
+            assertThat(legitimate.isOk()).as("%s", legitimate).isTrue();
+        }
+    }
+
+    @Test
+    void aLoginWhoseTurnComesAfterItsHandshakeTimeoutIsRefusedAtOnce() throws Exception {
+        try (ProxyUnderTest proxy = start(1_000, 0, new LoginBackoff(1, 5_000, 5_000))) {
+            assertThat(login(proxy, "127.0.0.4", proxy.user(), "guess").errorCode()).isEqualTo(1045);
+
+            Packet refused = login(proxy, "127.0.0.4", proxy.user(), proxy.password());
+
+            assertThat(refused.isErr()).as("%s", refused).isTrue();
+            assertThat(refused.errorCode()).isEqualTo(1129);
+            assertThat(refused.errorMessage()).contains("'127.0.0.4'").contains("failed logins");
+            awaitNoClients(proxy); // nothing is held open for it
+            assertLogsIn(proxy); // another address is not affected
+        }
+    }
+
+    @Test
+    void whileOneLoginFromAnAddressWaitsForItsTurnAnotherIsRefused() throws Exception {
+        try (ProxyUnderTest proxy = start(10_000, 0, new LoginBackoff(1, 1_500, 1_500))) {
+            assertThat(login(proxy, "127.0.0.5", proxy.user(), "guess").errorCode()).isEqualTo(1045);
+            try (RawMySqlClient first = RawMySqlClient.connect(proxy.host(), proxy.port(), "127.0.0.5")) {
+                first.writePacket(first.handshakeResponse(proxy.user(), proxy.password(), null, 0));
+                Packet second = login(proxy, "127.0.0.5", proxy.user(), proxy.password());
+                Packet firstReply = first.readPacket();
+                // Which of the two waits depends on which Sluice reads first (they may be on different loops).
+                List<Packet> replies = List.of(firstReply, second);
+                assertThat(replies).as("%s", replies).filteredOn(Packet::isOk).hasSize(1);
+                assertThat(replies).as("%s", replies).filteredOn(p -> p.isErr() && p.errorCode() == 1129).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void aChangeUserFromAnAddressBackingOffTakesItsTurnLikeALogin() throws Exception {
+        try (ProxyUnderTest proxy = start(1_000, 0, new LoginBackoff(1, 5_000, 5_000));
+             Connection session = proxy.connect(JdbcDriver.MYSQL, null, "localSocketAddress=127.0.0.6")) {
+            assertThat(login(proxy, "127.0.0.6", proxy.user(), "guess").errorCode()).isEqualTo(1045);
+
+            // Its turn is 5 s away, beyond the 1 s a login may wait: refused at once, the password unchecked.
+            assertThatThrownBy(() -> session.unwrap(JdbcConnection.class).changeUser(proxy.user2(), proxy.password2()))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1129));
         }
     }
 
