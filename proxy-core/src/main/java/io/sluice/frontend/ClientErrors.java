@@ -125,6 +125,15 @@ final class ClientErrors {
                 "The client was disconnected by the server because of inactivity.");
     }
 
+    /**
+     * A command whose frame did not arrive whole within {@code server.netReadTimeoutMilliseconds}, as MySQL words its
+     * {@code net_read_timeout}.
+     */
+    static ByteBuf netReadTimeout(ByteBufAllocator alloc, int sequenceId) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_NET_READ_INTERRUPTED,
+                "Got timeout reading communication packets");
+    }
+
     /** What a session says in its log line and error when its backend connection is gone. */
     static String lostBackendMessage(BackendConnection lost) {
         return "Lost connection to backend '" + lost.dataSourceName() + "' (" + lost.address() + ")";

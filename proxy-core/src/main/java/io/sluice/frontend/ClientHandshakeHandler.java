@@ -281,9 +281,11 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     /** The password checked out: count the session for its account, then go on as the account's session. */
     private void loggedIn() {
         cancelHandshakeTimer();
-        // Authenticated: from the next header on, the client's packets may be as large as server.maxPacketSize.
-        channel.pipeline().get(PacketFrameDecoder.class).limit(context.config().server().maxPacketSize(),
-                "server.maxPacketSize");
+        // Authenticated: from the next header on, the client's packets may be as large as server.maxPacketSize, and
+        // the frames of its commands must each arrive within the net read timeout (the handshake timer is gone).
+        PacketFrameDecoder frames = channel.pipeline().get(PacketFrameDecoder.class);
+        frames.limit(context.config().server().maxPacketSize(), "server.maxPacketSize");
+        frames.readTimeout(security.netReadTimeoutMillis());
         int okSequenceId = login.resultSequenceId();
         if (!session.switchAccount(login.account())) {
             failAndClose(ClientErrors.userLimitReached(channel.alloc(), okSequenceId, login.account()));

@@ -10,6 +10,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
+import io.sluice.codec.NetReadTimeoutException;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Command;
@@ -505,6 +506,17 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof PacketTooLargeException) {
             failAndClose(ClientErrors.packetTooLarge(channel.alloc(), lastSequenceId + 1, root.getMessage()));
+            return;
+        }
+        if (root instanceof NetReadTimeoutException) {
+            log.debug("client {} #{}: {}: closing", channel.remoteAddress(), session.connectionId(),
+                    root.getMessage());
+            BackendConnection connection = lease.connection();
+            if (connection == null || connection.isBetweenCommands()) {
+                failAndClose(ClientErrors.netReadTimeout(channel.alloc(), lastSequenceId + 1));
+            } else {
+                ctx.close(); // an earlier command's response is being relayed: an ERR would land inside it
+            }
             return;
         }
         log.debug("client {}: closing after error: {}", channel.remoteAddress(), root.toString());

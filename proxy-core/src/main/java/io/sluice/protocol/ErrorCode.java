@@ -24,6 +24,8 @@ public enum ErrorCode {
     ER_UNKNOWN_COM_ERROR(1047, "08S01"),
     /** A login packet with another sequence id than the exchange's next one. */
     ER_NET_PACKETS_OUT_OF_ORDER(1156, "08S01"),
+    /** A command whose frame did not arrive whole within {@code server.netReadTimeoutMilliseconds}. */
+    ER_NET_READ_INTERRUPTED(1159, "08S01"),
     /** A prepared-statement command named a statement id the session never prepared, or closed. */
     ER_UNKNOWN_STMT_HANDLER(1243, "HY000"),
     /** A command larger than {@code server.maxPacketSize}. */

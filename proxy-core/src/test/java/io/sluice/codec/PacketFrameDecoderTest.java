@@ -16,6 +16,7 @@ import io.sluice.protocol.PacketTooLargeException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -292,6 +293,80 @@ class PacketFrameDecoderTest {
         writeInPieces(large, 1_000);
 
         assertThat(readFrames()).containsExactly(large);
+    }
+
+    @Test
+    void aFrameNotWholeWithinTheReadTimeoutIsReported() {
+        channel(1024);
+        decoder().readTimeout(1_000);
+        channel.freezeTime();
+        byte[] query = frame(0, comQuery("SELECT 1"));
+
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 0, 5)); // the header and the command byte
+        channel.advanceTimeBy(600, TimeUnit.MILLISECONDS);
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 5, 1)); // a drip: a byte, but still no whole frame
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        channel.advanceTimeBy(401, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+
+        assertThatThrownBy(channel::checkException).isInstanceOf(NetReadTimeoutException.class)
+                .hasMessageContaining("1000 ms");
+        assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void aSlowUploadWhoseFramesEachArriveInTimeGoesOn() {
+        channel(1024);
+        decoder().readTimeout(1_000);
+        channel.freezeTime();
+        byte[] frames = concat(frame(0, payload(100, 'a')), frame(1, payload(100, 'b')), frame(2, payload(100, 'c')));
+
+        // 60 bytes every 400 ms: a frame is always incomplete, but each one is whole within the timeout.
+        for (int pos = 0; pos < frames.length; pos += 60) {
+            channel.writeInbound(Unpooled.wrappedBuffer(frames, pos, Math.min(60, frames.length - pos)));
+            channel.advanceTimeBy(400, TimeUnit.MILLISECONDS);
+            channel.runScheduledPendingTasks();
+            channel.checkException();
+        }
+        channel.advanceTimeBy(2_000, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+
+        assertThat(readFrames()).hasSize(3);
+    }
+
+    @Test
+    void timeWhileReadingIsPausedDoesNotCountAgainstTheClient() {
+        channel(1024);
+        decoder().readTimeout(1_000);
+        channel.freezeTime();
+        byte[] query = frame(0, comQuery("SELECT 1"));
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 0, 6));
+
+        channel.config().setAutoRead(false); // Sluice stopped reading (its backend is full, say)
+        channel.advanceTimeBy(1_001, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        channel.config().setAutoRead(true);
+        channel.advanceTimeBy(1_001, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+
+        assertThatThrownBy(channel::checkException).isInstanceOf(NetReadTimeoutException.class);
+    }
+
+    @Test
+    void withoutAReadTimeoutAnIncompleteFrameWaits() {
+        channel(1024);
+        channel.freezeTime();
+        byte[] query = frame(0, comQuery("SELECT 1"));
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 0, 6));
+        channel.advanceTimeBy(1, TimeUnit.HOURS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 6, query.length - 6));
+
+        assertThat(readFrames()).containsExactly(query);
     }
 
     private PacketFrameDecoder decoder() {

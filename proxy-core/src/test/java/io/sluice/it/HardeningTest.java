@@ -262,11 +262,46 @@ class HardeningTest {
     }
 
     @Test
+    void aCommandDrippedByteByByteIsCutOffAtTheNetReadTimeout() throws Exception {
+        try (ProxyUnderTest proxy = ProxyUnderTest.builder().server(s -> s.withNetReadTimeout(500)).start();
+             RawMySqlClient drip = proxy.rawLogin(null)) {
+            assertThat(drip.query("SELECT 1").rows()).hasSize(1); // the session holds a backend connection
+            byte[] query = MySqlWire.frame(0, MySqlWire.comQuery("SELECT '" + "x".repeat(500) + "'"));
+            drip.writeRaw(java.util.Arrays.copyOf(query, 8));
+            Thread dripper = new Thread(() -> {
+                try { // a byte every 100 ms: the connection is never silent, the command never whole
+                    for (int i = 8; i < query.length - 1; i++) {
+                        Thread.sleep(100);
+                        drip.writeRaw(new byte[] {query[i]});
+                    }
+                } catch (IOException | InterruptedException closed) {
+                    // closed by Sluice, as expected, or by the test
+                }
+            });
+            dripper.setDaemon(true);
+            dripper.start();
+            try {
+                Packet notice = drip.readPacket();
+                assertThat(notice).isNotNull();
+                assertThat(notice.isErr()).as("%s", notice).isTrue();
+                assertThat(notice.errorCode()).isEqualTo(1159);
+                assertThat(notice.sqlState()).isEqualTo("08S01");
+                assertThat(drip.readPacket()).isNull();
+            } finally {
+                dripper.interrupt();
+            }
+            awaitNoClients(proxy);
+            assertLogsIn(proxy);
+        }
+    }
+
+    @Test
     void defaultsAreDocumentedValues() {
         ServerConfig defaults = ServerConfig.defaults();
         assertThat(defaults.handshakeTimeoutMilliseconds()).isEqualTo(10_000);
         assertThat(defaults.idleTimeoutMilliseconds()).isZero();
         assertThat(defaults.loginBackoff()).isEqualTo(new LoginBackoff(5, 1_000, 30_000));
+        assertThat(defaults.netReadTimeoutMilliseconds()).isEqualTo(30_000);
     }
 
     private static Packet login(ProxyUnderTest proxy, String from, String user, String password) throws IOException {
