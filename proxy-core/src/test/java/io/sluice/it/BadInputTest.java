@@ -193,6 +193,38 @@ class BadInputTest {
     }
 
     @Test
+    void clientPipelinesWithoutReadingThenVanishes() throws Exception {
+        // The server blocks writing results nobody reads, and Sluice stops reading what the client sends: when the
+        // client goes, the pool's only connection must be closed at once, not left to the server's net_write_timeout.
+        for (boolean reset : new boolean[] {true, false}) {
+            RawMySqlClient raw = proxy.rawLogin(proxy.db());
+            // 10 KiB a command, 200 KiB a result: 30 MiB of commands fill every buffer on the way both ways.
+            byte[] query = MySqlWire.frame(0, MySqlWire.comQuery("SELECT seq, REPEAT('x', 1000) FROM seq_1_to_200 /*"
+                    + " ".repeat(10_000) + "*/"));
+            byte[] pipelined = new byte[query.length * 3_000];
+            for (int i = 0; i < 3_000; i++) {
+                System.arraycopy(query, 0, pipelined, i * query.length, query.length);
+            }
+            Thread writer = new Thread(() -> {
+                try {
+                    raw.writeRaw(pipelined); // blocks once every buffer on the way is full
+                } catch (IOException closed) {
+                    // the test closes the socket under it
+                }
+            });
+            writer.start();
+            writer.join(2_000); // long enough to fill the buffers
+            if (reset) {
+                raw.abort();
+            } else {
+                raw.close();
+            }
+            writer.join();
+            assertHealthy(); // with a pool of one connection, this needs the one the client had
+        }
+    }
+
+    @Test
     void maxConnectionsReached() throws Exception {
         assumeFalse(ProxyUnderTest.isDirect(), "server.maxConnections is a proxy setting");
         try (ProxyUnderTest limited = ProxyUnderTest.builder().maxConnections(3).start()) {
