@@ -165,7 +165,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         continuation = length == Packets.MAX_PAYLOAD;
         if (length == 0) {
             frame.release();
-            reply(ClientErrors.emptyPacket(channel.alloc(), lastSequenceId + 1));
+            answer(ClientErrors.emptyPacket(channel.alloc(), lastSequenceId + 1));
             return;
         }
         int command = frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE);
@@ -193,7 +193,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         ResponseKind kind = ResponseKind.of(command);
         if (kind == null) {
             frame.release();
-            reply(ClientErrors.unknownCommand(channel.alloc(), lastSequenceId + 1, command));
+            answer(ClientErrors.unknownCommand(channel.alloc(), lastSequenceId + 1, command));
             return;
         }
         ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
@@ -281,13 +281,27 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         BackendConnection connection = lease.connection();
-        while (!held.isEmpty() && connection != null && !connection.runsOwnCommand()) {
+        boolean answered = false;
+        while (!held.isEmpty()) {
             HeldCommands.Held next = held.peek();
-            if (!send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
+            if (next.isOwnAnswer()) {
+                if (connection != null && !connection.isBetweenCommands()) {
+                    break; // the responses to the commands before it go first
+                }
+                held.poll();
+                channel.write(next.frame(), channel.voidPromise());
+                answered = true;
+                continue;
+            }
+            if (connection == null || connection.runsOwnCommand()
+                    || !send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
                 break;
             }
             held.poll();
             connection = lease.connection();
+        }
+        if (answered) {
+            channel.flush();
         }
         flushForwarded();
         if (followsSession && connection != null && isQuiet() && policy.mayGiveBack(connection)) {
@@ -525,6 +539,19 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     void reply(ByteBuf packet) {
         channel.writeAndFlush(packet, channel.voidPromise());
+    }
+
+    /**
+     * Sluice's own answer to the command being handled (taken): at once, unless the responses to earlier commands
+     * of a pipelining client are still to come or commands wait before it; then after them, in order.
+     */
+    private void answer(ByteBuf packet) {
+        BackendConnection connection = lease.connection();
+        if (held.isEmpty() && (connection == null || connection.isBetweenCommands())) {
+            reply(packet);
+        } else {
+            held.addOwnAnswer(packet);
+        }
     }
 
     void failAndClose(ByteBuf err) {

@@ -113,6 +113,31 @@ class BadInputTest {
     }
 
     @Test
+    void sluicesOwnAnswersToAPipeliningClientComeInOrder() throws Exception {
+        assumeFalse(ProxyUnderTest.isDirect(), "COM_BINLOG_DUMP would start a replication stream on a server");
+        try (RawMySqlClient raw = proxy.rawLogin(proxy.db())) {
+            byte[] binlogDump = {MySqlWire.COM_BINLOG_DUMP, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+            raw.writeRaw(MySqlWire.concat(MySqlWire.frame(0, MySqlWire.comQuery("SELECT SLEEP(0.3)")),
+                    MySqlWire.frame(0, new byte[0]), MySqlWire.frame(0, binlogDump),
+                    MySqlWire.frame(0, MySqlWire.comQuery("SELECT 'after'"))));
+            List<RawMySqlClient.Packet> packets = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                packets.add(raw.readPacket());
+            }
+            // SELECT SLEEP: column count, definition, EOF, row, EOF; then the two ERRs; then the last result set.
+            assertThat(packets.get(0).isErr()).as("the first command's result comes first: %s", packets).isFalse();
+            assertThat(packets.get(4).isEof()).as("%s", packets).isTrue();
+            assertThat(packets.get(5).errorCode()).isEqualTo(1047);
+            assertThat(packets.get(5).errorMessage()).contains("empty packet");
+            assertThat(packets.get(6).errorCode()).isEqualTo(1047);
+            assertThat(packets.get(6).errorMessage()).contains("COM_BINLOG_DUMP");
+            assertThat(new String(packets.get(10).payload(), 1, 5, java.nio.charset.StandardCharsets.UTF_8))
+                    .as("%s", packets).isEqualTo("after");
+            assertThat(packets.get(11).isEof()).isTrue();
+        }
+    }
+
+    @Test
     void truncatedFrameThenDisconnect() throws Exception {
         // During the handshake...
         try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
