@@ -12,6 +12,7 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
 import io.sluice.codec.NetReadTimeoutException;
 import io.sluice.metrics.LoopCounters;
+import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.ComChangeUser;
@@ -39,6 +40,11 @@ import org.slf4j.LoggerFactory;
 final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession {
 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
+    /**
+     * A lost backend connection: a server's death, or a client's doing (a command that makes the server hang up).
+     * A fuzzing client can cause one a connection, so they are rate-limited.
+     */
+    private static final RateLimitedWarning lostBackendWarning = new RateLimitedWarning(log);
 
     private enum State {
         /** Installed by the login, whose OK has not gone out yet. */
@@ -71,6 +77,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private boolean continuation;
     private boolean infileUpload;
     private int lastSequenceId;
+    /** The command byte of the client's last command, for the log line of a backend connection lost under it. */
+    private int lastCommand = -1;
     /** Why the backend connection was lost, told at the next command; {@code null} while it is fine. */
     private String lostBackend;
     private int suspendReasons;
@@ -169,6 +177,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         int command = frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE);
+        lastCommand = command;
         if (counters != null) {
             counters.command(command);
         }
@@ -425,7 +434,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         lease.lost(lost);
         String message = ClientErrors.lostBackendMessage(lost);
-        log.warn("client {}: {}", channel.remoteAddress(), message);
+        // What the client did last goes with it: a server that hangs up right after a client's command may have
+        // been answering that command, not dying.
+        lostBackendWarning.warn("client {}: {}, its last command {} {}", channel.remoteAddress(), message,
+                lastCommand < 0 ? "none" : Command.name(lastCommand),
+                lost.tracker().isIdle() ? "answered" : "unanswered");
         if (responseStarted) {
             channel.close(); // part of a response already reached the client: only a close is honest
         } else if (!lost.tracker().isIdle()) {
