@@ -11,7 +11,7 @@ import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
-import io.sluice.testing.FullServerRelay;
+import io.sluice.testing.FaultyServerRelay;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
@@ -44,7 +44,7 @@ class TooManyConnectionsTest {
     @Test
     void aSessionFailsOverAndTheFullBackendLeavesRotationAtOnce() throws Exception {
         TestMariaDb mariaDb = TestMariaDb.get();
-        try (FullServerRelay full = new FullServerRelay(mariaDb.host(), mariaDb.port());
+        try (FaultyServerRelay full = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
              Sluice sluice = Sluice.start(config(full, true))) {
             full.fill();
 
@@ -66,7 +66,7 @@ class TooManyConnectionsTest {
     @Test
     void withNowhereElseToGoTheClientSeesTheServersError() throws Exception {
         TestMariaDb mariaDb = TestMariaDb.get();
-        try (FullServerRelay full = new FullServerRelay(mariaDb.host(), mariaDb.port());
+        try (FaultyServerRelay full = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
              Sluice sluice = Sluice.start(config(full, false))) {
             full.fill();
 
@@ -87,7 +87,7 @@ class TooManyConnectionsTest {
     }
 
     /** The relay first, then (with {@code withSecond}) MariaDB directly; the first available takes the sessions. */
-    private static ProxyConfig config(FullServerRelay full, boolean withSecond) {
+    private static ProxyConfig config(FaultyServerRelay full, boolean withSecond) {
         TestMariaDb mariaDb = TestMariaDb.get();
         ProxyConfig.Builder builder = ProxyConfig.builder()
                 .server(new ServerConfig("127.0.0.1", 0, 1, ServerConfig.DEFAULT_CONN_BUFFER_SIZE, 0, null,

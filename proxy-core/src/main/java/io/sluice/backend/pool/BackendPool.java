@@ -54,6 +54,8 @@ public final class BackendPool {
     private final ScheduledFuture<?> housekeeping;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
+    /** One connect and login at most, when shorter than connectionTimeoutMilliseconds; 0: no bound of its own. */
+    private volatile long loginAttemptTimeoutMillis;
     /**
      * Transaction pooling: schemas a login has already found on this server with these credentials. A later login to
      * one of them is answered without taking a backend connection (a churning client then costs the pool nothing);
@@ -270,6 +272,23 @@ public final class BackendPool {
 
     public DataSourceConfig dataSource() {
         return dataSource;
+    }
+
+    /**
+     * Bounds one connect and login to this backend ({@code 0}: no bound but {@code connectionTimeoutMilliseconds}).
+     * With another backend to fail over to, a server that accepts connections and never answers (hung, stopped)
+     * must not use up a session's whole {@code connectionTimeoutMilliseconds} on one attempt, or the session fails
+     * although another backend is up.
+     */
+    public void loginAttemptTimeout(long millis) {
+        this.loginAttemptTimeoutMillis = millis;
+    }
+
+    /** How long one connect and login may take: the attempt bound, within {@code connectionTimeoutMilliseconds}. */
+    long loginTimeoutMillis() {
+        long whole = dataSource.connectionTimeoutMilliseconds();
+        long attempt = loginAttemptTimeoutMillis;
+        return attempt > 0 ? Math.min(attempt, whole) : whole;
     }
 
     /** The database named in the data source's URL, or {@code null}; parsed once, when the pool was made. */

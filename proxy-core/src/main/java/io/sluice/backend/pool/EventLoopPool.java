@@ -286,8 +286,7 @@ public final class EventLoopPool implements ConnectionOwner {
                 promise.tryFailure(f.cause());
             }
         });
-        parent.connector().connect(this, key, schema, ready, parent.dataSource().connectionTimeoutMilliseconds(),
-                true);
+        parent.connector().connect(this, key, schema, ready, parent.loginTimeoutMillis(), true);
     }
 
     /**

@@ -13,13 +13,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A TCP relay in front of a MySQL server that can be switched to play the server at its {@code max_connections}:
- * every new connection then gets what MariaDB sends in place of a greeting, ERR 1040 "Too many connections" without
- * a SQLSTATE (the marker comes only with CLIENT_PROTOCOL_41, which the server does not know yet), and is closed.
- * Connections relayed before the switch carry on. A real server cannot be filled on demand without disturbing the
- * others that share it.
+ * A TCP relay in front of a MySQL server that can be switched to play a server in trouble, for new connections
+ * (those relayed before the switch carry on):
+ * <ul>
+ *   <li>{@link #fill()}: at its {@code max_connections}, each gets what MariaDB sends in place of a greeting, ERR 1040
+ *       "Too many connections" without a SQLSTATE (the marker comes only with CLIENT_PROTOCOL_41, which the server
+ *       does not know yet), and is closed;</li>
+ *   <li>{@link #hang()}: hung (SIGSTOPped, say), each is accepted, as the kernel does for a stopped process, and
+ *       never hears a byte.</li>
+ * </ul>
+ * The shared test server cannot be filled or stopped without disturbing the others that use it.
  */
-public final class FullServerRelay implements AutoCloseable {
+public final class FaultyServerRelay implements AutoCloseable {
     /** The ERR payload: 0xFF, 1040 little-endian, the message, no '#' and no SQLSTATE. */
     private static final byte[] TOO_MANY_CONNECTIONS = MySqlWire.concat(new byte[] {(byte) 0xFF, 0x10, 0x04},
             "Too many connections".getBytes(StandardCharsets.UTF_8));
@@ -33,10 +38,12 @@ public final class FullServerRelay implements AutoCloseable {
         return thread;
     });
     private final AtomicInteger turnedAway = new AtomicInteger();
+    private final java.util.List<Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean full;
+    private volatile boolean hung;
 
     /** Listens on a free port of 127.0.0.1 and relays to {@code targetHost:targetPort}. */
-    public FullServerRelay(String targetHost, int targetPort) throws IOException {
+    public FaultyServerRelay(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -57,16 +64,28 @@ public final class FullServerRelay implements AutoCloseable {
         full = true;
     }
 
+    /** From now on, new connections are accepted and left without a greeting. */
+    public void hang() {
+        hung = true;
+    }
+
     /** How many connections were turned away. */
     public int turnedAway() {
         return turnedAway.get();
+    }
+
+    /** How many connections were accepted and left hanging. */
+    public int hanging() {
+        return held.size();
     }
 
     private void accept() {
         while (!listener.isClosed()) {
             try {
                 Socket client = listener.accept();
-                if (full) {
+                if (hung) {
+                    held.add(client);
+                } else if (full) {
                     turnAway(client);
                 } else {
                     relay(client);
@@ -120,6 +139,7 @@ public final class FullServerRelay implements AutoCloseable {
     @Override
     public void close() throws IOException {
         listener.close();
+        held.forEach(FaultyServerRelay::closeQuietly);
         threads.shutdownNow();
     }
 }
