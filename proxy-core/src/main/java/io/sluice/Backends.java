@@ -51,6 +51,11 @@ final class Backends {
     private HealthChecker healthChecker;
     /** A login slower than a health check allows fails the attempt, so a session can fail over in time. */
     private final long loginAttemptTimeoutMillis;
+    /**
+     * A pooled connection idle for longer than a health-check interval is pinged before it is lent: its server may
+     * have hung since it was last used, before the checks can tell. 0 with health checks off.
+     */
+    private final long idleCheckAfterMillis;
     /** Told of each pool added after start before its backend can be picked; sessions look pools up by name. */
     private volatile BiConsumer<String, BackendPool> poolAdded = (name, pool) -> { };
 
@@ -68,6 +73,7 @@ final class Backends {
         this.defaultKey = defaultKey;
         this.pooling = config.pooling();
         this.loginAttemptTimeoutMillis = config.healthCheck().timeoutMilliseconds();
+        this.idleCheckAfterMillis = config.healthCheck().intervalMilliseconds();
     }
 
     /**
@@ -77,6 +83,7 @@ final class Backends {
     Backend add(DataSourceConfig dataSource, boolean reachable) {
         BackendPool pool = new BackendPool(dataSource, workers, transport, connBufferSize, defaultKey, checks.next());
         pool.usePooling(pooling);
+        pool.idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
         pools.put(dataSource.name(), pool);
         poolAdded.accept(dataSource.name(), pool);
         Backend backend = group.add(dataSource.name(), pool.address(), dataSource.weight(), reachable);

@@ -44,7 +44,7 @@ class HungBackendTest {
     void aSessionFailsOverFromAHungBackendWithinItsConnectionTimeout() throws Exception {
         TestMariaDb mariaDb = TestMariaDb.get();
         try (FaultyServerRelay hung = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
-             Sluice sluice = Sluice.start(config(hung))) {
+             Sluice sluice = Sluice.start(config(hung, RARE_CHECKS))) {
             hung.hang();
 
             try (Connection session = BackendCluster.connect(sluice);
@@ -59,15 +59,44 @@ class HungBackendTest {
         }
     }
 
+    @Test
+    void anIdlePooledConnectionToAServerThatHungIsPingedBeforeItIsLent() throws Exception {
+        // Checks every 500 ms: a connection idle longer than that is pinged before it is lent.
+        HealthCheckConfig checks = new HealthCheckConfig(500, 1000, 2, 3);
+        TestMariaDb mariaDb = TestMariaDb.get();
+        try (FaultyServerRelay hung = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
+             Sluice sluice = Sluice.start(config(hung, checks))) {
+            try (Connection first = BackendCluster.connect(sluice)) {
+                assertThat(answer(first)).isEqualTo("in"); // its connection to "hung" goes back to the pool
+            }
+            Thread.sleep(700); // idle longer than a check interval
+            hung.freeze();
+
+            // Lent unchecked, the idle connection would take the query and never answer (the socket timeout fails
+            // the test); pinged, it is found dead, and the session fails over.
+            String url = JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), null, "socketTimeout=15000");
+            try (Connection next = JdbcDriver.MARIADB.connect(url, ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)) {
+                assertThat(answer(next)).isEqualTo("in");
+            }
+        }
+    }
+
+    private static String answer(Connection session) throws java.sql.SQLException {
+        try (Statement statement = session.createStatement(); ResultSet rs = statement.executeQuery("SELECT 'in'")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     /** The relay first, then MariaDB directly; the first available takes the sessions. */
-    private static ProxyConfig config(FaultyServerRelay hung) {
+    private static ProxyConfig config(FaultyServerRelay hung, HealthCheckConfig checks) {
         TestMariaDb mariaDb = TestMariaDb.get();
         return ProxyConfig.builder()
                 .server(new ServerConfig("127.0.0.1", 0, 1, ServerConfig.DEFAULT_CONN_BUFFER_SIZE, 0, null,
                         ServerConfig.DEFAULT_MAX_PACKET_SIZE, Transport.AUTO))
                 .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
                 .loadBalancer(Policy.FIRST_AVAILABLE)
-                .healthCheck(RARE_CHECKS)
+                .healthCheck(checks)
                 .dataSource(new DataSourceConfig("hung", hung.jdbcUrl(), TestMariaDb.ROOT_USER,
                         TestMariaDb.ROOT_PASSWORD, CONNECTION_TIMEOUT, 60_000, 600_000, 10, 0))
                 .dataSource(new DataSourceConfig("second", JdbcDriver.MYSQL.url(mariaDb.host(), mariaDb.port(),

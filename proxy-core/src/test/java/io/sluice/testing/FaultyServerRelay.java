@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       "Too many connections" without a SQLSTATE (the marker comes only with CLIENT_PROTOCOL_41, which the server
  *       does not know yet), and is closed;</li>
  *   <li>{@link #hang()}: hung (SIGSTOPped, say), each is accepted, as the kernel does for a stopped process, and
- *       never hears a byte.</li>
+ *       never hears a byte; {@link #freeze()} also stops the connections relayed so far, both ways.</li>
  * </ul>
  * The shared test server cannot be filled or stopped without disturbing the others that use it.
  */
@@ -41,6 +41,7 @@ public final class FaultyServerRelay implements AutoCloseable {
     private final java.util.List<Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean full;
     private volatile boolean hung;
+    private volatile boolean frozen;
 
     /** Listens on a free port of 127.0.0.1 and relays to {@code targetHost:targetPort}. */
     public FaultyServerRelay(String targetHost, int targetPort) throws IOException {
@@ -67,6 +68,12 @@ public final class FaultyServerRelay implements AutoCloseable {
     /** From now on, new connections are accepted and left without a greeting. */
     public void hang() {
         hung = true;
+    }
+
+    /** Hangs new connections and stops relaying on the open ones: the server is stopped. */
+    public void freeze() {
+        hung = true;
+        frozen = true;
     }
 
     /** How many connections were turned away. */
@@ -113,14 +120,17 @@ public final class FaultyServerRelay implements AutoCloseable {
     }
 
     /** Copies until either side ends, then closes both. */
-    private static void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to) {
         byte[] buffer = new byte[16 * 1024];
         try (InputStream in = from.getInputStream()) {
             OutputStream out = to.getOutputStream();
             for (int n; (n = in.read(buffer)) >= 0; ) {
+                while (frozen && !listener.isClosed()) {
+                    Thread.sleep(10); // a stopped server: the bytes stay where they are
+                }
                 out.write(buffer, 0, n);
             }
-        } catch (IOException ended) {
+        } catch (IOException | InterruptedException ended) {
             // one side closed or reset: the other goes too
         } finally {
             closeQuietly(from);
