@@ -215,6 +215,24 @@ class HardeningTest {
     }
 
     @Test
+    void aChangeUserWhoseTurnComesInTimeWaitsForItAndGoesThrough() throws Exception {
+        try (ProxyUnderTest proxy = start(10_000, 0, new LoginBackoff(1, 1_000, 1_000));
+             Connection session = proxy.connect(JdbcDriver.MYSQL, null, "localSocketAddress=127.0.0.7")) {
+            assertThat(login(proxy, "127.0.0.7", proxy.user(), "guess").errorCode()).isEqualTo(1045);
+
+            session.unwrap(JdbcConnection.class).changeUser(proxy.user2(), proxy.password2()); // waits for its turn
+
+            try (Statement statement = session.createStatement();
+                 ResultSet rs = statement.executeQuery("SELECT 'changed'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("changed");
+            }
+            // The success cleared the address: a login from it is not held back any more.
+            assertThat(login(proxy, "127.0.0.7", proxy.user(), proxy.password()).isOk()).isTrue();
+        }
+    }
+
+    @Test
     void anAccountGetsAtMostItsMaxConnections() throws Exception {
         try (ProxyUnderTest proxy = start(10_000, 0);
              RawMySqlClient first = RawMySqlClient.login(proxy.host(), proxy.port(), "limited", "limited-pw", null);
