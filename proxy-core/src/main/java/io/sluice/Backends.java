@@ -49,6 +49,13 @@ final class Backends {
     /** Fixed at start: a reload that changes it needs a restart. */
     private final PoolingConfig pooling;
     private HealthChecker healthChecker;
+    /** A login slower than a health check allows fails the attempt, so a session can fail over in time. */
+    private final long loginAttemptTimeoutMillis;
+    /**
+     * A pooled connection idle for longer than a health-check interval is pinged before it is lent: its server may
+     * have hung since it was last used, before the checks can tell. 0 with health checks off.
+     */
+    private final long idleCheckAfterMillis;
     /** Told of each pool added after start before its backend can be picked; sessions look pools up by name. */
     private volatile BiConsumer<String, BackendPool> poolAdded = (name, pool) -> { };
 
@@ -65,6 +72,8 @@ final class Backends {
         this.connBufferSize = config.server().connBufferSize();
         this.defaultKey = defaultKey;
         this.pooling = config.pooling();
+        this.loginAttemptTimeoutMillis = config.healthCheck().timeoutMilliseconds();
+        this.idleCheckAfterMillis = config.healthCheck().intervalMilliseconds();
     }
 
     /**
@@ -74,6 +83,7 @@ final class Backends {
     Backend add(DataSourceConfig dataSource, boolean reachable) {
         BackendPool pool = new BackendPool(dataSource, workers, transport, connBufferSize, defaultKey, checks.next());
         pool.usePooling(pooling);
+        pool.idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
         pools.put(dataSource.name(), pool);
         poolAdded.accept(dataSource.name(), pool);
         Backend backend = group.add(dataSource.name(), pool.address(), dataSource.weight(), reachable);
@@ -81,7 +91,19 @@ final class Backends {
             group.drain(dataSource.name());
         }
         pool.setRetiring(backend.status() != BackendStatus.UP);
+        boundLoginAttempts();
         return backend;
+    }
+
+    /**
+     * With two backends or more, one connect and login may take what a health check gives a login
+     * ({@code healthCheck.timeoutMilliseconds}), so a session facing a hung server fails over within its
+     * {@code connectionTimeoutMilliseconds}. A lone backend keeps the whole timeout: there is nowhere to fail over
+     * to, and a slow login is better than none.
+     */
+    private void boundLoginAttempts() {
+        long bound = pools.size() > 1 ? loginAttemptTimeoutMillis : 0;
+        pools.values().forEach(pool -> pool.loginAttemptTimeout(bound));
     }
 
     /**
@@ -95,6 +117,7 @@ final class Backends {
         if (pool != null && removed != null) {
             retire(pool, removed);
         }
+        boundLoginAttempts();
         return removed;
     }
 

@@ -5,9 +5,11 @@ import io.netty.buffer.ByteBufAllocator;
 import io.sluice.auth.RsaKeyPair;
 import io.sluice.config.SslMode;
 import io.sluice.protocol.Capabilities;
+import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.HandshakeResponse41;
 import io.sluice.protocol.HandshakeV10;
 import io.sluice.protocol.Packets;
+import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.Scramble;
 import java.nio.charset.StandardCharsets;
@@ -101,7 +103,14 @@ final class BackendAuthentication {
         sequenceId = Packets.sequenceId(frame, frame.readerIndex());
         ByteBuf payload = Packets.payload(frame);
         if (Packets.isErr(payload)) {
-            throw new BackendException("login refused", Packets.parseErr(payload));
+            BackendError error = Packets.parseErr(payload);
+            // An ERR in place of the greeting, or "Too many connections" after it (MariaDB checks max_connections
+            // once it knows the account), says the server takes no connection now, whoever asks: another backend may.
+            if (state == State.AWAIT_GREETING || error.code() == ErrorCode.ER_CON_COUNT_ERROR.code()
+                    || error.code() == ErrorCode.ER_SERVER_SHUTDOWN.code()) {
+                throw BackendException.serverUnavailable("connection refused", error);
+            }
+            throw new BackendException("login refused", error);
         }
         switch (state) {
             case AWAIT_GREETING:

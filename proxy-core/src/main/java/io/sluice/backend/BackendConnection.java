@@ -11,6 +11,7 @@ import io.netty.util.concurrent.Promise;
 import io.sluice.codec.FrameReader;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.LoopCounters;
+import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
@@ -38,6 +39,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         implements ResponseTracker.Listener, CommandObserver.Source {
 
     private static final Logger log = LoggerFactory.getLogger(BackendConnection.class);
+    /** A response the tracker cannot follow: rate-limited, since a client's command can be its cause. */
+    private static final RateLimitedWarning protocolWarning = new RateLimitedWarning(log);
     /** Sluice's own commands get small answers; a larger one means a broken stream. */
     private static final int MAX_OWN_PACKET = 16 * 1024 * 1024;
 
@@ -381,7 +384,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             tracker.scan(buf);
         } catch (ProtocolException e) {
             buf.release();
-            log.warn("backend {} broke the protocol: {}", address(), e.getMessage());
+            protocolWarning.warn("backend {} broke the protocol, or the session's last command misled the tracker"
+                    + " ({}): {}", address(), session.describeForLog(), e.getMessage());
             channel.close();
             return;
         }

@@ -15,13 +15,26 @@ import io.sluice.protocol.Packets;
  * {@code null}.
  */
 public final class FrameReader {
-    private final int maxPacketSize;
+    private int maxPacketSize;
+    /** What sets the limit, for the error. */
+    private String limitName = "server.maxPacketSize";
     /** Bytes of the logical packet so far, while its frames are 16 MiB - 1 long. */
     private long logicalLength;
 
     /** @param maxPacketSize the largest logical packet accepted, in bytes */
     public FrameReader(int maxPacketSize) {
         this.maxPacketSize = maxPacketSize;
+    }
+
+    /**
+     * Changes the limit from the next header on: a client pipeline reads its login under a small one and raises it
+     * to {@code server.maxPacketSize} once the client is authenticated.
+     *
+     * @param limitName what sets the limit, named in the error
+     */
+    public void limit(int newMaxPacketSize, String newLimitName) {
+        this.maxPacketSize = newMaxPacketSize;
+        this.limitName = newLimitName;
     }
 
     /**
@@ -39,7 +52,7 @@ public final class FrameReader {
         long total = logicalLength + length;
         if (total > maxPacketSize) {
             in.skipBytes(in.readableBytes());
-            throw new PacketTooLargeException(total, maxPacketSize);
+            throw new PacketTooLargeException(total, maxPacketSize, limitName);
         }
         if (in.readableBytes() < Packets.HEADER_SIZE + length) {
             return null; // <header> <here: the rest of the payload has not arrived>

@@ -61,11 +61,14 @@ final class SectionReaders {
         long handshakeTimeout = section.milliseconds("handshakeTimeoutMilliseconds",
                 defaults.handshakeTimeoutMilliseconds());
         long idleTimeout = section.milliseconds("idleTimeoutMilliseconds", defaults.idleTimeoutMilliseconds());
+        long netReadTimeout = section.milliseconds("netReadTimeoutMilliseconds",
+                defaults.netReadTimeoutMilliseconds());
         LoginBackoff loginBackoff = section.section("loginBackoff", defaults.loginBackoff(),
                 SectionReaders::loginBackoff);
         TlsConfig tls = section.section("tls", defaultTls(), this::tls);
         return section.done(() -> new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections,
-                serverVersion, maxPacketSize, transport, tls, handshakeTimeout, idleTimeout, loginBackoff));
+                serverVersion, maxPacketSize, transport, tls, handshakeTimeout, idleTimeout, loginBackoff,
+                netReadTimeout));
     }
 
     private static LoginBackoff loginBackoff(YamlSection section) {

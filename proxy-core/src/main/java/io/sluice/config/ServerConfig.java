@@ -16,6 +16,9 @@ package io.sluice.config;
  * @param idleTimeoutMilliseconds how long a logged-in client may stay silent between commands before it is
  *     disconnected (ERR 4031); 0 means no limit
  * @param loginBackoff how repeated failed logins from one address are slowed down
+ * @param netReadTimeoutMilliseconds how long a logged-in client may take to send one frame of a command, from its
+ *     first byte to its last, before it is disconnected (ERR 1159); MySQL's {@code net_read_timeout}. 0 means no
+ *     limit
  */
 public record ServerConfig(
         String address,
@@ -29,7 +32,8 @@ public record ServerConfig(
         TlsConfig tls,
         long handshakeTimeoutMilliseconds,
         long idleTimeoutMilliseconds,
-        LoginBackoff loginBackoff) {
+        LoginBackoff loginBackoff,
+        long netReadTimeoutMilliseconds) {
 
     public static final String DEFAULT_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_PORT = 3307;
@@ -47,6 +51,11 @@ public record ServerConfig(
      * costs a handler in every client pipeline.
      */
     public static final long DEFAULT_IDLE_TIMEOUT_MILLISECONDS = 0;
+    /**
+     * MySQL's {@code net_read_timeout} default, 30 s: a client that has begun a command finishes sending a frame of
+     * it (16 MiB at most) within that, unless it stalls or drips it byte by byte to hold the session.
+     */
+    public static final long DEFAULT_NET_READ_TIMEOUT_MILLISECONDS = 30_000;
 
     public ServerConfig {
         address = address == null ? DEFAULT_ADDRESS : address;
@@ -76,6 +85,19 @@ public record ServerConfig(
             throw new IllegalArgumentException("idleTimeoutMilliseconds: " + idleTimeoutMilliseconds
                     + " (expected: >= 0)");
         }
+        if (netReadTimeoutMilliseconds < 0) {
+            throw new IllegalArgumentException("netReadTimeoutMilliseconds: " + netReadTimeoutMilliseconds
+                    + " (expected: >= 0)");
+        }
+    }
+
+    /** Every setting but the net read timeout, which is at its default. */
+    public ServerConfig(String address, int port, int workerThreads, int connBufferSize, int maxConnections,
+            String serverVersion, int maxPacketSize, Transport transport, TlsConfig tls,
+            long handshakeTimeoutMilliseconds, long idleTimeoutMilliseconds, LoginBackoff loginBackoff) {
+        this(address, port, workerThreads, connBufferSize, maxConnections, serverVersion, maxPacketSize, transport,
+                tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
+                DEFAULT_NET_READ_TIMEOUT_MILLISECONDS);
     }
 
     /** The listener settings of the first version, every security setting at its default. */
@@ -94,22 +116,26 @@ public record ServerConfig(
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(address, newPort, workerThreads, connBufferSize, maxConnections, serverVersion,
-                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
+                netReadTimeoutMilliseconds);
     }
 
     public ServerConfig withAddress(String newAddress) {
         return new ServerConfig(newAddress, port, workerThreads, connBufferSize, maxConnections, serverVersion,
-                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
+                netReadTimeoutMilliseconds);
     }
 
     public ServerConfig withTls(TlsConfig newTls) {
         return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
-                maxPacketSize, transport, newTls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
+                maxPacketSize, transport, newTls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
+                netReadTimeoutMilliseconds);
     }
 
     public ServerConfig withServerVersion(String newServerVersion) {
         return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, newServerVersion,
-                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff);
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
+                netReadTimeoutMilliseconds);
     }
 
     /** The same listener with other timeouts and login back-off. */
@@ -117,7 +143,14 @@ public record ServerConfig(
             LoginBackoff newLoginBackoff) {
         return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
                 maxPacketSize, transport, tls, newHandshakeTimeoutMilliseconds, newIdleTimeoutMilliseconds,
-                newLoginBackoff);
+                newLoginBackoff, netReadTimeoutMilliseconds);
+    }
+
+    /** The same listener with another net read timeout (0: none). */
+    public ServerConfig withNetReadTimeout(long newNetReadTimeoutMilliseconds) {
+        return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
+                newNetReadTimeoutMilliseconds);
     }
 
     /** The number of event-loop threads actually used. */

@@ -230,13 +230,14 @@ final class BackendLease {
 
     /**
      * After a failed connect: tells the balancer (passive health), and moves the session to another backend when one
-     * takes sessions and the first backend's {@code connectionTimeoutMilliseconds} has not run out. A refusal by the
-     * server itself (wrong schema, access denied) or a full pool is not a connect failure and is not retried.
+     * takes sessions and the first backend's {@code connectionTimeoutMilliseconds} has not run out. A server that
+     * turns every connection away ("Too many connections") counts as a failed connect. A refusal of this login by
+     * the server (wrong schema, access denied) or a full pool is not one and is not retried.
      *
      * @return whether the session now has another backend to try
      */
     private boolean failOver(Throwable cause) {
-        if (!(cause instanceof BackendException be) || be.serverError() != null) {
+        if (!(cause instanceof BackendException be) || (be.serverError() != null && !be.isServerUnavailable())) {
             return false;
         }
         context.group().reportConnectFailure(dataSource, cause.getMessage());

@@ -6,11 +6,14 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * COM_CHANGE_USER in the command phase: the same authentication exchange as a login ({@link ClientLogin}), over the
- * greeting's nonce, after which the session starts afresh as the new user. One instance per request; the command
- * relay hands it the client's packets until it ends.
+ * greeting's nonce, after which the session starts afresh as the new user. It is a password check like a login, so
+ * it takes its turn in the login back-off ({@link LoginThrottle}) the same way: without that, one logged-in session
+ * could try passwords of other users as fast as it can send. One instance per request; the command relay hands it
+ * the client's packets until it ends.
  */
 final class ChangeUser {
 
@@ -32,6 +35,8 @@ final class ChangeUser {
     private final ComChangeUser request;
     private final ClientLogin login;
     private final Outcome outcome;
+    /** The request waits for its turn in the login back-off. */
+    private boolean waitingForTurn;
 
     private ChangeUser(ClientSession session, ClientSecurity security, FrontendContext context,
             ComChangeUser request, ClientLogin login, Outcome outcome) {
@@ -66,7 +71,42 @@ final class ChangeUser {
                 session.isSecure(), security.rsa(),
                 Capabilities.has(session.handshake().capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
         ChangeUser exchange = new ChangeUser(session, security, context, request, login, outcome);
-        return exchange.on(login.start(plugin, request.authResponse(), sequenceId, channel.alloc())) ? exchange : null;
+        // As at login, the wait for a turn is bounded by the handshake timeout: the request is a login.
+        long maxWait = security.handshakeTimeoutMillis() > 0 ? security.handshakeTimeoutMillis() : Long.MAX_VALUE;
+        long delay = security.throttle().reserve(session.clientAddress(), maxWait);
+        if (delay == LoginThrottle.REFUSED) {
+            login.discard();
+            outcome.failed(ClientErrors.loginThrottled(channel.alloc(), sequenceId + 1, session.clientAddress()));
+            return null;
+        }
+        if (delay > 0) {
+            exchange.waitForTurn(plugin, sequenceId, delay);
+            return exchange;
+        }
+        return exchange.begin(plugin, sequenceId) ? exchange : null;
+    }
+
+    /** Checks the request once its turn comes; a failure checked meanwhile may move the turn further. */
+    private void waitForTurn(String plugin, int sequenceId, long delay) {
+        waitingForTurn = true;
+        Channel channel = session.channel();
+        channel.eventLoop().schedule(() -> {
+            if (!waitingForTurn || !channel.isActive()) {
+                return; // discarded meanwhile
+            }
+            long more = security.throttle().admit(session.clientAddress());
+            if (more > 0) {
+                waitForTurn(plugin, sequenceId, more);
+                return;
+            }
+            waitingForTurn = false;
+            begin(plugin, sequenceId);
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /** @return whether the exchange goes on */
+    private boolean begin(String plugin, int sequenceId) {
+        return on(login.start(plugin, request.authResponse(), sequenceId, session.channel().alloc()));
     }
 
     /**
@@ -76,11 +116,21 @@ final class ChangeUser {
      */
     boolean onPacket(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        if (waitingForTurn) {
+            // The client has nothing to say before it has an answer.
+            discard();
+            outcome.failed(ClientErrors.packetsOutOfOrder(session.channel().alloc(), sequenceId + 1));
+            return false;
+        }
         return on(login.onPacket(Packets.payload(frame), sequenceId, session.channel().alloc()));
     }
 
     /** The connection closed mid-exchange. */
     void discard() {
+        if (waitingForTurn) {
+            waitingForTurn = false;
+            security.throttle().abandon(session.clientAddress()); // its turn is not used up
+        }
         login.discard();
     }
 

@@ -37,6 +37,27 @@ final class ClientErrors {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad handshake: " + why);
     }
 
+    /** A packet of the login larger than Sluice reads before a client is authenticated. */
+    static ByteBuf loginPacketTooLarge(ByteBufAllocator alloc, int sequenceId, String detail) {
+        return badHandshake(alloc, sequenceId, "too large before login (" + detail + ")");
+    }
+
+    /** A HandshakeResponse41 whose sequence id is not the one after the greeting (or after the SSLRequest). */
+    static ByteBuf packetsOutOfOrder(ByteBufAllocator alloc, int sequenceId) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order");
+    }
+
+    /**
+     * A login (or COM_CHANGE_USER) from an address backing off after failed logins that cannot wait for its turn:
+     * another attempt from the address already waits, or the turn comes after the handshake timeout. Its password
+     * was not checked.
+     */
+    static ByteBuf loginThrottled(ByteBufAllocator alloc, int sequenceId, InetAddress address) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_HOST_IS_BLOCKED, "Host '"
+                + (address == null ? "" : address.getHostAddress())
+                + "' is blocked for a while because of many failed logins; try again later");
+    }
+
     static ByteBuf badChangeUser(ByteBufAllocator alloc, int sequenceId, String why) {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad COM_CHANGE_USER: " + why);
     }
@@ -102,6 +123,15 @@ final class ClientErrors {
     static ByteBuf idleTimeout(ByteBufAllocator alloc) {
         return Packets.err(alloc, 0, ErrorCode.ER_CLIENT_INTERACTION_TIMEOUT,
                 "The client was disconnected by the server because of inactivity.");
+    }
+
+    /**
+     * A command whose frame did not arrive whole within {@code server.netReadTimeoutMilliseconds}, as MySQL words its
+     * {@code net_read_timeout}.
+     */
+    static ByteBuf netReadTimeout(ByteBufAllocator alloc, int sequenceId) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_NET_READ_INTERRUPTED,
+                "Got timeout reading communication packets");
     }
 
     /** What a session says in its log line and error when its backend connection is gone. */

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.SessionKey;
+import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ErrorCode;
@@ -31,6 +32,19 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientHandshakeHandler.class);
+
+    /**
+     * The largest packet read from a client before it is authenticated, 16 KiB; {@code server.maxPacketSize} (1 GiB
+     * by default) applies only once it is. Without it, every unauthenticated connection could make Sluice buffer a
+     * frame of 16 MiB. The packets of a login are small: an SSLRequest is 32 bytes; a HandshakeResponse41 is 32 bytes
+     * plus a user name (MariaDB: at most 128 characters, 512 bytes), an auth response (at most 512 bytes, an RSA
+     * 4096 ciphertext), a schema name (256 bytes), a plugin name and the connection attributes, which drivers fill
+     * with some 0.3 to 1 KiB (MySQL keeps 512 bytes of them by default); an auth switch response or an RSA-encrypted
+     * password is at most 512 bytes. 16 KiB leaves room for ten times the usual attributes.
+     */
+    static final int MAX_LOGIN_PACKET = 16 * 1024;
+    /** What limits a packet before login, named in the error. */
+    static final String LOGIN_LIMIT = "the limit before login";
 
     private enum Phase {
         /** The greeting went out; the HandshakeResponse41 is due. */
@@ -57,10 +71,21 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private BackendLease lease;
     /** Frames a pipelining client sent before the OK, for the command stage to take in order. */
     private ArrayDeque<ByteBuf> sentBeforeOk;
+    /** The sequence id of the client's last packet; -1 before its first. */
+    private int lastSequenceId = -1;
+    /** The login waits for its turn in the back-off ({@link LoginThrottle#reserve}) and holds its place there. */
+    private boolean waitingForTurn;
+    /** Bytes the client sent behind its login while that waited for its turn. */
+    private int bytesSentWhileThrottled;
 
     ClientHandshakeHandler(FrontendContext context, ClientSecurity security) {
         this.context = context;
         this.security = security;
+    }
+
+    /** The frame limit a client pipeline starts with: the login's, or {@code maxPacketSize} if that is smaller. */
+    static int loginPacketLimit(int maxPacketSize) {
+        return Math.min(MAX_LOGIN_PACKET, maxPacketSize);
     }
 
     @Override
@@ -108,7 +133,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onHandshakeTimeout() {
-        if (phase == Phase.GREETING_SENT || phase == Phase.AUTHENTICATING) {
+        if (phase == Phase.GREETING_SENT || phase == Phase.THROTTLED || phase == Phase.AUTHENTICATING) {
             log.debug("client {} #{}: not logged in after {} ms: closing", channel.remoteAddress(),
                     session.connectionId(), security.handshakeTimeoutMillis());
             phase = Phase.DONE;
@@ -126,7 +151,15 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
-        if (phase == Phase.AWAIT_BACKEND) {
+        if (phase == Phase.THROTTLED && (bytesSentWhileThrottled += frame.readableBytes()) > MAX_LOGIN_PACKET) {
+            // More than a pipelining client sends behind its login: held, it would be memory for nothing.
+            frame.release();
+            failAndClose(ClientErrors.loginPacketTooLarge(channel.alloc(), nextReplySequenceId(),
+                    "packets: " + bytesSentWhileThrottled + " bytes sent while the login waits for its turn"
+                    + " (expected: <= " + MAX_LOGIN_PACKET + ")"));
+            return;
+        }
+        if (phase == Phase.AWAIT_BACKEND || phase == Phase.THROTTLED) {
             if (sentBeforeOk == null) {
                 sentBeforeOk = new ArrayDeque<>(4);
             }
@@ -137,11 +170,11 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             if (session != null && session.commands().counters() != null) {
                 session.commands().counters().bytesIn(frame.readableBytes());
             }
+            lastSequenceId = Packets.sequenceId(frame, frame.readerIndex());
             if (phase == Phase.GREETING_SENT) {
                 onHandshakeResponse(frame);
             } else if (phase == Phase.AUTHENTICATING) {
-                int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-                onLoginResult(login.onPacket(Packets.payload(frame), sequenceId, channel.alloc()));
+                onLoginResult(login.onPacket(Packets.payload(frame), lastSequenceId, channel.alloc()));
             }
         } finally {
             frame.release();
@@ -150,6 +183,14 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void onHandshakeResponse(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
+        // The greeting is packet 0; the response is 1, or 2 behind an SSLRequest. MySQL and MariaDB refuse any other.
+        int expected = session.isSecure() ? 2 : 1;
+        if (sequenceId != expected) {
+            log.debug("client {}: handshake response with sequence id {} (expected: {})", channel.remoteAddress(),
+                    sequenceId, expected);
+            failAndClose(ClientErrors.packetsOutOfOrder(channel.alloc(), expected + 1));
+            return;
+        }
         HandshakeResponse41 handshake;
         try {
             handshake = HandshakeResponse41.parse(Packets.payload(frame));
@@ -163,22 +204,42 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             failAndClose(ClientErrors.secureTransportRequired(channel.alloc(), sequenceId + 1));
             return;
         }
-        long delay = security.throttle().reserve(session.clientAddress());
+        // The handshake timer keeps running while the login waits: a throttled connection holds its slot in
+        // server.maxConnections no longer than any other, and one that would time out before its turn is refused now.
+        long maxWait = handshakeTimer != null ? handshakeTimer.getDelay(TimeUnit.MILLISECONDS) : Long.MAX_VALUE;
+        long delay = security.throttle().reserve(session.clientAddress(), maxWait);
+        if (delay == LoginThrottle.REFUSED) {
+            log.debug("client {}: login refused, its address backs off after failed logins", channel.remoteAddress());
+            failAndClose(ClientErrors.loginThrottled(channel.alloc(), sequenceId + 1, session.clientAddress()));
+            return;
+        }
         if (delay > 0) {
-            // Checked later, not refused: the client cannot tell a slow check from a throttled one, and waits.
             log.debug("client {}: login delayed {} ms after failed logins from its address", channel.remoteAddress(),
                     delay);
             phase = Phase.THROTTLED;
-            cancelHandshakeTimer(); // Sluice's own delay must not count against the client
-            channel.eventLoop().schedule(() -> {
-                if (phase == Phase.THROTTLED && channel.isActive()) {
-                    scheduleHandshakeTimeout(); // the rest of the exchange is the client's to keep short again
-                    startLogin(sequenceId);
-                }
-            }, delay, TimeUnit.MILLISECONDS);
+            waitForTurn(sequenceId, delay);
             return;
         }
         startLogin(sequenceId);
+    }
+
+    /** Checks the login once its turn comes; a failure checked meanwhile may move the turn further. */
+    private void waitForTurn(int sequenceId, long delay) {
+        waitingForTurn = true;
+        channel.eventLoop().schedule(() -> {
+            if (phase != Phase.THROTTLED || !channel.isActive()) {
+                return; // closed meanwhile: channelInactive gave up its place
+            }
+            long more = security.throttle().admit(session.clientAddress());
+            if (more > 0) {
+                waitForTurn(sequenceId, more);
+                return;
+            }
+            waitingForTurn = false;
+            // What a pipelining client sent behind its login waits in sentBeforeOk for the OK, as in AWAIT_BACKEND: it
+            // can only be commands, since no client answers an auth switch before it has seen it.
+            startLogin(sequenceId);
+        }, delay, TimeUnit.MILLISECONDS);
     }
 
     private void startLogin(int sequenceId) {
@@ -220,6 +281,11 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     /** The password checked out: count the session for its account, then go on as the account's session. */
     private void loggedIn() {
         cancelHandshakeTimer();
+        // Authenticated: from the next header on, the client's packets may be as large as server.maxPacketSize, and
+        // the frames of its commands must each arrive within the net read timeout (the handshake timer is gone).
+        PacketFrameDecoder frames = channel.pipeline().get(PacketFrameDecoder.class);
+        frames.limit(context.config().server().maxPacketSize(), "server.maxPacketSize");
+        frames.readTimeout(security.netReadTimeoutMillis());
         int okSequenceId = login.resultSequenceId();
         if (!session.switchAccount(login.account())) {
             failAndClose(ClientErrors.userLimitReached(channel.alloc(), okSequenceId, login.account()));
@@ -288,6 +354,10 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.DONE;
         cancelHandshakeTimer();
+        if (waitingForTurn) {
+            waitingForTurn = false;
+            security.throttle().abandon(session.clientAddress()); // its turn is not used up: the next login's wait
+        }
         if (login != null) {
             login.discard();
             login = null;
@@ -318,12 +388,27 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof PacketTooLargeException) {
-            failAndClose(ClientErrors.packetTooLarge(channel.alloc(), 1, root.getMessage()));
+            log.debug("client {}: {}", channel.remoteAddress(), root.getMessage());
+            failAndClose(phase == Phase.AWAIT_BACKEND // logged in: a command over server.maxPacketSize
+                    ? ClientErrors.packetTooLarge(channel.alloc(), nextReplySequenceId(), root.getMessage())
+                    : ClientErrors.loginPacketTooLarge(channel.alloc(), nextReplySequenceId(), root.getMessage()));
             return;
         }
         log.debug("client {}: closing after error: {}", channel == null ? null : channel.remoteAddress(),
                 root.toString());
         ctx.close();
+    }
+
+    /**
+     * The sequence id of an ERR answering the packet the client is sending. Before its first, that is the
+     * HandshakeResponse41 (1, or 2 behind an SSLRequest); later in the exchange, the packet after Sluice's answer to
+     * its last one. The connection closes after the ERR, so the client needs it only to read the error.
+     */
+    private int nextReplySequenceId() {
+        if (lastSequenceId >= 0) {
+            return lastSequenceId + 2;
+        }
+        return session != null && session.isSecure() ? 3 : 2;
     }
 
     private void failAndClose(ByteBuf err) {

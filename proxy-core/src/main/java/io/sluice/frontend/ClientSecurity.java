@@ -15,6 +15,7 @@ final class ClientSecurity {
     private final LoginThrottle throttle;
     private final long handshakeTimeoutMillis;
     private final long idleTimeoutMillis;
+    private final long netReadTimeoutMillis;
 
     ClientSecurity(ServerConfig server) {
         this.tls = ServerTls.create(server.tls());
@@ -22,6 +23,7 @@ final class ClientSecurity {
         this.throttle = new LoginThrottle(server.loginBackoff());
         this.handshakeTimeoutMillis = server.handshakeTimeoutMilliseconds();
         this.idleTimeoutMillis = server.idleTimeoutMilliseconds();
+        this.netReadTimeoutMillis = server.netReadTimeoutMilliseconds();
     }
 
     /** The TLS context, or {@code null} when clients cannot switch to TLS. */
@@ -49,5 +51,10 @@ final class ClientSecurity {
     /** Silence between commands before the client is disconnected; 0: no limit. */
     long idleTimeoutMillis() {
         return idleTimeoutMillis;
+    }
+
+    /** How long a logged-in client may take to send one frame whole; 0: no limit. */
+    long netReadTimeoutMillis() {
+        return netReadTimeoutMillis;
     }
 }

@@ -10,7 +10,9 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
+import io.sluice.codec.NetReadTimeoutException;
 import io.sluice.metrics.LoopCounters;
+import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.ComChangeUser;
@@ -38,6 +40,11 @@ import org.slf4j.LoggerFactory;
 final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession {
 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
+    /**
+     * A lost backend connection: a server's death, or a client's doing (a command that makes the server hang up).
+     * A fuzzing client can cause one a connection, so they are rate-limited.
+     */
+    private static final RateLimitedWarning lostBackendWarning = new RateLimitedWarning(log);
 
     private enum State {
         /** Installed by the login, whose OK has not gone out yet. */
@@ -70,6 +77,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private boolean continuation;
     private boolean infileUpload;
     private int lastSequenceId;
+    /** The command byte of the client's last command, for the log line of a backend connection lost under it. */
+    private int lastCommand = -1;
     /** Why the backend connection was lost, told at the next command; {@code null} while it is fine. */
     private String lostBackend;
     private int suspendReasons;
@@ -165,10 +174,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         continuation = length == Packets.MAX_PAYLOAD;
         if (length == 0) {
             frame.release();
-            reply(ClientErrors.emptyPacket(channel.alloc(), lastSequenceId + 1));
+            answer(ClientErrors.emptyPacket(channel.alloc(), lastSequenceId + 1));
             return;
         }
         int command = frame.getUnsignedByte(frame.readerIndex() + Packets.HEADER_SIZE);
+        lastCommand = command;
         if (counters != null) {
             counters.command(command);
         }
@@ -193,7 +203,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         ResponseKind kind = ResponseKind.of(command);
         if (kind == null) {
             frame.release();
-            reply(ClientErrors.unknownCommand(channel.alloc(), lastSequenceId + 1, command));
+            answer(ClientErrors.unknownCommand(channel.alloc(), lastSequenceId + 1, command));
             return;
         }
         ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
@@ -281,13 +291,27 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         BackendConnection connection = lease.connection();
-        while (!held.isEmpty() && connection != null && !connection.runsOwnCommand()) {
+        boolean answered = false;
+        while (!held.isEmpty()) {
             HeldCommands.Held next = held.peek();
-            if (!send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
+            if (next.isOwnAnswer()) {
+                if (connection != null && !connection.isBetweenCommands()) {
+                    break; // the responses to the commands before it go first
+                }
+                held.poll();
+                channel.write(next.frame(), channel.voidPromise());
+                answered = true;
+                continue;
+            }
+            if (connection == null || connection.runsOwnCommand()
+                    || !send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
                 break;
             }
             held.poll();
             connection = lease.connection();
+        }
+        if (answered) {
+            channel.flush();
         }
         flushForwarded();
         if (followsSession && connection != null && isQuiet() && policy.mayGiveBack(connection)) {
@@ -411,7 +435,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         lease.lost(lost);
         String message = ClientErrors.lostBackendMessage(lost);
-        log.warn("client {}: {}", channel.remoteAddress(), message);
+        // What the client did last goes with it: a server that hangs up right after a client's command may have
+        // been answering that command, not dying.
+        lostBackendWarning.warn("client {}: {}, its last command {} {}", channel.remoteAddress(), message,
+                lastCommand < 0 ? "none" : Command.name(lastCommand),
+                lost.tracker().isIdle() ? "answered" : "unanswered");
         if (responseStarted) {
             channel.close(); // part of a response already reached the client: only a close is honest
         } else if (!lost.tracker().isIdle()) {
@@ -509,12 +537,36 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             failAndClose(ClientErrors.packetTooLarge(channel.alloc(), lastSequenceId + 1, root.getMessage()));
             return;
         }
+        if (root instanceof NetReadTimeoutException) {
+            log.debug("client {} #{}: {}: closing", channel.remoteAddress(), session.connectionId(),
+                    root.getMessage());
+            BackendConnection connection = lease.connection();
+            if (connection == null || connection.isBetweenCommands()) {
+                failAndClose(ClientErrors.netReadTimeout(channel.alloc(), lastSequenceId + 1));
+            } else {
+                ctx.close(); // an earlier command's response is being relayed: an ERR would land inside it
+            }
+            return;
+        }
         log.debug("client {}: closing after error: {}", channel.remoteAddress(), root.toString());
         ctx.close();
     }
 
     void reply(ByteBuf packet) {
         channel.writeAndFlush(packet, channel.voidPromise());
+    }
+
+    /**
+     * Sluice's own answer to the command being handled (taken): at once, unless the responses to earlier commands
+     * of a pipelining client are still to come or commands wait before it; then after them, in order.
+     */
+    private void answer(ByteBuf packet) {
+        BackendConnection connection = lease.connection();
+        if (held.isEmpty() && (connection == null || connection.isBetweenCommands())) {
+            reply(packet);
+        } else {
+            held.addOwnAnswer(packet);
+        }
     }
 
     void failAndClose(ByteBuf err) {

@@ -36,7 +36,9 @@ public final class FrontendInitializer extends ChannelInitializer<Channel> {
             // Reader idleness only: a writer or all-idle check would add a listener to every write.
             pipeline.addLast("idle", new IdleStateHandler(security.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
         }
-        pipeline.addLast("frames", new PacketFrameDecoder(context.config().server().maxPacketSize()))
+        // Until the client is authenticated its packets are held to the login's limit; the login raises it.
+        int loginLimit = ClientHandshakeHandler.loginPacketLimit(context.config().server().maxPacketSize());
+        pipeline.addLast("frames", new PacketFrameDecoder(loginLimit, ClientHandshakeHandler.LOGIN_LIMIT))
                 .addLast("login", new ClientHandshakeHandler(context, security));
     }
 }

@@ -8,9 +8,15 @@ import java.util.function.LongSupplier;
 
 /**
  * Slows down password guessing ({@code server.loginBackoff}): after {@code afterFailures} failed logins in a row from
- * one client address, each further login attempt from it waits for a time slot before its password is checked. Slots
+ * one client address, each further login attempt from it waits for its turn before its password is checked. Turns
  * are {@code delay} apart, the delay doubling with every further failure up to the maximum, so many connections in
  * parallel gain an attacker nothing over one. A successful login from the address clears its record.
+ *
+ * <p>A turn is taken when an attempt is checked, not when it arrives, and one attempt per address waits at a time:
+ * a connection that sends a HandshakeResponse and closes, or waits and is closed, uses up no turn, so it cannot push
+ * a later login out. A further attempt while one waits, or one whose turn comes after what it may wait (the rest of
+ * its handshake timeout), is refused at once ({@link #REFUSED}) and holds no connection. What an address's failures
+ * can make a login from it wait is so bounded by {@code maxDelayMilliseconds} and by the handshake timeout.
  *
  * <p>Shared by every event loop. Only logins touch it (a map look-up per login), never the command phase. Records
  * are forgotten {@link #FORGET_AFTER_NANOS} after their last failure, and the map is bounded.
@@ -20,13 +26,28 @@ public final class LoginThrottle {
     static final long FORGET_AFTER_NANOS = TimeUnit.MINUTES.toNanos(10);
     /** Addresses tracked at most; past it, forgotten records are swept out before a new one is added. */
     static final int MAX_TRACKED = 100_000;
+    /** What {@link #reserve} returns for an attempt that must not wait: refuse it without checking it. */
+    public static final long REFUSED = -1;
 
     private final LoginBackoff backoff;
     private final LongSupplier nanoTime;
     private final ConcurrentHashMap<InetAddress, Record> records = new ConcurrentHashMap<>();
 
-    /** One address's failures; replaced, never changed, so a record read from the map is consistent. */
-    private record Record(int failures, long lastFailureNanos, long nextSlotNanos) {
+    /**
+     * One address's failures; replaced, never changed, so a record read from the map is consistent.
+     *
+     * @param nextTurnNanos when the next attempt may be checked
+     * @param waiting whether an attempt waits for that turn
+     */
+    private record Record(int failures, long lastFailureNanos, long nextTurnNanos, boolean waiting) {
+        Record waiting(boolean value) {
+            return new Record(failures, lastFailureNanos, nextTurnNanos, value);
+        }
+
+        /** An attempt is checked now: the turn after it is {@code delay} away. */
+        Record turnTaken(long now, long delayNanos) {
+            return new Record(failures, lastFailureNanos, now + delayNanos, false);
+        }
     }
 
     public LoginThrottle(LoginBackoff backoff) {
@@ -39,17 +60,21 @@ public final class LoginThrottle {
     }
 
     /**
-     * Takes the next time slot for a login attempt from {@code client}.
+     * A login attempt from {@code client} is ready to be checked: it may be now, after a wait, or not at all.
      *
-     * @return how long the attempt must wait before it is checked, in milliseconds; 0 when the address is not
-     *     backing off
+     * @param maxWaitMillis the longest the attempt may wait for its turn (what is left of its handshake timeout);
+     *     {@link Long#MAX_VALUE} for no bound
+     * @return 0 when it may be checked now (it has taken the address's turn); {@link #REFUSED} when it must not
+     *     wait (another attempt from the address waits, or its turn is more than {@code maxWaitMillis} away); else
+     *     how long it waits, in milliseconds, before it asks again with {@link #admit} (or gives up its place with
+     *     {@link #abandon})
      */
-    public long reserve(InetAddress client) {
+    public long reserve(InetAddress client, long maxWaitMillis) {
         if (!backoff.enabled() || client == null || records.isEmpty()) {
             return 0;
         }
         long now = nanoTime.getAsLong();
-        long[] wait = new long[1];
+        long[] answer = new long[1];
         records.computeIfPresent(client, (address, record) -> {
             if (now - record.lastFailureNanos() > FORGET_AFTER_NANOS) {
                 return null;
@@ -57,11 +82,59 @@ public final class LoginThrottle {
             if (record.failures() < backoff.afterFailures()) {
                 return record;
             }
-            long slot = Math.max(now, record.nextSlotNanos());
-            wait[0] = slot - now;
-            return new Record(record.failures(), record.lastFailureNanos(), slot + delayNanos(record.failures()));
+            if (record.waiting()) {
+                answer[0] = REFUSED; // it could not be checked before the one that waits anyway
+                return record;
+            }
+            long wait = record.nextTurnNanos() - now;
+            if (wait <= 0) {
+                return record.turnTaken(now, delayNanos(record.failures()));
+            }
+            long waitMillis = roundUpMillis(wait);
+            if (waitMillis > maxWaitMillis) {
+                answer[0] = REFUSED; // it would time out before its turn: no point holding its connection
+                return record;
+            }
+            answer[0] = waitMillis;
+            return record.waiting(true);
         });
-        return TimeUnit.NANOSECONDS.toMillis(wait[0] + TimeUnit.MILLISECONDS.toNanos(1) - 1); // round up
+        return answer[0];
+    }
+
+    /**
+     * The wait {@link #reserve} set for an attempt from {@code client} is over.
+     *
+     * @return 0 when it may be checked now (it has taken the turn), else how much longer it waits (a failure
+     *     checked meanwhile moved the turn), in milliseconds, before it asks again
+     */
+    public long admit(InetAddress client) {
+        if (client == null) {
+            return 0;
+        }
+        long now = nanoTime.getAsLong();
+        long[] answer = new long[1];
+        records.computeIfPresent(client, (address, record) -> {
+            if (now - record.lastFailureNanos() > FORGET_AFTER_NANOS) {
+                return null;
+            }
+            long wait = record.nextTurnNanos() - now;
+            if (wait > 0) {
+                answer[0] = roundUpMillis(wait);
+                return record.waiting(true);
+            }
+            return record.turnTaken(now, delayNanos(record.failures()));
+        });
+        return answer[0];
+    }
+
+    /**
+     * An attempt from {@code client} that waited for its turn was given up before it was checked (its connection
+     * closed or timed out): the next attempt may wait in its place, and the turn is not used up.
+     */
+    public void abandon(InetAddress client) {
+        if (client != null && !records.isEmpty()) {
+            records.computeIfPresent(client, (address, record) -> record.waiting() ? record.waiting(false) : record);
+        }
     }
 
     /** Counts a failed login from {@code client}. */
@@ -79,11 +152,11 @@ public final class LoginThrottle {
         records.compute(client, (address, record) -> {
             int failures = record == null || now - record.lastFailureNanos() > FORGET_AFTER_NANOS
                     ? 1 : record.failures() + 1;
-            long nextSlot = record == null ? now : record.nextSlotNanos();
+            long nextTurn = record == null ? now : record.nextTurnNanos();
             if (failures >= backoff.afterFailures()) {
-                nextSlot = Math.max(nextSlot, now + delayNanos(failures));
+                nextTurn = Math.max(nextTurn, now + delayNanos(failures));
             }
-            return new Record(failures, now, nextSlot);
+            return new Record(failures, now, nextTurn, record != null && record.waiting());
         });
     }
 
@@ -92,6 +165,10 @@ public final class LoginThrottle {
         if (client != null && !records.isEmpty()) {
             records.remove(client);
         }
+    }
+
+    private static long roundUpMillis(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos + TimeUnit.MILLISECONDS.toNanos(1) - 1);
     }
 
     /** Consecutive failures counted for {@code client}, for tests. */

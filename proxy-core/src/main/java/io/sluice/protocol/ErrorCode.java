@@ -15,8 +15,17 @@ public enum ErrorCode {
     ER_SERVER_SHUTDOWN(1053, "08S01"),
     /** Wrong password or unknown user. */
     ER_ACCESS_DENIED_ERROR(1045, "28000"),
+    /**
+     * A login attempt from an address backing off after failed logins, whose turn is further away than it may wait
+     * (another attempt from the address already waits, or the turn comes after its handshake timeout).
+     */
+    ER_HOST_IS_BLOCKED(1129, "HY000"),
     /** A command Sluice does not relay (replication, binlog). */
     ER_UNKNOWN_COM_ERROR(1047, "08S01"),
+    /** A login packet with another sequence id than the exchange's next one. */
+    ER_NET_PACKETS_OUT_OF_ORDER(1156, "08S01"),
+    /** A command whose frame did not arrive whole within {@code server.netReadTimeoutMilliseconds}. */
+    ER_NET_READ_INTERRUPTED(1159, "08S01"),
     /** A prepared-statement command named a statement id the session never prepared, or closed. */
     ER_UNKNOWN_STMT_HANDLER(1243, "HY000"),
     /** A command larger than {@code server.maxPacketSize}. */
@@ -51,5 +60,19 @@ public enum ErrorCode {
 
     public String sqlState() {
         return sqlState;
+    }
+
+    /**
+     * The SQLSTATE that goes with {@code code}, for an ERR packet that came without one (a server's error sent
+     * before the handshake, such as MariaDB's "Too many connections"): the one Sluice uses for that code, else
+     * HY000, what the MySQL client library reports for an error without SQLSTATE.
+     */
+    public static String sqlStateOf(int code) {
+        for (ErrorCode error : values()) {
+            if (error.code == code) {
+                return error.sqlState;
+            }
+        }
+        return "HY000";
     }
 }

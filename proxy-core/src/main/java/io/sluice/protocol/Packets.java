@@ -107,13 +107,27 @@ public final class Packets {
     }
 
     /**
-     * Parses an ERR packet's payload (borrowed, not released).
+     * Parses an ERR packet's payload (borrowed, not released): 0xFF, the error code (2 bytes), then {@code '#'} and a
+     * 5-character SQLSTATE, then the message. The marker and SQLSTATE are missing from an ERR a server sends before
+     * the handshake (MariaDB's "Too many connections" in place of a greeting) and from one to a client without
+     * CLIENT_PROTOCOL_41: the SQLSTATE is then the one that goes with the code ({@link ErrorCode#sqlStateOf}).
      *
      * @return the error code, SQLSTATE and message
+     * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_basic_err_packet.html">ERR_Packet</a>
      */
     public static BackendError parseErr(ByteBuf payload) {
-        MySQLErrPacket packet = new MySQLErrPacket(new MySQLPacketPayload(payload.duplicate(), StandardCharsets.UTF_8));
-        return new BackendError(packet.getErrorCode(), packet.getSqlState(), packet.getErrorMessage());
+        int start = payload.readerIndex();
+        int length = payload.readableBytes();
+        if (length < 3) {
+            return new BackendError(0, "HY000", "");
+        }
+        int code = payload.getUnsignedShortLE(start + 1);
+        if (length >= 9 && payload.getByte(start + 3) == '#') {
+            String sqlState = payload.toString(start + 4, 5, StandardCharsets.US_ASCII);
+            return new BackendError(code, sqlState, payload.toString(start + 9, length - 9, StandardCharsets.UTF_8));
+        }
+        return new BackendError(code, ErrorCode.sqlStateOf(code),
+                payload.toString(start + 3, length - 3, StandardCharsets.UTF_8));
     }
 
     /**

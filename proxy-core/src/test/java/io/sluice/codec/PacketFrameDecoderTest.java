@@ -16,6 +16,7 @@ import io.sluice.protocol.PacketTooLargeException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -266,5 +267,109 @@ class PacketFrameDecoderTest {
                 .isInstanceOf(DecoderException.class)
                 .cause().isInstanceOf(PacketTooLargeException.class);
         assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void refusesAPacketOverTheLoginLimitNamingIt() {
+        channel = new EmbeddedChannel(new PacketFrameDecoder(100, "the limit before login"));
+        byte[] packet = frame(1, payload(101, 'a'));
+
+        assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer(packet, 0, 4)))
+                .isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(PacketTooLargeException.class)
+                .hasMessage("packet: 101 bytes (expected: <= 100, the limit before login)");
+        assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void aRaisedLimitAppliesFromTheNextHeader() {
+        channel = new EmbeddedChannel(new PacketFrameDecoder(100, "the limit before login"));
+        byte[] small = frame(1, payload(100, 'a'));
+        byte[] large = frame(0, payload(5_000, 'b'));
+        channel.writeInbound(Unpooled.wrappedBuffer(small));
+        assertThat(readFrames()).containsExactly(small);
+
+        decoder().limit(10_000, "server.maxPacketSize");
+        writeInPieces(large, 1_000);
+
+        assertThat(readFrames()).containsExactly(large);
+    }
+
+    @Test
+    void aFrameNotWholeWithinTheReadTimeoutIsReported() {
+        channel(1024);
+        decoder().readTimeout(1_000);
+        channel.freezeTime();
+        byte[] query = frame(0, comQuery("SELECT 1"));
+
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 0, 5)); // the header and the command byte
+        channel.advanceTimeBy(600, TimeUnit.MILLISECONDS);
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 5, 1)); // a drip: a byte, but still no whole frame
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        channel.advanceTimeBy(401, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+
+        assertThatThrownBy(channel::checkException).isInstanceOf(NetReadTimeoutException.class)
+                .hasMessageContaining("1000 ms");
+        assertThat(readFrames()).isEmpty();
+    }
+
+    @Test
+    void aSlowUploadWhoseFramesEachArriveInTimeGoesOn() {
+        channel(1024);
+        decoder().readTimeout(1_000);
+        channel.freezeTime();
+        byte[] frames = concat(frame(0, payload(100, 'a')), frame(1, payload(100, 'b')), frame(2, payload(100, 'c')));
+
+        // 60 bytes every 400 ms: a frame is always incomplete, but each one is whole within the timeout.
+        for (int pos = 0; pos < frames.length; pos += 60) {
+            channel.writeInbound(Unpooled.wrappedBuffer(frames, pos, Math.min(60, frames.length - pos)));
+            channel.advanceTimeBy(400, TimeUnit.MILLISECONDS);
+            channel.runScheduledPendingTasks();
+            channel.checkException();
+        }
+        channel.advanceTimeBy(2_000, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+
+        assertThat(readFrames()).hasSize(3);
+    }
+
+    @Test
+    void timeWhileReadingIsPausedDoesNotCountAgainstTheClient() {
+        channel(1024);
+        decoder().readTimeout(1_000);
+        channel.freezeTime();
+        byte[] query = frame(0, comQuery("SELECT 1"));
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 0, 6));
+
+        channel.config().setAutoRead(false); // Sluice stopped reading (its backend is full, say)
+        channel.advanceTimeBy(1_001, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        channel.config().setAutoRead(true);
+        channel.advanceTimeBy(1_001, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+
+        assertThatThrownBy(channel::checkException).isInstanceOf(NetReadTimeoutException.class);
+    }
+
+    @Test
+    void withoutAReadTimeoutAnIncompleteFrameWaits() {
+        channel(1024);
+        channel.freezeTime();
+        byte[] query = frame(0, comQuery("SELECT 1"));
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 0, 6));
+        channel.advanceTimeBy(1, TimeUnit.HOURS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        channel.writeInbound(Unpooled.wrappedBuffer(query, 6, query.length - 6));
+
+        assertThat(readFrames()).containsExactly(query);
+    }
+
+    private PacketFrameDecoder decoder() {
+        return channel.pipeline().get(PacketFrameDecoder.class);
     }
 }

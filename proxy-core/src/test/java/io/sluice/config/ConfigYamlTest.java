@@ -254,7 +254,8 @@ class ConfigYamlTest {
                   prot: 3307
                 """, "config.yaml line 3: server.prot: unknown key (expected: one of address, port, workerThreads, "
                 + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
-                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff, tls)");
+                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, netReadTimeoutMilliseconds, loginBackoff, "
+                + "tls)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
@@ -316,7 +317,8 @@ class ConfigYamlTest {
                 server: 3307
                 """, "config.yaml line 2: server: 3307 (expected: a mapping of address, port, workerThreads, "
                 + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
-                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff, tls)");
+                + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, netReadTimeoutMilliseconds, loginBackoff, "
+                + "tls)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
@@ -562,6 +564,7 @@ class ConfigYamlTest {
                 server:
                   handshakeTimeoutMilliseconds: 5_000
                   idleTimeoutMilliseconds: 28800000
+                  netReadTimeoutMilliseconds: 60000
                   loginBackoff:
                     afterFailures: 3
                     delayMilliseconds: 250
@@ -590,6 +593,7 @@ class ConfigYamlTest {
         ServerConfig server = config.server();
         assertThat(server.handshakeTimeoutMilliseconds()).isEqualTo(5_000);
         assertThat(server.idleTimeoutMilliseconds()).isEqualTo(28_800_000);
+        assertThat(server.netReadTimeoutMilliseconds()).isEqualTo(60_000);
         assertThat(server.loginBackoff()).isEqualTo(new LoginBackoff(3, 250, 60_000));
         assertThat(server.tls()).isEqualTo(new TlsConfig(true, dir.resolve("cert.pem"), dir.resolve("key.pem"),
                 dir.resolve("clients-ca.pem"), TlsConfig.VerifyClient.REQUIRE, true, TlsConfig.Provider.JDK,
@@ -663,6 +667,10 @@ class ConfigYamlTest {
                 server:
                   handshakeTimeoutMilliseconds: -1
                 """, "config.yaml line 3: server.handshakeTimeoutMilliseconds: -1 (expected: >= 0)");
+        assertRefused(ds + """
+                server:
+                  netReadTimeoutMilliseconds: -1
+                """, "config.yaml line 3: server.netReadTimeoutMilliseconds: -1 (expected: >= 0)");
     }
 
     @Test

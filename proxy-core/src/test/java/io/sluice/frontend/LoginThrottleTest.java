@@ -14,43 +14,95 @@ class LoginThrottleTest {
     private final LoginThrottle throttle = new LoginThrottle(new LoginBackoff(3, 100, 350), now::get);
     private final InetAddress attacker = InetAddress.getLoopbackAddress();
 
+    private static final long NO_BOUND = Long.MAX_VALUE;
+
     @Test
     void noDelayBeforeTheThreshold() {
         throttle.failed(attacker);
         throttle.failed(attacker);
-        assertThat(throttle.reserve(attacker)).isZero();
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isZero();
     }
 
     @Test
     void delaysDoubleUpToTheMaximum() {
         fail(3);
-        assertThat(throttle.reserve(attacker)).isEqualTo(100);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(100);
         advance(100);
-        throttle.failed(attacker); // 4 failures: the next slot is 200 ms out
-        assertThat(throttle.reserve(attacker)).isEqualTo(200);
+        assertThat(throttle.admit(attacker)).as("its turn has come").isZero();
+        throttle.failed(attacker); // 4 failures: the next turn is 200 ms out
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(200);
         advance(200);
+        assertThat(throttle.admit(attacker)).isZero();
         throttle.failed(attacker); // 5: 400, capped at 350
-        assertThat(throttle.reserve(attacker)).isEqualTo(350);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(350);
     }
 
     @Test
-    void parallelAttemptsGetSuccessiveSlots() {
+    void oneAttemptWaitsAtATimeAndTheOthersAreRefused() {
         fail(3);
-        assertThat(throttle.reserve(attacker)).isEqualTo(100);
-        assertThat(throttle.reserve(attacker)).isEqualTo(200);
-        assertThat(throttle.reserve(attacker)).isEqualTo(300);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(100);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(LoginThrottle.REFUSED);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(LoginThrottle.REFUSED);
+        advance(100);
+        assertThat(throttle.admit(attacker)).isZero();
+        // The turn was taken when the first was checked: the next one waits a whole delay after it.
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(100);
+    }
+
+    @Test
+    void attemptsThatCloseBeforeTheirTurnUseUpNoTurn() {
+        fail(3);
+        for (int i = 0; i < 30; i++) { // each sends its login and closes at once
+            long wait = throttle.reserve(attacker, NO_BOUND);
+            assertThat(wait).isIn(100L, LoginThrottle.REFUSED);
+            if (wait > 0) {
+                throttle.abandon(attacker);
+            }
+        }
+        advance(40);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).as("a login after them waits only the one turn")
+                .isEqualTo(60);
+        assertThat(throttle.failures(attacker)).isEqualTo(3);
+    }
+
+    @Test
+    void anAttemptThatWouldTimeOutBeforeItsTurnIsRefusedAndReservesNothing() {
+        fail(3);
+        assertThat(throttle.reserve(attacker, 99)).isEqualTo(LoginThrottle.REFUSED);
+        assertThat(throttle.reserve(attacker, 100)).as("nothing was reserved by the refused one").isEqualTo(100);
+    }
+
+    @Test
+    void aFailureCheckedWhileOneWaitsMovesItsTurn() {
+        fail(3);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(100);
+        throttle.failed(attacker); // an attempt checked before this one arrived fails: the next turn is 200 ms out
+        advance(100);
+        assertThat(throttle.admit(attacker)).isEqualTo(100);
+        advance(100);
+        assertThat(throttle.admit(attacker)).isZero();
+    }
+
+    @Test
+    void aWaitingAttemptFromAnAddressThatLoggedInMeanwhileGoesAtOnce() {
+        fail(3);
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isEqualTo(100);
+        throttle.succeeded(attacker);
+        assertThat(throttle.admit(attacker)).isZero();
+        throttle.abandon(attacker); // nothing to give up: no record
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isZero();
     }
 
     @Test
     void successForgivesAndOldFailuresAreForgotten() throws Exception {
         fail(3);
         throttle.succeeded(attacker);
-        assertThat(throttle.reserve(attacker)).isZero();
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isZero();
         assertThat(throttle.failures(attacker)).isZero();
 
         fail(3);
         advance(TimeUnit.NANOSECONDS.toMillis(LoginThrottle.FORGET_AFTER_NANOS) + 1);
-        assertThat(throttle.reserve(attacker)).isZero();
+        assertThat(throttle.reserve(attacker, NO_BOUND)).isZero();
         throttle.failed(attacker);
         assertThat(throttle.failures(attacker)).isEqualTo(1);
     }
@@ -58,12 +110,12 @@ class LoginThrottleTest {
     @Test
     void otherAddressesAreUnaffectedAndZeroTurnsItOff() throws Exception {
         fail(5);
-        assertThat(throttle.reserve(InetAddress.getByName("127.0.0.2"))).isZero();
+        assertThat(throttle.reserve(InetAddress.getByName("127.0.0.2"), NO_BOUND)).isZero();
         LoginThrottle off = new LoginThrottle(new LoginBackoff(0, 100, 100), now::get);
         for (int i = 0; i < 10; i++) {
             off.failed(attacker);
         }
-        assertThat(off.reserve(attacker)).isZero();
+        assertThat(off.reserve(attacker, NO_BOUND)).isZero();
     }
 
     private void fail(int times) {

@@ -101,6 +101,43 @@ class BadInputTest {
     }
 
     @Test
+    void handshakeResponseOutOfSequence() throws Exception {
+        try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
+            byte[] response = raw.handshakeResponse(proxy.user(), proxy.password(), null, 0);
+            raw.writeFrameHeader(response.length, 5); // the greeting was 0: the response must be 1
+            raw.writeRaw(response);
+            List<RawMySqlClient.Packet> packets = raw.readUntilClosed();
+            assertThat(packets).as("%s", packets).hasSize(1);
+            assertErrOrNothing(packets, 1156, "08S01"); // ER_NET_PACKETS_OUT_OF_ORDER, as MariaDB answers
+        }
+    }
+
+    @Test
+    void sluicesOwnAnswersToAPipeliningClientComeInOrder() throws Exception {
+        assumeFalse(ProxyUnderTest.isDirect(), "COM_BINLOG_DUMP would start a replication stream on a server");
+        try (RawMySqlClient raw = proxy.rawLogin(proxy.db())) {
+            byte[] binlogDump = {MySqlWire.COM_BINLOG_DUMP, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+            raw.writeRaw(MySqlWire.concat(MySqlWire.frame(0, MySqlWire.comQuery("SELECT SLEEP(0.3)")),
+                    MySqlWire.frame(0, new byte[0]), MySqlWire.frame(0, binlogDump),
+                    MySqlWire.frame(0, MySqlWire.comQuery("SELECT 'after'"))));
+            List<RawMySqlClient.Packet> packets = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                packets.add(raw.readPacket());
+            }
+            // SELECT SLEEP: column count, definition, EOF, row, EOF; then the two ERRs; then the last result set.
+            assertThat(packets.get(0).isErr()).as("the first command's result comes first: %s", packets).isFalse();
+            assertThat(packets.get(4).isEof()).as("%s", packets).isTrue();
+            assertThat(packets.get(5).errorCode()).isEqualTo(1047);
+            assertThat(packets.get(5).errorMessage()).contains("empty packet");
+            assertThat(packets.get(6).errorCode()).isEqualTo(1047);
+            assertThat(packets.get(6).errorMessage()).contains("COM_BINLOG_DUMP");
+            assertThat(new String(packets.get(10).payload(), 1, 5, java.nio.charset.StandardCharsets.UTF_8))
+                    .as("%s", packets).isEqualTo("after");
+            assertThat(packets.get(11).isEof()).isTrue();
+        }
+    }
+
+    @Test
     void truncatedFrameThenDisconnect() throws Exception {
         // During the handshake...
         try (RawMySqlClient raw = RawMySqlClient.connect(proxy.host(), proxy.port())) {
@@ -178,6 +215,38 @@ class BadInputTest {
         }
         c.abort(Runnable::run);
         assertHealthy();
+    }
+
+    @Test
+    void clientPipelinesWithoutReadingThenVanishes() throws Exception {
+        // The server blocks writing results nobody reads, and Sluice stops reading what the client sends: when the
+        // client goes, the pool's only connection must be closed at once, not left to the server's net_write_timeout.
+        for (boolean reset : new boolean[] {true, false}) {
+            RawMySqlClient raw = proxy.rawLogin(proxy.db());
+            // 10 KiB a command, 200 KiB a result: 30 MiB of commands fill every buffer on the way both ways.
+            byte[] query = MySqlWire.frame(0, MySqlWire.comQuery("SELECT seq, REPEAT('x', 1000) FROM seq_1_to_200 /*"
+                    + " ".repeat(10_000) + "*/"));
+            byte[] pipelined = new byte[query.length * 3_000];
+            for (int i = 0; i < 3_000; i++) {
+                System.arraycopy(query, 0, pipelined, i * query.length, query.length);
+            }
+            Thread writer = new Thread(() -> {
+                try {
+                    raw.writeRaw(pipelined); // blocks once every buffer on the way is full
+                } catch (IOException closed) {
+                    // the test closes the socket under it
+                }
+            });
+            writer.start();
+            writer.join(2_000); // long enough to fill the buffers
+            if (reset) {
+                raw.abort();
+            } else {
+                raw.close();
+            }
+            writer.join();
+            assertHealthy(); // with a pool of one connection, this needs the one the client had
+        }
     }
 
     @Test

@@ -97,11 +97,7 @@ public final class RawMySqlClient implements Closeable {
      * {@link #CLIENT_SESSION_TRACK}, which lets a transaction-pooling Sluice multiplex the session).
      */
     public Packet authenticate(String user, String password, String db, int extraCapabilities) throws IOException {
-        int capabilities = CLIENT_LONG_PASSWORD | CLIENT_LONG_FLAG | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS
-                | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_RESULTS | CLIENT_PLUGIN_AUTH
-                | (db != null ? CLIENT_CONNECT_WITH_DB : 0) | extraCapabilities;
-        writePacket(MySqlWire.handshakeResponse41(capabilities, MAX_FRAME, MySqlWire.UTF8MB4_GENERAL_CI, user,
-                nativePassword(password, handshake.seed()), db, "mysql_native_password"));
+        writePacket(handshakeResponse(user, password, db, extraCapabilities));
 
         Packet reply = readPacket();
         if (reply != null && reply.firstByte() == 0xFE && reply.payload().length > 1) { // AuthSwitchRequest
@@ -119,6 +115,18 @@ public final class RawMySqlClient implements Closeable {
             throw new EOFException("closed during authentication");
         }
         return reply;
+    }
+
+    /**
+     * The HandshakeResponse41 {@link #authenticate} sends (mysql_native_password over the greeting's seed), to be
+     * sent some other way: without waiting for the answer, or with another sequence id.
+     */
+    public byte[] handshakeResponse(String user, String password, String db, int extraCapabilities) {
+        int capabilities = CLIENT_LONG_PASSWORD | CLIENT_LONG_FLAG | CLIENT_PROTOCOL_41 | CLIENT_TRANSACTIONS
+                | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_RESULTS | CLIENT_PLUGIN_AUTH
+                | (db != null ? CLIENT_CONNECT_WITH_DB : 0) | extraCapabilities;
+        return MySqlWire.handshakeResponse41(capabilities, MAX_FRAME, MySqlWire.UTF8MB4_GENERAL_CI, user,
+                nativePassword(password, handshake.seed()), db, "mysql_native_password");
     }
 
     /** Starts a command: resets the sequence id and sends {@code command} followed by {@code argument}. */

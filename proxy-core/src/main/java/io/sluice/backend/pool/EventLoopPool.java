@@ -8,6 +8,7 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.ConnectionOwner;
 import io.sluice.backend.InitDb;
+import io.sluice.backend.Ping;
 import io.sluice.backend.ResetConnection;
 import io.sluice.backend.SessionKey;
 import io.sluice.config.DataSourceConfig;
@@ -124,6 +125,10 @@ public final class EventLoopPool implements ConnectionOwner {
             return null;
         }
         BackendConnection first = idle.takeFirstIfSame(key, schema, variables);
+        if (first != null && parent.needsCheckBeforeLending(first)) {
+            idle.addFirst(first); // idle for long: acquire() checks it before lending it
+            return null;
+        }
         if (first != null) {
             first.markHeld();
             parent.acquired(0);
@@ -230,9 +235,54 @@ public final class EventLoopPool implements ConnectionOwner {
             return false;
         }
         connection.markHeld();
+        if (parent.needsCheckBeforeLending(connection)) {
+            checkThenLend(connection, key, schema, promise);
+        } else {
+            lendIdle(connection, key, schema, promise);
+        }
+        return true;
+    }
+
+    /**
+     * Pings a connection idle for long before lending it: a server that was stopped or hung meanwhile would take the
+     * session's first command and never answer. One that does not answer in time is closed, and another connection
+     * lent in its place (a new one to a hung server fails its login, and the session fails over).
+     */
+    private void checkThenLend(BackendConnection connection, SessionKey key, String schema,
+            Promise<BackendConnection> promise) {
+        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
+        Ping ping = new Ping(error -> {
+            if (timer[0] != null) {
+                timer[0].cancel(false);
+            }
+            if (error == null) {
+                lendIdle(connection, key, schema, promise);
+                return;
+            }
+            log.debug("closing {}: idle for long and its ping failed: {}", connection, error.getMessage());
+            connection.close();
+            if (!promise.isDone() && !shutDown) {
+                lend(key, schema, promise);
+            }
+        });
+        connection.run(ping);
+        if (connection.runsOwnCommand()) { // else it failed at once and the callback ran
+            timer[0] = loop.schedule(() -> {
+                log.debug("closing {}: no answer to its ping within {} ms", connection,
+                        parent.idleCheckTimeoutMillis());
+                connection.channel().close(); // fails the ping, whose callback lends another
+            }, parent.idleCheckTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Lends an idle connection taken from the list, selecting {@code schema} on it first if it has another one. */
+    private void lendIdle(BackendConnection connection, SessionKey key, String schema,
+            Promise<BackendConnection> promise) {
         if (Objects.equals(connection.state().schema(), schema)) {
-            promise.trySuccess(connection);
-            return true;
+            if (!promise.trySuccess(connection)) {
+                offer(connection); // the session gave up while the connection was checked
+            }
+            return;
         }
         connection.run(new InitDb(schema, error -> {
             if (error == null) {
@@ -251,7 +301,6 @@ public final class EventLoopPool implements ConnectionOwner {
                 promise.tryFailure(error);
             }
         }));
-        return true;
     }
 
     /** Lends an idle connection, one being reset, a new one, or the first freed once {@code maxPoolSize} is reached. */
@@ -286,8 +335,7 @@ public final class EventLoopPool implements ConnectionOwner {
                 promise.tryFailure(f.cause());
             }
         });
-        parent.connector().connect(this, key, schema, ready, parent.dataSource().connectionTimeoutMilliseconds(),
-                true);
+        parent.connector().connect(this, key, schema, ready, parent.loginTimeoutMillis(), true);
     }
 
     /**
