@@ -1,5 +1,6 @@
 package io.sluice.testing;
 
+import io.sluice.backend.BackendServerInfo;
 import io.sluice.backend.SessionKey;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.ScriptedDialing;
@@ -45,6 +46,11 @@ public final class ScriptedSluice implements AutoCloseable {
     private final List<ScriptedClient> clients = new ArrayList<>();
 
     private ScriptedSluice(PoolingConfig pooling, int maxPoolSize) {
+        this(pooling, maxPoolSize, ScriptedBackend.serverInfo());
+    }
+
+    /** @param serverInfo the face of the backend Sluice presents to clients, and whose flavour it acts on */
+    private ScriptedSluice(PoolingConfig pooling, int maxPoolSize, BackendServerInfo serverInfo) {
         DataSourceConfig dataSource = new DataSourceConfig(DATA_SOURCE, "jdbc:mysql://"
                 + ScriptedBackend.ADDRESS.getHostString() + ":" + ScriptedBackend.ADDRESS.getPort() + "/",
                 ScriptedBackend.USER, "", DataSourceConfig.DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS,
@@ -64,7 +70,7 @@ public final class ScriptedSluice implements AutoCloseable {
         ScriptedDialing.openWith(pool, backend::open);
         group = new BackendGroup(config.loadBalancer(), config.healthCheck());
         group.add(DATA_SOURCE, pool.address(), dataSource.weight(), true);
-        context = new FrontendContext(config, ScriptedBackend.serverInfo(), group, Map.of(DATA_SOURCE, pool),
+        context = new FrontendContext(config, serverInfo, group, Map.of(DATA_SOURCE, pool),
                 new SessionRegistry(config.server().maxConnections(), pooling.transactionPooling()), null,
                 new SlowQueryLog(config.operations().slowQueryLog()));
         initializer = new FrontendInitializer(context);
@@ -78,6 +84,17 @@ public final class ScriptedSluice implements AutoCloseable {
     /** Transaction pooling with the default prepared-statement cache, up to {@code maxPoolSize} connections. */
     public static ScriptedSluice transactionPooling(int maxPoolSize) {
         return new ScriptedSluice(PoolingConfig.transaction(), maxPoolSize);
+    }
+
+    /**
+     * Transaction pooling in front of a server Sluice takes for MariaDB (its greeting leaves CLIENT_LONG_PASSWORD
+     * unset): user variables are then read back and carried instead of pinning. The scripted connections still greet
+     * as they always do.
+     */
+    public static ScriptedSluice transactionPoolingOnMariaDb(int maxPoolSize) {
+        return new ScriptedSluice(PoolingConfig.transaction(), maxPoolSize, new BackendServerInfo(
+                "10.11.19-MariaDB-scripted", ScriptedBackend.CAPABILITIES & ~Capabilities.CLIENT_LONG_PASSWORD,
+                MySqlWire.UTF8MB4_GENERAL_CI));
     }
 
     /** A client connects: Sluice's client pipeline greets it. */
