@@ -1,16 +1,14 @@
 package io.sluice.bootstrap;
 
 import io.sluice.Sluice;
+import io.sluice.api.BuildInfo;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigYaml;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.ops.SluiceServer;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * config.yaml on {@code POST /api/config/reload} and, unless {@code reload.watchFile} is false, when the file
  * changes.
  *
- * <p>Exit status: 0 after a clean stop or {@code --help}, 1 when the configuration is refused or the proxy cannot
+ * <p>Exit status: 0 after a clean stop, {@code --help} or {@code --version}, 1 when the configuration is refused or the proxy cannot
  * start, 2 for bad arguments. Every failure prints one line {@code sluice: <reason>} to stderr, which
  * {@code bin/start.sh} shows to the user.
  */
@@ -82,6 +80,10 @@ public final class SluiceMain {
         }
         if (commandLine.help()) {
             out.println(CommandLine.USAGE);
+            return 0;
+        }
+        if (commandLine.version()) {
+            out.println("Sluice " + version() + " (Java " + BuildInfo.javaVersion() + ")");
             return 0;
         }
 
@@ -165,18 +167,9 @@ public final class SluiceMain {
         return config;
     }
 
-    /** This build's version, from a resource the build fills in. */
+    /** This build's version: {@link BuildInfo#version()}. */
     static String version() {
-        try (InputStream in = SluiceMain.class.getResourceAsStream("version.properties")) {
-            if (in != null) {
-                Properties properties = new Properties();
-                properties.load(in);
-                return properties.getProperty("version", "unknown");
-            }
-        } catch (IOException e) {
-            // fall through: a missing version must not stop the proxy
-        }
-        return "unknown";
+        return BuildInfo.version();
     }
 
     private static String describe(Throwable e) {
