@@ -786,6 +786,8 @@ pooling:
 healthCheck:
   intervalMilliseconds: 0
 server:
+  # loopback, as everything here: Sluice refuses an open address while a user has an empty password
+  address: $HOST
   port: $port
   workerThreads: $WORKER_THREADS
 $(sluice_tls_config)

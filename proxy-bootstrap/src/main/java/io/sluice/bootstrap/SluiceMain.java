@@ -149,12 +149,16 @@ public final class SluiceMain {
         return server;
     }
 
-    /** Reads config.yaml and applies the port from the command line. */
+    /**
+     * Reads config.yaml and applies the port from the command line; refuses an open listener with a guessable account
+     * ({@link ExposedDefaultsCheck}). Starts and reloads both come through here.
+     */
     static ProxyConfig load(CommandLine commandLine) {
         ProxyConfig config = ConfigYaml.load(commandLine.configFile());
         if (commandLine.port() != null) {
             config = config.withServer(config.server().withPort(commandLine.port()));
         }
+        ExposedDefaultsCheck.check(config, commandLine.configFile().toString());
         // Names and URLs only: the records' toString never includes a password.
         for (DataSourceConfig dataSource : config.dataSources().values()) {
             LOG.info("Data source {}", dataSource);
