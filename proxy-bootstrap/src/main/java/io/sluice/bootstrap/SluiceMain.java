@@ -34,6 +34,10 @@ public final class SluiceMain {
     /** bin/start.sh waits for this text in stdout.log to know the proxy is up. */
     static final String LISTENING = "listening on";
 
+    /** Where conf/logback.xml sends the log: {@code file}, or {@code console} under {@code start.sh --foreground}. */
+    static final String LOG_TARGET = "sluice.log.target";
+    static final String LOG_TARGET_CONSOLE = "console";
+
     private static final Logger LOG = LoggerFactory.getLogger(SluiceMain.class);
 
     private SluiceMain() {
@@ -89,7 +93,7 @@ public final class SluiceMain {
 
         SluiceServer server;
         try {
-            server = start(commandLine, out);
+            server = start(commandLine);
         } catch (ConfigException e) {
             LOG.error("Cannot start: {}", e.getMessage());
             err.println("sluice: " + e.getMessage());
@@ -123,6 +127,9 @@ public final class SluiceMain {
                 stopped.countDown();
             }
         }, "sluice-shutdown"));
+        // Only now: whoever sees this line (start.sh, a supervisor, a test) may stop Sluice at once, and a SIGTERM
+        // that came before the hook would end the JVM without the graceful shutdown.
+        announce(sluice, out);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -132,21 +139,26 @@ public final class SluiceMain {
     }
 
     /**
-     * Loads the configuration, applies the command line and starts the proxy with its metrics and admin port;
-     * announces where it listens.
+     * Loads the configuration, applies the command line and starts the proxy with its metrics and admin port.
      *
      * @throws ConfigException when the file is refused or the proxy cannot serve it (port taken, no backend)
      */
-    static SluiceServer start(CommandLine commandLine, PrintStream out) {
+    static SluiceServer start(CommandLine commandLine) {
         ProxyConfig config = load(commandLine);
-        SluiceServer server = SluiceServer.start(config);
-        Sluice sluice = server.sluice();
+        return SluiceServer.start(config);
+    }
+
+    /** Says where Sluice listens: the line bin/start.sh waits for. */
+    static void announce(Sluice sluice, PrintStream out) {
         InetSocketAddress address = sluice.localAddress();
         String line = "Sluice " + version() + " " + LISTENING + " " + address.getHostString() + ":" + sluice.port();
         LOG.info(line);
-        out.println(line);
-        out.flush();
-        return server;
+        if (!LOG_TARGET_CONSOLE.equals(System.getProperty(LOG_TARGET))) {
+            // Daemonised, bin/start.sh waits for this line in logs/stdout.log. In the foreground the log line above is
+            // on stdout already, and a second copy would break a stream of JSON log lines.
+            out.println(line);
+            out.flush();
+        }
     }
 
     /**
