@@ -52,7 +52,11 @@ final class ConfigView {
             list.forEach(item -> items.add(view(item)));
             return items;
         }
-        return value; // strings, numbers, booleans, enums and paths: Json writes them as themselves
+        if (value == null || value instanceof Number || value instanceof Boolean) {
+            return value;
+        }
+        // Strings, enums, and paths, which must not reach Json as what they also are: an Iterable of themselves.
+        return value.toString();
     }
 
     private static Object mask(Object secret) {

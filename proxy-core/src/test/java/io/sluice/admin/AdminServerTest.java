@@ -11,6 +11,9 @@ import io.sluice.balancer.BackendStatus;
 import io.sluice.capture.TrafficCapture;
 import io.sluice.config.AdminConfig;
 import io.sluice.config.ProxyConfig;
+import io.sluice.config.ServerConfig;
+import io.sluice.config.TlsConfig;
+import java.nio.file.Path;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.AdminClient.Response;
 import java.util.List;
@@ -140,6 +143,8 @@ class AdminServerTest {
     void configIsMaskedWhereverASecretSits() {
         proxy.config = ProxyConfig.builder().dataSource("ds_0", "jdbc:mysql://127.0.0.1:3306/test", "root", "db-pw")
                 .user("app", "app-pw").user("nopass", "")
+                .server(ServerConfig.defaults().withTls(TlsConfig.defaults().withGeneratedDirectory(
+                        Path.of("/etc/sluice"))))
                 .admin("127.0.0.1", 0, "admin-pw").build();
         AdminClient admin = start();
 
@@ -150,7 +155,9 @@ class AdminServerTest {
                 .contains("\"username\":\"root\",\"password\":\"****\"")
                 .contains("{\"user\":\"app\",\"host\":\"%\",\"password\":\"****\",\"passwordHash\":null")
                 .contains("{\"user\":\"nopass\",\"host\":\"%\",\"password\":\"\"")
-                .contains("\"token\":\"****\",\"readToken\":null");
+                .contains("\"token\":\"****\",\"readToken\":null")
+                // a Path is also an Iterable of Paths: written as its text, not walked
+                .contains("\"generatedDirectory\":\"/etc/sluice\"");
     }
 
     private static BackendSnapshot backend(String name, BackendStatus status, int weight) {
