@@ -19,7 +19,7 @@ jar=benchmark/target/benchmarks.jar
 if [[ ! -f "$jar" ]] || [[ -n "$(find benchmark/src benchmark/pom.xml proxy-core/src proxy-core/pom.xml proxy-balancer/src pom.xml \
         -newer "$jar" -type f -print -quit)" ]]; then
     echo "building $jar" >&2
-    ./mvnw -q -pl benchmark -am package -DskipTests
+    ./mvnw -q -Pbenchmark -pl benchmark -am package -DskipTests
 fi
 
 mkdir -p benchmark/results/jmh

@@ -164,7 +164,8 @@ Workloads
   --idle-concurrency N   workload c: logins in flight while opening    [$IDLE_CONCURRENCY]
   --idle-client KIND     workload c: python (raw logins that ask for CLIENT_SESSION_TRACK, as
                          libmariadb does) or jdbc (MySQL Connector/J with a default URL, which
-                         does not; needs benchmark/target/benchmarks.jar)  [$IDLE_CLIENT]
+                         does not; needs benchmark/target/benchmarks.jar, built by
+                         ./mvnw -Pbenchmark -pl benchmark -am package -DskipTests)  [$IDLE_CLIENT]
   --idle-db DB|none|auto workload c: schema the idle clients name at login [$IDLE_DB]
                          auto = sbtest when a leg pools by TRANSACTION (sluice_tx or
                          --pooling transaction), so that a SESSION leg holds one backend
@@ -792,6 +793,8 @@ pooling:
 healthCheck:
   intervalMilliseconds: 0
 server:
+  # loopback, as everything here: Sluice refuses an open address while a user has an empty password
+  address: $HOST
   port: $port
   workerThreads: $WORKER_THREADS
 $(sluice_tls_config)

@@ -1,26 +1,33 @@
 #!/usr/bin/env bash
 #
-# Starts Sluice in the background and waits until it listens or fails.
+# Starts Sluice in the background and waits until it listens or fails; or runs it in the foreground.
 #
-#   bin/start.sh [port] [conf-dir]
+#   bin/start.sh [--foreground] [port] [conf-dir]
+#   bin/start.sh --version | --help
 #
-#   port      overrides server.port in config.yaml
-#   conf-dir  the directory holding config.yaml (default: <install>/conf); its logback.xml is used when it has one
+#   port          overrides server.port in config.yaml
+#   conf-dir      the directory holding config.yaml (default: <install>/conf); its logback.xml is used when it has one
+#   --foreground  replaces this script with the JVM (exec): logs go to stdout, SIGTERM and SIGINT reach the JVM
+#                 directly, no pid file is written and the exit status is the JVM's. For systemd (Type=exec),
+#                 containers and supervisors. Stop it with SIGTERM (systemctl stop, docker stop, Ctrl-C).
+#   --version     prints Sluice's version and exits
 #
 # Environment:
 #   JAVA_HOME              the JDK to use (default: java on the PATH)
 #   JAVA_OPTS              JVM flags; when unset: -Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50
 #                          -Dio.netty.leakDetection.level=disabled
-#   SLUICE_START_TIMEOUT   seconds to wait for the "listening on" line (default: 30)
+#   SLUICE_START_TIMEOUT   seconds to wait for the "listening on" line (default: 30; background only)
+#   SLUICE_LOG_FORMAT      text (default) or json: one JSON object per log line (logback's JsonEncoder)
 #   SLUICE_CPU_SCHEDULING  the Linux scheduling policy of the JVM's threads: batch (default) or normal.
 #                          batch (SCHED_BATCH, via chrt) stops each arriving packet from preempting whatever
 #                          runs on the core, which on a host shared with the database halves the proxy's CPU per
 #                          large result; see docs/decisions/059-sched-batch-by-default.md. Falls back to normal,
 #                          with a warning, where chrt is missing or the policy is refused.
 #
-# The JVM runs in a session of its own (setsid), as a daemon does.
-# Writes <install>/sluice.pid; stdout and stderr go to <install>/logs/stdout.log (the previous run's is kept as
-# stdout.log.1). Exit status: 0 once Sluice listens, 1 when it could not start, 2 for bad arguments.
+# In the background the JVM runs in a session of its own (setsid), as a daemon does. It writes <install>/sluice.pid;
+# the log goes to <install>/logs/sluice.log and the JVM's own output (the startup line, a failure to start, a crash)
+# to <install>/logs/stdout.log (the previous run's is kept as stdout.log.1).
+# Exit status: 0 once Sluice listens, 1 when it could not start, 2 for bad arguments.
 
 set -u
 
@@ -32,7 +39,8 @@ MAIN_CLASS=io.sluice.bootstrap.SluiceMain
 START_TIMEOUT=${SLUICE_START_TIMEOUT:-30}
 
 usage() {
-    echo "Usage: $0 [port] [conf-dir]"
+    echo "Usage: $0 [--foreground] [port] [conf-dir]"
+    echo "       $0 --version | --help"
 }
 
 # True when $1 is a live Sluice process: kill -0 alone would also accept an unrelated process that reused the pid
@@ -48,36 +56,41 @@ is_sluice() {
     return 0
 }
 
-case "${1:-}" in
-    -h|--help) usage; exit 0 ;;
-esac
-if [ $# -gt 2 ]; then
+FOREGROUND=false
+SHOW_VERSION=false
+POSITIONAL=()
+for arg in "$@"; do
+    case "$arg" in
+        -h|--help) usage; exit 0 ;;
+        -f|--foreground) FOREGROUND=true ;;
+        --version) SHOW_VERSION=true ;;
+        -?*)
+            echo "sluice: unknown option: $arg (expected: --foreground, --version or --help)" >&2
+            usage >&2
+            exit 2
+            ;;
+        *) POSITIONAL+=("$arg") ;;
+    esac
+done
+if [ ${#POSITIONAL[@]} -gt 2 ]; then
     echo "sluice: too many arguments (expected: [port] [conf-dir])" >&2
     usage >&2
     exit 2
 fi
 
 ARGS=()
-if [ $# -ge 1 ]; then
-    ARGS+=("$1")
+if [ ${#POSITIONAL[@]} -ge 1 ]; then
+    ARGS+=("${POSITIONAL[0]}")
 fi
 CONF_DIR=$SLUICE_HOME/conf
-if [ $# -ge 2 ]; then
+if [ ${#POSITIONAL[@]} -ge 2 ]; then
     # Relative to where the user stands, not to the install directory java runs in.
-    CONF_DIR=$(cd "$2" 2>/dev/null && pwd) || { echo "sluice: conf-dir $2: no such directory" >&2; exit 2; }
+    CONF_DIR=$(cd "${POSITIONAL[1]}" 2>/dev/null && pwd) \
+        || { echo "sluice: conf-dir ${POSITIONAL[1]}: no such directory" >&2; exit 2; }
     ARGS+=("$CONF_DIR")
 fi
 LOGBACK_XML=$CONF_DIR/logback.xml
 [ -f "$LOGBACK_XML" ] || LOGBACK_XML=$SLUICE_HOME/conf/logback.xml
-
-if [ -f "$PID_FILE" ]; then
-    OLD_PID=$(cat "$PID_FILE" 2>/dev/null)
-    if is_sluice "$OLD_PID"; then
-        echo "sluice: already running as pid $OLD_PID ($PID_FILE); stop it with bin/stop.sh" >&2
-        exit 1
-    fi
-    rm -f "$PID_FILE"
-fi
 
 if [ -n "${JAVA_HOME:-}" ]; then
     JAVA=$JAVA_HOME/bin/java
@@ -87,6 +100,29 @@ fi
 if ! command -v "$JAVA" >/dev/null 2>&1; then
     echo "sluice: no java found at $JAVA (set JAVA_HOME or put java on the PATH)" >&2
     exit 1
+fi
+
+if [ "$SHOW_VERSION" = true ]; then
+    # The version the build wrote into the jars, so the script can never disagree with /api/version.
+    exec "$JAVA" -Xmx32m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$SLUICE_HOME/lib/*" "$MAIN_CLASS" --version
+fi
+
+LOG_FORMAT=${SLUICE_LOG_FORMAT:-text}
+case "$LOG_FORMAT" in
+    text|json) ;;
+    *)
+        echo "sluice: SLUICE_LOG_FORMAT: $LOG_FORMAT (expected: text or json)" >&2
+        exit 2
+        ;;
+esac
+
+if [ "$FOREGROUND" = false ] && [ -f "$PID_FILE" ]; then
+    OLD_PID=$(cat "$PID_FILE" 2>/dev/null)
+    if is_sluice "$OLD_PID"; then
+        echo "sluice: already running as pid $OLD_PID ($PID_FILE); stop it with bin/stop.sh" >&2
+        exit 1
+    fi
+    rm -f "$PID_FILE"
 fi
 
 # Defaults for a dedicated proxy host; the perf work tunes these. Set JAVA_OPTS to replace them all.
@@ -112,11 +148,25 @@ case "$SCHEDULING" in
         ;;
 esac
 
+cd "$SLUICE_HOME" || exit 1
+
+if [ "$FOREGROUND" = true ]; then
+    # exec: the JVM takes this process's pid, so systemd, a container runtime or a supervisor signals it directly,
+    # and its exit status is the service's. No setsid: the caller owns the session, and Ctrl-C should reach it.
+    # chrt execs java in place too.
+    # shellcheck disable=SC2086
+    exec "${SCHED_PREFIX[@]}" "$JAVA" $JAVA_OPTS \
+        -Dsluice.home="$SLUICE_HOME" \
+        -Dlogback.configurationFile="$LOGBACK_XML" \
+        -Dsluice.log.target=console \
+        -Dsluice.log.format="$LOG_FORMAT" \
+        -cp "$SLUICE_HOME/lib/*" \
+        "$MAIN_CLASS" "${ARGS[@]}"
+fi
+
 mkdir -p "$LOG_DIR"
 [ -f "$STDOUT_LOG" ] && mv -f "$STDOUT_LOG" "$STDOUT_LOG.1"
 : > "$STDOUT_LOG"
-
-cd "$SLUICE_HOME" || exit 1
 # The JVM gets a session of its own, as a daemon does (HAProxy -D, a systemd service): a hang-up or Ctrl-C in
 # the terminal that started it does not reach it, and where the kernel groups CPU time by session
 # (/proc/sys/kernel/sched_autogroup_enabled, on by default in most distributions) the proxy competes for the cores as
@@ -135,6 +185,8 @@ set +m
 nohup "${SESSION_PREFIX[@]}" "${SCHED_PREFIX[@]}" "$JAVA" $JAVA_OPTS \
     -Dsluice.home="$SLUICE_HOME" \
     -Dlogback.configurationFile="$LOGBACK_XML" \
+    -Dsluice.log.target=file \
+    -Dsluice.log.format="$LOG_FORMAT" \
     -cp "$SLUICE_HOME/lib/*" \
     "$MAIN_CLASS" "${ARGS[@]}" >> "$STDOUT_LOG" 2>&1 < /dev/null &
 PID=$!

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.ConfigYaml;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.UserConfig;
+import io.sluice.json.Json;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.PrometheusText;
 import java.io.IOException;
@@ -22,6 +23,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -65,6 +68,14 @@ class DistributionIT {
 
     @Test
     void tarballHasTheDocumentedLayout() throws IOException {
+        for (String file : List.of("LICENSE", "NOTICE", "README.md", "CHANGELOG.md",
+                "contrib/systemd/sluice.service")) {
+            assertThat(home.resolve(file)).isRegularFile();
+        }
+        assertThat(Files.readString(home.resolve("LICENSE"))).contains("Apache License")
+                .contains("Version 2.0, January 2004");
+        assertThat(Files.readString(home.resolve("contrib/systemd/sluice.service")))
+                .contains("ExecStart=/opt/sluice/bin/start.sh --foreground");
         assertThat(home.resolve("bin/start.sh")).isRegularFile();
         assertThat(home.resolve("bin/sluice-ctl")).isRegularFile();
         assertThat(home.resolve("conf/config.yaml")).isRegularFile();
@@ -79,8 +90,10 @@ class DistributionIT {
         }
         try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
             assertThat(jars.map(jar -> jar.getFileName().toString()))
-                    .anyMatch(name -> name.startsWith("proxy-bootstrap-"))
-                    .anyMatch(name -> name.startsWith("proxy-core-"))
+                    .anyMatch(name -> name.equals("sluice-bootstrap-" + System.getProperty("sluice.version") + ".jar"))
+                    .anyMatch(name -> name.equals("sluice-core-" + System.getProperty("sluice.version") + ".jar"))
+                    .anyMatch(name -> name.equals("sluice-balancer-" + System.getProperty("sluice.version") + ".jar"))
+                    .noneMatch(name -> name.startsWith("proxy-"))
                     .anyMatch(name -> name.startsWith("snakeyaml-"))
                     .anyMatch(name -> name.startsWith("logback-classic-"))
                     .anyMatch(name -> name.startsWith("bcpkix-jdk18on-"))
@@ -114,6 +127,8 @@ class DistributionIT {
         assertThat(config.primaryDataSource().username()).isEqualTo("root");
         assertThat(config.primaryDataSource().password()).isEmpty();
         assertThat(config.server().port()).isEqualTo(3307);
+        // root / root is for trying Sluice on this host only (decision 077)
+        assertThat(config.server().address()).isEqualTo("127.0.0.1");
         assertThat(config.users()).containsExactly(new UserConfig("root", "%", "root"));
         assertThat(config.operations().admin().port()).isEqualTo(3080);
         assertThat(config.operations().admin().address()).isEqualTo("127.0.0.1");
@@ -157,8 +172,14 @@ class DistributionIT {
             assertThat(rows.next()).isTrue();
             assertThat(rows.getInt(1)).isEqualTo(1);
         }
-        assertThat(Files.readString(home.resolve("logs/sluice.log"))).contains("listening on")
-                .doesNotContain("password: root");
+        String log = Files.readString(home.resolve("logs/sluice.log"));
+        assertThat(log).contains("listening on").doesNotContain("password: root");
+        // ISO 8601 with the UTC offset
+        assertThat(log.lines().findFirst().orElseThrow())
+                .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) [A-Z]+ .*");
+        // Daemonised, the log goes to sluice.log only: stdout.log keeps what the JVM itself prints, no copy of it.
+        String stdout = Files.readString(home.resolve("logs/stdout.log"));
+        assertThat(stdout).contains("listening on").doesNotContain(" INFO ").doesNotContain("Data source");
         AdminClient admin = new AdminClient("127.0.0.1", adminPort);
         assertThat(admin.get("/health").status()).isEqualTo(200);
         PrometheusText metrics = admin.scrape();
@@ -170,6 +191,74 @@ class DistributionIT {
         assertThat(stop.status).as(stop.output).isZero();
         assertThat(stop.output).contains("stopped");
         assertThat(isRunning(pid)).as("pid %d still running after stop.sh", pid).isFalse();
+        assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    @Test
+    void versionOptionPrintsTheBuildsVersion() throws Exception {
+        Result version = script("start.sh", "--version");
+
+        assertThat(version.status).as(version.output).isZero();
+        assertThat(version.output).startsWith("Sluice " + System.getProperty("sluice.version") + " (Java ");
+        assertThat(home.resolve("sluice.pid")).doesNotExist();
+    }
+
+    @Test
+    void foregroundExecsTheJvmLogsToStdoutAndStopsCleanlyOnSigterm() throws Exception {
+        Path conf = writeConf("conf-foreground", backendConfig());
+        int port = freePort();
+
+        try (Foreground sluice = Foreground.start(conf, port)) {
+            sluice.awaitLine("listening on 127.0.0.1:" + port);
+
+            // exec: the process start.sh was is now the JVM, so a supervisor's signal reaches it directly
+            assertThat(Files.readString(Path.of("/proc", String.valueOf(sluice.process.pid()), "cmdline")))
+                    .contains("io.sluice.bootstrap.SluiceMain").contains("-Dsluice.log.target=console");
+            assertThat(home.resolve("sluice.pid")).as("no pid file in the foreground").doesNotExist();
+            try (Connection connection = DriverManager.getConnection(
+                            "jdbc:mariadb://127.0.0.1:" + port + "/?user=root&password=root");
+                    Statement statement = connection.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT 3")) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getInt(1)).isEqualTo(3);
+            }
+
+            int status = sluice.terminate();
+
+            // 128 + SIGTERM: the JVM ran its shutdown (systemd's SuccessExitStatus=143 counts it as clean)
+            assertThat(status).as(sluice.output()).isEqualTo(143);
+            assertThat(sluice.output()).contains("Graceful shutdown").contains("Stopped");
+            assertThat(sluice.stdout).allSatisfy(line -> assertThat(line).matches("\\d{4}-\\d\\d-\\d\\dT.*"));
+            assertThat(sluice.stderr.toString()).as("logback's start-up status").doesNotContain("|-");
+        }
+    }
+
+    @Test
+    void jsonLogFormatWritesOneJsonObjectPerLine() throws Exception {
+        Path conf = writeConf("conf-json", backendConfig());
+        int port = freePort();
+
+        try (Foreground sluice = Foreground.start(conf, port, "SLUICE_LOG_FORMAT", "json")) {
+            String listening = sluice.awaitLine("listening on 127.0.0.1:" + port);
+
+            Map<String, Object> event = Json.parseObject(listening);
+            assertThat(event).containsEntry("level", "INFO").containsEntry("loggerName",
+                    "io.sluice.bootstrap.SluiceMain");
+            assertThat((String) event.get("message")).contains("listening on 127.0.0.1:" + port);
+            assertThat(sluice.stdout).allSatisfy(line -> assertThat(Json.parseObject(line)).containsKey("message"));
+            assertThat(sluice.terminate()).isEqualTo(143);
+        }
+    }
+
+    @Test
+    void anOpenAddressWithTheShippedPasswordRefusesToStart() throws Exception {
+        Path conf = writeConf("conf-open", backendConfig().replace("address: 127.0.0.1", "address: 0.0.0.0"));
+
+        Result start = script("start.sh", String.valueOf(freePort()), conf.toString());
+
+        assertThat(start.status).as(start.output).isEqualTo(1);
+        assertThat(start.output).contains("server.address 0.0.0.0 accepts clients from other hosts, and root@% (the"
+                + " default password \"root\") can be guessed: refusing to start");
         assertThat(home.resolve("sluice.pid")).doesNotExist();
     }
 
@@ -493,5 +582,90 @@ class DistributionIT {
     }
 
     private record Result(int status, String output) {
+    }
+
+    /** Sluice run by {@code start.sh --foreground}: its stdout line by line, its stderr apart. */
+    private static final class Foreground implements AutoCloseable {
+        final Process process;
+        final List<String> stdout = new CopyOnWriteArrayList<>();
+        final StringBuffer stderr = new StringBuffer();
+        private final Thread[] readers;
+
+        private Foreground(Process process) {
+            this.process = process;
+            readers = new Thread[] {
+                    reader(process.getInputStream(), stdout::add),
+                    reader(process.getErrorStream(), line -> stderr.append(line).append('\n'))};
+        }
+
+        /** {@code environment}: extra variables as name, value pairs. */
+        static Foreground start(Path conf, int port, String... environment) throws IOException {
+            ProcessBuilder builder = new ProcessBuilder(home.resolve("bin/start.sh").toString(), "--foreground",
+                    String.valueOf(port), conf.toString()).directory(home.toFile());
+            builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+            builder.environment().put("JAVA_OPTS", JAVA_OPTS);
+            for (int i = 0; i < environment.length; i += 2) {
+                builder.environment().put(environment[i], environment[i + 1]);
+            }
+            return new Foreground(builder.start());
+        }
+
+        private static Thread reader(java.io.InputStream in, java.util.function.Consumer<String> lines) {
+            Thread thread = new Thread(() -> {
+                try (java.io.BufferedReader reader = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(in, StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = reader.readLine()) != null) {
+                        lines.accept(line);
+                    }
+                } catch (IOException e) {
+                    // the process ended
+                }
+            }, "foreground-output");
+            thread.setDaemon(true);
+            thread.start();
+            return thread;
+        }
+
+        /** The first stdout line containing {@code text}, once printed; fails when the process ends first. */
+        String awaitLine(String text) throws InterruptedException {
+            long deadline = System.nanoTime() + SCRIPT_TIMEOUT.toNanos();
+            while (System.nanoTime() < deadline) {
+                for (String line : stdout) {
+                    if (line.contains(text)) {
+                        return line;
+                    }
+                }
+                if (!process.isAlive()) {
+                    throw new AssertionError("Sluice exited (" + process.exitValue() + ") before printing \"" + text
+                            + "\": " + output());
+                }
+                Thread.sleep(50);
+            }
+            throw new AssertionError("no \"" + text + "\" within " + SCRIPT_TIMEOUT + ": " + output());
+        }
+
+        /** SIGTERM, as systemd or a container runtime sends; returns the exit status once the output is read. */
+        int terminate() throws InterruptedException {
+            // SIGTERM on Linux. Through the handle: Process.destroy() would also close our end of its stdout, and
+            // lose the lines of the graceful shutdown.
+            process.toHandle().destroy();
+            if (!process.waitFor(SCRIPT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new AssertionError("still running after SIGTERM: " + output());
+            }
+            for (Thread reader : readers) {
+                reader.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            return process.exitValue();
+        }
+
+        String output() {
+            return String.join("\n", stdout) + "\n[stderr]\n" + stderr;
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
     }
 }

@@ -102,6 +102,24 @@ class LibJarsIT {
         assertThat(belowTheirFix).as("jars below the release that fixed their known CVEs").isEmpty();
     }
 
+    /** Apache-2.0 §4: whoever redistributes the jars passes on their notices; NOTICE names every one of them. */
+    @Test
+    void noticeNamesEveryBundledArtifact() throws Exception {
+        Path tarball = Path.of(System.getProperty("sluice.tarball"));
+        Process tar = new ProcessBuilder("tar", "-xzOf", tarball.toString(),
+                "sluice-" + System.getProperty("sluice.version") + "/NOTICE").start();
+        String notice = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tar.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(tar.exitValue()).isZero();
+
+        // a whole name: netty-transport must be named itself, not only as part of netty-transport-classes-epoll
+        List<String> unnamed = jars.stream().map(Jar::artifact).distinct()
+                .filter(artifact -> !Pattern.compile("(?<![\\w-])" + Pattern.quote(artifact) + "(?![\\w-])")
+                        .matcher(notice).find())
+                .toList();
+        assertThat(unnamed).as("artifacts in lib/ that NOTICE does not name").isEmpty();
+    }
+
     @Test
     void comparesVersionsByTheirNumbers() {
         assertThat(compareVersions("3.12.0", "3.18.0")).isNegative();

@@ -9,8 +9,9 @@ import java.nio.file.Path;
  * @param port the port that overrides {@code server.port}, or {@code null} to keep the file's
  * @param confDir the directory holding config.yaml
  * @param help whether {@code --help} was asked for
+ * @param version whether {@code --version} was asked for
  */
-record CommandLine(Integer port, Path confDir, boolean help) {
+record CommandLine(Integer port, Path confDir, boolean help, boolean version) {
 
     static final Path DEFAULT_CONF_DIR = Path.of("conf");
 
@@ -18,7 +19,13 @@ record CommandLine(Integer port, Path confDir, boolean help) {
             Usage: sluice [port] [conf-dir]
               port      the port to listen on, overriding server.port in config.yaml (0 picks a free one)
               conf-dir  the directory holding config.yaml (default: conf)
-              --help    print this and exit""";
+              --help    print this and exit
+              --version print the version and exit""";
+
+    /** A command line that runs the proxy ({@code help} false) or prints the usage. */
+    CommandLine(Integer port, Path confDir, boolean help) {
+        this(port, confDir, help, false);
+    }
 
     /**
      * Parses the arguments.
@@ -31,13 +38,19 @@ record CommandLine(Integer port, Path confDir, boolean help) {
                 return new CommandLine(null, DEFAULT_CONF_DIR, true);
             }
         }
+        for (String arg : args) {
+            if (arg.equals("--version")) {
+                return new CommandLine(null, DEFAULT_CONF_DIR, false, true);
+            }
+        }
         if (args.length > 2) {
             throw new IllegalArgumentException("too many arguments: " + String.join(" ", args)
                     + " (expected: [port] [conf-dir])");
         }
         for (String arg : args) {
             if (arg.startsWith("-")) {
-                throw new IllegalArgumentException("unknown option: " + arg + " (expected: [port] [conf-dir] or --help)");
+                throw new IllegalArgumentException("unknown option: " + arg
+                        + " (expected: [port] [conf-dir], --help or --version)");
             }
             if (arg.isBlank()) {
                 throw new IllegalArgumentException("empty argument (expected: [port] [conf-dir])");

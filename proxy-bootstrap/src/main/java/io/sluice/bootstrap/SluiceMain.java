@@ -1,16 +1,14 @@
 package io.sluice.bootstrap;
 
 import io.sluice.Sluice;
+import io.sluice.api.BuildInfo;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigYaml;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.ops.SluiceServer;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * config.yaml on {@code POST /api/config/reload} and, unless {@code reload.watchFile} is false, when the file
  * changes.
  *
- * <p>Exit status: 0 after a clean stop or {@code --help}, 1 when the configuration is refused or the proxy cannot
+ * <p>Exit status: 0 after a clean stop, {@code --help} or {@code --version}, 1 when the configuration is refused or the proxy cannot
  * start, 2 for bad arguments. Every failure prints one line {@code sluice: <reason>} to stderr, which
  * {@code bin/start.sh} shows to the user.
  */
@@ -35,6 +33,10 @@ public final class SluiceMain {
 
     /** bin/start.sh waits for this text in stdout.log to know the proxy is up. */
     static final String LISTENING = "listening on";
+
+    /** Where conf/logback.xml sends the log: {@code file}, or {@code console} under {@code start.sh --foreground}. */
+    static final String LOG_TARGET = "sluice.log.target";
+    static final String LOG_TARGET_CONSOLE = "console";
 
     private static final Logger LOG = LoggerFactory.getLogger(SluiceMain.class);
 
@@ -84,10 +86,14 @@ public final class SluiceMain {
             out.println(CommandLine.USAGE);
             return 0;
         }
+        if (commandLine.version()) {
+            out.println("Sluice " + version() + " (Java " + BuildInfo.javaVersion() + ")");
+            return 0;
+        }
 
         SluiceServer server;
         try {
-            server = start(commandLine, out);
+            server = start(commandLine);
         } catch (ConfigException e) {
             LOG.error("Cannot start: {}", e.getMessage());
             err.println("sluice: " + e.getMessage());
@@ -121,6 +127,9 @@ public final class SluiceMain {
                 stopped.countDown();
             }
         }, "sluice-shutdown"));
+        // Only now: whoever sees this line (start.sh, a supervisor, a test) may stop Sluice at once, and a SIGTERM
+        // that came before the hook would end the JVM without the graceful shutdown.
+        announce(sluice, out);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -130,29 +139,38 @@ public final class SluiceMain {
     }
 
     /**
-     * Loads the configuration, applies the command line and starts the proxy with its metrics and admin port;
-     * announces where it listens.
+     * Loads the configuration, applies the command line and starts the proxy with its metrics and admin port.
      *
      * @throws ConfigException when the file is refused or the proxy cannot serve it (port taken, no backend)
      */
-    static SluiceServer start(CommandLine commandLine, PrintStream out) {
+    static SluiceServer start(CommandLine commandLine) {
         ProxyConfig config = load(commandLine);
-        SluiceServer server = SluiceServer.start(config);
-        Sluice sluice = server.sluice();
+        return SluiceServer.start(config);
+    }
+
+    /** Says where Sluice listens: the line bin/start.sh waits for. */
+    static void announce(Sluice sluice, PrintStream out) {
         InetSocketAddress address = sluice.localAddress();
         String line = "Sluice " + version() + " " + LISTENING + " " + address.getHostString() + ":" + sluice.port();
         LOG.info(line);
-        out.println(line);
-        out.flush();
-        return server;
+        if (!LOG_TARGET_CONSOLE.equals(System.getProperty(LOG_TARGET))) {
+            // Daemonised, bin/start.sh waits for this line in logs/stdout.log. In the foreground the log line above is
+            // on stdout already, and a second copy would break a stream of JSON log lines.
+            out.println(line);
+            out.flush();
+        }
     }
 
-    /** Reads config.yaml and applies the port from the command line. */
+    /**
+     * Reads config.yaml and applies the port from the command line; refuses an open listener with a guessable account
+     * ({@link ExposedDefaultsCheck}). Starts and reloads both come through here.
+     */
     static ProxyConfig load(CommandLine commandLine) {
         ProxyConfig config = ConfigYaml.load(commandLine.configFile());
         if (commandLine.port() != null) {
             config = config.withServer(config.server().withPort(commandLine.port()));
         }
+        ExposedDefaultsCheck.check(config, commandLine.configFile().toString());
         // Names and URLs only: the records' toString never includes a password.
         for (DataSourceConfig dataSource : config.dataSources().values()) {
             LOG.info("Data source {}", dataSource);
@@ -165,18 +183,9 @@ public final class SluiceMain {
         return config;
     }
 
-    /** This build's version, from a resource the build fills in. */
+    /** This build's version: {@link BuildInfo#version()}. */
     static String version() {
-        try (InputStream in = SluiceMain.class.getResourceAsStream("version.properties")) {
-            if (in != null) {
-                Properties properties = new Properties();
-                properties.load(in);
-                return properties.getProperty("version", "unknown");
-            }
-        } catch (IOException e) {
-            // fall through: a missing version must not stop the proxy
-        }
-        return "unknown";
+        return BuildInfo.version();
     }
 
     private static String describe(Throwable e) {

@@ -34,15 +34,23 @@ class CommandLineTest {
     }
 
     @Test
+    void versionIsAskedForAnywhereButHelpComesFirst() {
+        assertThat(CommandLine.parse("--version").version()).isTrue();
+        assertThat(CommandLine.parse("3307", "--version").version()).isTrue();
+        assertThat(CommandLine.parse("3307").version()).isFalse();
+        assertThat(CommandLine.parse("--version", "--help").help()).isTrue();
+    }
+
+    @Test
     void refusesBadArguments() {
         assertThatThrownBy(() -> CommandLine.parse("conf"))
                 .hasMessage("port: conf (expected: a number in 0..65535)");
         assertThatThrownBy(() -> CommandLine.parse("65536"))
                 .hasMessage("port: 65536 (expected: a number in 0..65535)");
         assertThatThrownBy(() -> CommandLine.parse("-1"))
-                .hasMessage("unknown option: -1 (expected: [port] [conf-dir] or --help)");
+                .hasMessage("unknown option: -1 (expected: [port] [conf-dir], --help or --version)");
         assertThatThrownBy(() -> CommandLine.parse("--port=3307"))
-                .hasMessage("unknown option: --port=3307 (expected: [port] [conf-dir] or --help)");
+                .hasMessage("unknown option: --port=3307 (expected: [port] [conf-dir], --help or --version)");
         assertThatThrownBy(() -> CommandLine.parse("3307", "conf", "extra"))
                 .hasMessage("too many arguments: 3307 conf extra (expected: [port] [conf-dir])");
         assertThatThrownBy(() -> CommandLine.parse("3307", ""))

@@ -137,4 +137,25 @@ class SluiceMainTest {
     void versionComesFromTheBuild() {
         assertThat(SluiceMain.version()).matches("\\d+\\.\\d+\\.\\d+.*");
     }
+
+    @Test
+    void versionOptionPrintsTheVersionAndExitsZero() {
+        assertThat(SluiceMain.run(new String[] {"--version"}, out, err)).isZero();
+        assertThat(out()).isEqualTo("Sluice " + SluiceMain.version() + " (Java " + Runtime.version() + ")"
+                + System.lineSeparator());
+        assertThat(err()).isEmpty();
+    }
+
+    @Test
+    void anOpenAddressWithTheDefaultPasswordRefusesToStart(@TempDir Path conf) throws IOException {
+        Path file = conf.resolve("config.yaml");
+        Files.writeString(file, CONFIG.replace("proxy-secret", "root"));
+
+        int status = SluiceMain.run(new String[] {"0", conf.toString()}, out, err);
+
+        assertThat(status).isEqualTo(SluiceMain.EXIT_START_FAILED);
+        assertThat(err()).startsWith("sluice: " + file + ": server.address 0.0.0.0 accepts clients from other hosts,"
+                + " and root@% (the default password \"root\") can be guessed: refusing to start.");
+        assertThat(out()).isEmpty();
+    }
 }

@@ -4,13 +4,16 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.sluice.api.BackendSnapshot;
+import io.sluice.api.BuildInfo;
 import io.sluice.api.ProxyControl;
 import io.sluice.api.ReloadResult;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.balancer.BackendState;
+import io.sluice.balancer.BackendStatus;
 import io.sluice.balancer.CheckResult;
 import io.sluice.capture.CaptureEndpoints;
 import io.sluice.capture.TrafficCapture;
+import io.sluice.config.AdminConfig;
 import io.sluice.config.ConfigException;
 import io.sluice.json.Json;
 import io.sluice.ops.metrics.SluiceMetrics;
@@ -30,9 +33,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes one admin request, on the admin server's own thread. The JDK's HTTP server parses the request (and answers
- * 400 itself to one it cannot parse); this class reads a body of at most {@link AdminServer#MAX_REQUEST_BYTES} and
- * writes one complete response.
+ * Routes one admin request, on one of the admin server's threads. The JDK's HTTP server parses the request (and
+ * answers 400 itself to one it cannot parse); this class reads a body of at most {@link AdminServer#MAX_REQUEST_BYTES}
+ * and writes one complete response.
+ *
+ * <p>Who may do what:
+ * <ul>
+ *   <li>Probes, metrics, the version and the backends are open to anyone who reaches the port.
+ *   <li>Reads that show sessions or configuration ({@code /api/sessions}, {@code /api/config}) need
+ *       {@code admin.readToken} or {@code admin.token} once either is set; with neither, they are open on a loopback
+ *       {@code admin.address} only.
+ *   <li>Every {@code POST} needs {@code admin.token}, and runs one at a time in arrival order, so a drain never
+ *       overtakes a reload; reads and probes never wait behind them.
+ * </ul>
  */
 final class AdminHandler implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(AdminHandler.class);
@@ -55,14 +68,26 @@ final class AdminHandler implements HttpHandler {
     private final TrafficCapture capture;
     /** {@code null} when metrics are off. */
     private final SluiceMetrics metrics;
+    /** The bearer token POST calls need, or {@code null}: POST calls are refused. */
     private final byte[] token;
+    /** The bearer token that opens the reads of sessions and configuration only, or {@code null}. */
+    private final byte[] readToken;
+    /** Whether the sensitive reads are open without a token: no token is set and the port is on loopback. */
+    private final boolean readsOpen;
+    /** Held by every mutating call, so that they run one at a time whichever thread serves them. */
+    private final Object mutations = new Object();
 
-    /** @param token the bearer token POST calls need, or {@code null}: POST calls are refused */
-    AdminHandler(ProxyControl proxy, TrafficCapture capture, SluiceMetrics metrics, String token) {
+    AdminHandler(ProxyControl proxy, TrafficCapture capture, SluiceMetrics metrics, AdminConfig config) {
         this.proxy = proxy;
         this.capture = capture;
         this.metrics = metrics;
-        this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+        this.token = bytes(config.token());
+        this.readToken = bytes(config.readToken());
+        this.readsOpen = !config.hasAnyToken() && config.isLoopback();
+    }
+
+    private static byte[] bytes(String secret) {
+        return secret == null ? null : secret.getBytes(StandardCharsets.UTF_8);
     }
 
     /** What routing needs of a request. */
@@ -124,8 +149,37 @@ final class AdminHandler implements HttpHandler {
             }
             boolean draining = proxy.isDraining();
             String body = Json.writer().beginObject().member("status", draining ? "draining" : "serving")
+                    .member("version", BuildInfo.version())
                     .member("clientConnections", proxy.clientConnections()).endObject().toString();
             return Reply.json(draining ? SERVICE_UNAVAILABLE : OK, body);
+        }
+        if (path.equals("/livez")) {
+            if (!method.equals("GET")) {
+                return notAllowed("GET");
+            }
+            // Alive as long as this thread answers: draining and backends down are no reason to restart Sluice, and a
+            // liveness probe that failed during a drain would kill the sessions the drain is waiting for.
+            return Reply.json(OK, Json.writer().beginObject().member("status", "alive").endObject().toString());
+        }
+        if (path.equals("/readyz")) {
+            if (!method.equals("GET")) {
+                return notAllowed("GET");
+            }
+            return readiness();
+        }
+        if (path.equals("/api/version")) {
+            if (!method.equals("GET")) {
+                return notAllowed("GET");
+            }
+            return Reply.json(OK, Json.writer().beginObject().member("version", BuildInfo.version())
+                    .member("java", BuildInfo.javaVersion()).endObject().toString());
+        }
+        if (path.equals("/api/config")) {
+            if (!method.equals("GET")) {
+                return notAllowed("GET");
+            }
+            Reply denied = authorizeRead(request);
+            return denied != null ? denied : Reply.json(OK, ConfigView.json(proxy.config()));
         }
         if (path.equals(BACKENDS)) {
             if (!method.equals("GET")) {
@@ -148,7 +202,10 @@ final class AdminHandler implements HttpHandler {
             boolean drain = path.endsWith("/drain");
             String name = decode(path.substring(BACKENDS.length() + 1,
                     path.lastIndexOf('/')));
-            boolean found = drain ? proxy.drain(name) : proxy.undrain(name);
+            boolean found;
+            synchronized (mutations) {
+                found = drain ? proxy.drain(name) : proxy.undrain(name);
+            }
             if (!found) {
                 return Reply.json(NOT_FOUND, error("no backend named '" + name + "'"));
             }
@@ -164,7 +221,8 @@ final class AdminHandler implements HttpHandler {
             if (!method.equals("GET")) {
                 return notAllowed("GET");
             }
-            return Reply.json(OK, sessions(isSet(request.parameters().get("verbose"))));
+            Reply denied = authorizeRead(request);
+            return denied != null ? denied : Reply.json(OK, sessions(isSet(request.parameters().get("verbose"))));
         }
         if (path.equals("/api/config/reload")) {
             if (!method.equals("POST")) {
@@ -174,22 +232,52 @@ final class AdminHandler implements HttpHandler {
             if (denied != null) {
                 return denied;
             }
-            return reload();
+            synchronized (mutations) {
+                return reload();
+            }
         }
         if (CaptureEndpoints.handles(path)) {
+            CaptureEndpoints.Response response;
             if (method.equals("POST")) {
                 Reply denied = authorize(request);
                 if (denied != null) {
                     return denied;
                 }
+                synchronized (mutations) {
+                    response = new CaptureEndpoints(capture).handle(method, path, request.body());
+                }
+            } else {
+                response = new CaptureEndpoints(capture).handle(method, path, request.body());
             }
-            CaptureEndpoints.Response response = new CaptureEndpoints(capture)
-                    .handle(method, path, request.body());
             return new Reply(response.status(), response.json(), JSON, response.allow());
         }
-        return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics,"
-                + " /health, /api/backends, /api/backends/{name}/drain, /api/backends/{name}/undrain, /api/sessions,"
-                + " /api/config/reload, /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
+        return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics, /health, /livez,"
+                + " /readyz, /api/version, /api/config, /api/backends, /api/backends/{name}/drain,"
+                + " /api/backends/{name}/undrain, /api/sessions, /api/config/reload, /api/traffic/capture,"
+                + " /api/traffic/capture/start, /api/traffic/capture/stop)"));
+    }
+
+    /**
+     * Ready to take new clients: not draining, and at least one backend up with a weight above 0, so that a login now
+     * would find a server. Not ready answers 503, which takes the instance out of a Kubernetes Service or a balancer
+     * without restarting it.
+     */
+    private Reply readiness() {
+        boolean draining = proxy.isDraining();
+        int up = 0;
+        int total = 0;
+        for (BackendSnapshot backend : proxy.backends()) {
+            total++;
+            BackendState state = backend.state();
+            if (state.status() == BackendStatus.UP && state.weight() > 0) {
+                up++;
+            }
+        }
+        boolean ready = !draining && up > 0;
+        String status = ready ? "ready" : draining ? "draining" : "no backend up";
+        String body = Json.writer().beginObject().member("status", status).member("backendsUp", up)
+                .member("backends", total).endObject().toString();
+        return Reply.json(ready ? OK : SERVICE_UNAVAILABLE, body);
     }
 
     private Reply reload() {
@@ -276,17 +364,52 @@ final class AdminHandler implements HttpHandler {
         return json.endObject();
     }
 
+    /**
+     * {@code null} when the request may read sessions or configuration: it carries the read or the write token, or
+     * neither is configured and the port is on loopback. Else the refusal.
+     */
+    private Reply authorizeRead(Request request) {
+        if (readsOpen) {
+            return null;
+        }
+        if (token == null && readToken == null) {
+            return Reply.json(FORBIDDEN, error(request.path() + " shows sessions or configuration: on a"
+                    + " non-loopback admin.address it needs admin.readToken or admin.token in config.yaml"));
+        }
+        String header = request.authorization();
+        byte[] presented = bearer(header);
+        boolean ok = presented != null && (matches(token, presented) | matches(readToken, presented));
+        if (!ok) {
+            log.warn("admin API: {} {} refused: {} bearer token", request.method(), request.uri(),
+                    header == null ? "no" : "wrong");
+            return Reply.json(UNAUTHORIZED, error(header == null
+                    ? "missing Authorization: Bearer <admin.readToken or admin.token>" : "wrong token"));
+        }
+        return null;
+    }
+
+    /** The token of an {@code Authorization: Bearer <token>} header, or {@code null} without one. */
+    private static byte[] bearer(String header) {
+        String prefix = "Bearer ";
+        if (header == null || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
+            return null;
+        }
+        return header.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Constant time: the comparison must not tell how much of a guess was right. */
+    private static boolean matches(byte[] expected, byte[] presented) {
+        return expected != null && MessageDigest.isEqual(expected, presented);
+    }
+
     /** {@code null} when the request carries the configured bearer token, else the refusal. */
     private Reply authorize(Request request) {
         if (token == null) {
             return Reply.json(FORBIDDEN, error("mutating calls are disabled: set admin.token in config.yaml"));
         }
         String header = request.authorization();
-        String prefix = "Bearer ";
-        boolean ok = header != null && header.regionMatches(true, 0, prefix, 0, prefix.length())
-                // constant time: the comparison must not tell how much of a guess was right
-                && MessageDigest.isEqual(token, header.substring(prefix.length()).trim()
-                        .getBytes(StandardCharsets.UTF_8));
+        byte[] presented = bearer(header);
+        boolean ok = presented != null && matches(token, presented); // the read token never opens a POST
         if (!ok) {
             log.warn("admin API: {} {} refused: {} bearer token", request.method(), request.uri(),
                     header == null ? "no" : "wrong");

@@ -11,12 +11,13 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The admin HTTP port ({@code admin.address:admin.port}, 127.0.0.1:3080 by default), served by the JDK's own HTTP
- * server ({@code com.sun.net.httpserver}) on a thread of its own, so that a scrape or a reload never runs on a
+ * server ({@code com.sun.net.httpserver}) on a few threads of its own, so that a scrape or a reload never runs on a
  * thread that relays client traffic.
  *
  * <p>Not Netty, on purpose (decision 060): HTTP handled by Netty's codec runs through the same Netty pipeline and
@@ -26,10 +27,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Started by {@code ops.SluiceServer}, not by the proxy: it reaches the proxy through {@link ProxyControl} only.
  *
- * <p>Endpoints: {@code GET /metrics}, {@code GET /health}, {@code GET /api/backends},
+ * <p>Endpoints: {@code GET /metrics}, {@code GET /health}, {@code GET /livez}, {@code GET /readyz},
+ * {@code GET /api/version}, {@code GET /api/config}, {@code GET /api/backends},
  * {@code POST /api/backends/{name}/drain} and {@code /undrain}, {@code GET /api/sessions[?verbose]},
  * {@code POST /api/config/reload}, and the traffic capture's {@code /api/traffic/capture[/start|/stop]}. Every
- * {@code POST} needs {@code Authorization: Bearer <admin.token>}. See
+ * {@code POST} needs {@code Authorization: Bearer <admin.token>}; who may read what is in {@link AdminHandler}. See
  * docs/operations.md.
  */
 public final class AdminServer implements AutoCloseable {
@@ -38,12 +40,19 @@ public final class AdminServer implements AutoCloseable {
     /** Requests are small; anything larger is refused with 413 before it is read. */
     static final int MAX_REQUEST_BYTES = 16 * 1024;
 
-    private final HttpServer server;
-    private final ExecutorService thread;
+    /**
+     * Threads serving requests. More than one so that a probe or a scrape is never queued behind a reload or a
+     * verbose session listing (which may take a couple of seconds); few, because the calls are rare and each thread
+     * is memory taken from the proxy. Mutating calls still run one at a time ({@link AdminHandler}).
+     */
+    static final int THREADS = 4;
 
-    private AdminServer(HttpServer server, ExecutorService thread) {
+    private final HttpServer server;
+    private final ExecutorService threads;
+
+    private AdminServer(HttpServer server, ExecutorService threads) {
         this.server = server;
-        this.thread = thread;
+        this.threads = threads;
     }
 
     /**
@@ -63,18 +72,21 @@ public final class AdminServer implements AutoCloseable {
             throw new ConfigException("admin.port: " + config.port() + " on " + config.address()
                     + " cannot be bound: " + e.getMessage(), e);
         }
-        // One thread: the calls are rare and short, and one at a time keeps reloads and drains in order.
-        ExecutorService thread = Executors.newSingleThreadExecutor(task -> {
-            Thread t = new Thread(task, "sluice-admin");
+        AtomicInteger count = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(THREADS, task -> {
+            Thread t = new Thread(task, "sluice-admin-" + count.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        server.setExecutor(thread);
-        server.createContext("/", new AdminHandler(proxy, capture, metrics, config.token()));
+        server.setExecutor(threads);
+        server.createContext("/", new AdminHandler(proxy, capture, metrics, config));
         server.start();
-        AdminServer admin = new AdminServer(server, thread);
-        log.info("Admin API on http://{}:{} (metrics at /metrics, health at /health){}", config.address(),
-                admin.port(), config.token() == null ? "; POST calls are disabled until admin.token is set" : "");
+        AdminServer admin = new AdminServer(server, threads);
+        log.info("Admin API on http://{}:{} (metrics at /metrics, probes at /livez and /readyz){}{}", config.address(),
+                admin.port(), config.token() == null ? "; POST calls are disabled until admin.token is set" : "",
+                !config.hasAnyToken() && !config.isLoopback()
+                        ? "; /api/sessions and /api/config are refused until admin.readToken or admin.token is set"
+                        : "");
         return admin;
     }
 
@@ -92,9 +104,9 @@ public final class AdminServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
-        thread.shutdownNow();
+        threads.shutdownNow();
         try {
-            thread.awaitTermination(1, TimeUnit.SECONDS);
+            threads.awaitTermination(1, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

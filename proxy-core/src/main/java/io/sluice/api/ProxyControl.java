@@ -1,10 +1,11 @@
 package io.sluice.api;
 
+import io.sluice.config.ProxyConfig;
 import java.util.List;
 
 /**
- * What the admin API reads of a running proxy and may change in it: its backends, sessions and draining state, drain
- * and undrain, and config reload. Implemented by {@code Sluice}; the admin server knows only this, so that it can sit
+ * What the admin API reads of a running proxy and may change in it: its backends, sessions, configuration and
+ * draining state, drain and undrain, and config reload. Implemented by {@code Sluice}; the admin server knows only this, so that it can sit
  * above the proxy without the proxy knowing of it.
  */
 public interface ProxyControl {
@@ -17,6 +18,9 @@ public interface ProxyControl {
 
     /** Every client session now; may take up to a couple of seconds, since each is described on its own loop. */
     List<SessionSnapshot> sessions();
+
+    /** The configuration the proxy runs with now, as the latest reload left it; shown masked by {@code /api/config}. */
+    ProxyConfig config();
 
     /** Whether graceful shutdown has begun: {@code /health} then answers 503. */
     boolean isDraining();

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -25,6 +26,10 @@ import org.yaml.snakeyaml.nodes.Node;
  * the key path: {@code config.yaml line 7: dataSources.ds_0.maxPoolSize: "ten" (expected: an integer)}. Unknown keys
  * are refused rather than ignored, because a misspelt pool setting silently falling back to its default is worse
  * than not starting.
+ *
+ * <p>Values may name environment variables, {@code ${NAME}} or {@code ${NAME:-default}} ({@link EnvSubstitution}),
+ * and secrets may be read from files ({@code passwordFile}, {@code tokenFile}), so that neither has to be written into
+ * the file itself.
  *
  * <p>This class reads the text and the top level; {@link SectionReaders} reads each section into its record, through
  * a {@link YamlSection} that refuses the keys nobody read.
@@ -45,6 +50,11 @@ public final class ConfigYaml {
      * @throws ConfigException when the file cannot be read or describes a configuration Sluice refuses
      */
     public static ProxyConfig load(Path file) {
+        return load(file, System::getenv);
+    }
+
+    /** As {@link #load(Path)}, with {@code environment} for {@code ${NAME}} rather than the process's variables. */
+    static ProxyConfig load(Path file, Function<String, String> environment) {
         Objects.requireNonNull(file, "file");
         String text;
         try {
@@ -52,7 +62,7 @@ public final class ConfigYaml {
         } catch (IOException e) {
             throw new ConfigException(file + ": cannot be read (" + describe(e) + ")", e);
         }
-        return parse(text, file.toString(), file.toAbsolutePath().getParent());
+        return parse(text, file.toString(), file.toAbsolutePath().getParent(), environment);
     }
 
     /**
@@ -74,14 +84,26 @@ public final class ConfigYaml {
      * @throws ConfigException when the text describes a configuration Sluice refuses
      */
     public static ProxyConfig parse(String yaml, String sourceName, Path baseDirectory) {
-        return new ConfigYaml(sourceName, baseDirectory).proxyConfig(document(yaml, sourceName));
+        return parse(yaml, sourceName, baseDirectory, System::getenv);
+    }
+
+    /** As {@link #parse(String, String, Path)}, with {@code environment} for {@code ${NAME}}. */
+    static ProxyConfig parse(String yaml, String sourceName, Path baseDirectory,
+            Function<String, String> environment) {
+        Node root = new EnvSubstitution(sourceName, environment).substitute(compose(yaml, sourceName));
+        return new ConfigYaml(sourceName, baseDirectory).proxyConfig(YamlSection.document(root, sourceName));
     }
 
     /**
      * The top level of config.yaml text, not yet read: refuses text that is not YAML, or holds nothing, at
-     * SnakeYAML's line and column.
+     * SnakeYAML's line and column. Environment variables are not substituted.
      */
     static YamlSection document(String yaml, String sourceName) {
+        return YamlSection.document(compose(yaml, sourceName), sourceName);
+    }
+
+    /** The YAML tree of config.yaml text; refuses text that is not YAML, or holds nothing. */
+    private static Node compose(String yaml, String sourceName) {
         Objects.requireNonNull(yaml, "yaml");
         Objects.requireNonNull(sourceName, "sourceName");
         // Editors on Windows save UTF-8 with a byte order mark, which YAML read from a String would reject.
@@ -97,7 +119,7 @@ public final class ConfigYaml {
         if (root == null || YamlSection.isNull(root)) {
             throw new ConfigException(sourceName + ": empty (expected: at least a dataSources section)");
         }
-        return YamlSection.document(root, sourceName);
+        return root;
     }
 
     /** The top level: which section goes to which reader, and what an absent section stands for. */
@@ -117,14 +139,14 @@ public final class ConfigYaml {
             top.refuse("rules", "only [] (pass-through) is supported in this version");
         }
         ServerConfig server = top.section("server", readers.defaultServer(), readers::server);
-        List<UserConfig> users = top.section("authority", List.of(), SectionReaders::users);
+        List<UserConfig> users = top.section("authority", List.of(), readers::users);
         Policy policy = top.section("loadBalancer", "a mapping such as {type: LEAST_CONNECTIONS}",
                 ProxyConfig.DEFAULT_LOAD_BALANCER, SectionReaders::loadBalancer);
         HealthCheckConfig checks = top.section("healthCheck", HealthCheckConfig.defaults(),
                 SectionReaders::healthCheck);
         OperationsConfig defaults = OperationsConfig.defaults();
         OperationsConfig operations = new OperationsConfig(
-                top.section("admin", defaults.admin(), SectionReaders::admin),
+                top.section("admin", defaults.admin(), readers::admin),
                 top.section("metrics", defaults.metrics(), SectionReaders::metrics),
                 top.section("shutdown", defaults.shutdown(), SectionReaders::shutdown),
                 top.section("slowQueryLog", defaults.slowQueryLog(), SectionReaders::slowQueryLog),

@@ -26,7 +26,7 @@ final class SectionReaders {
     DataSourceConfig dataSource(String name, YamlSection section) {
         String url = section.requiredString("url", "a JDBC URL such as jdbc:mysql://127.0.0.1:3306/test");
         String username = section.requiredString("username", "the backend user name");
-        String password = section.string("password", "");
+        String password = secret(section, "password", "passwordFile", "");
         long connectionTimeout = section.milliseconds("connectionTimeoutMilliseconds",
                 DataSourceConfig.DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS);
         long idleTimeout = section.milliseconds("idleTimeoutMilliseconds",
@@ -101,8 +101,22 @@ final class SectionReaders {
                 requireSecureTransport, provider, protocols, baseDirectory));
     }
 
+    /**
+     * A secret written in the file under {@code key}, or read from the file named under {@code fileKey} (relative to
+     * the conf dir), such as a Kubernetes Secret or a systemd credential mounted as a file; {@code absent} when
+     * neither is there. Both at once are refused: which one wins would be a guess.
+     */
+    private String secret(YamlSection section, String key, String fileKey, String absent) {
+        String written = section.string(key, null);
+        String fromFile = section.fileText(fileKey, baseDirectory);
+        if (written != null && fromFile != null) {
+            section.refuse(fileKey, "set together with " + key + " (expected: one of the two)");
+        }
+        return written != null ? written : fromFile != null ? fromFile : absent;
+    }
+
     /** The {@code authority} section: its users. */
-    static List<UserConfig> users(YamlSection section) {
+    List<UserConfig> users(YamlSection section) {
         Map<String, Integer> lines = new HashMap<>();
         List<UserConfig> users = section.list("users", "a list of {user: name@host, password: ...}",
                 item -> user(item, lines));
@@ -114,9 +128,9 @@ final class SectionReaders {
     }
 
     /** One {@code authority.users} item; {@code lines} holds the line of each user@host read so far. */
-    private static UserConfig user(YamlSection item, Map<String, Integer> lines) {
+    private UserConfig user(YamlSection item, Map<String, Integer> lines) {
         String name = item.requiredString("user", "a user name, or name@host");
-        String password = item.string("password", "");
+        String password = secret(item, "password", "passwordFile", "");
         String passwordHash = item.string("passwordHash", null);
         int maxConnections = item.integer("maxConnections", 0);
         // The record's refusals never quote a hash: it is as good as a password to whoever runs a dictionary at it.
@@ -157,12 +171,13 @@ final class SectionReaders {
     // ---- operations: admin, metrics, shutdown, slowQueryLog, reload -------------------------------
     // enabled is true in a section that is there: whoever writes "slowQueryLog:" wants the log.
 
-    static AdminConfig admin(YamlSection section) {
+    AdminConfig admin(YamlSection section) {
         boolean enabled = section.flag("enabled", true);
         String address = section.string("address", AdminConfig.DEFAULT_ADDRESS);
         int port = section.integer("port", AdminConfig.DEFAULT_PORT);
-        String token = section.string("token", null);
-        return section.done(() -> new AdminConfig(enabled, address, port, token));
+        String token = secret(section, "token", "tokenFile", null);
+        String readToken = secret(section, "readToken", "readTokenFile", null);
+        return section.done(() -> new AdminConfig(enabled, address, port, token, readToken));
     }
 
     static MetricsConfig metrics(YamlSection section) {

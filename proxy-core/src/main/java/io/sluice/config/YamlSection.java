@@ -1,5 +1,7 @@
 package io.sluice.config;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -182,6 +184,30 @@ final class YamlSection {
                         + " is not one)");
             }
             return file;
+        });
+    }
+
+    /**
+     * The text of the file named under {@code key} (as {@link #file}), without its trailing line breaks, since
+     * {@code echo secret > file} adds one that is no part of the secret; {@code null} when the key is absent. The
+     * text itself never appears in a refusal.
+     */
+    String fileText(String key, Path directory) {
+        Path file = file(key, directory);
+        if (file == null) {
+            return null;
+        }
+        return read(key, null, value -> {
+            try {
+                String text = Files.readString(file, StandardCharsets.UTF_8);
+                int end = text.length();
+                while (end > 0 && (text.charAt(end - 1) == '\n' || text.charAt(end - 1) == '\r')) {
+                    end--;
+                }
+                return text.substring(0, end);
+            } catch (IOException e) {
+                throw refusal(value, key, describe(value) + " (expected: a readable UTF-8 file; " + e + ")");
+            }
         });
     }
 

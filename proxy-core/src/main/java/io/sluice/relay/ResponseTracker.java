@@ -182,7 +182,7 @@ public final class ResponseTracker {
      * Shows the client {@code clientStatementId} in place of the server's statement id in the COM_STMT_PREPARE_OK
      * being followed: the id's bytes are overwritten in the buffers {@link #scan} passes, as they pass, so the
      * response is still relayed without a copy (transaction pooling gives statements ids of the session's own). The
-     * server's id stays readable as {@link #serverStatementId()}. Call right after {@code begin(PREPARE)}.
+     * server's id stays readable as {@link ResponseOutcome#serverStatementId()}. Call right after {@code begin(PREPARE)}.
      */
     public void replaceStatementId(int clientStatementId) {
         if (state != State.PREPARE_OK || responseStarted) {

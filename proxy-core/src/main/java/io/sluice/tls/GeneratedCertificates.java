@@ -142,6 +142,16 @@ public record GeneratedCertificates(X509Certificate ca, PrivateKey caKey, X509Ce
         return paths;
     }
 
+    /**
+     * Whether {@code directory} is an existing directory that holds none of the generated files and cannot take them:
+     * a read-only conf dir, such as a Kubernetes ConfigMap or a read-only image. Certificates are then kept in memory
+     * rather than refused, since nothing in such a directory could ever be generated.
+     */
+    public static boolean cannotBeKeptIn(Path directory) {
+        return Files.isDirectory(directory) && !Files.isWritable(directory)
+                && FILES.stream().noneMatch(file -> Files.exists(directory.resolve(file)));
+    }
+
     /** Where generated certificates are on disk. */
     public record Paths(Path certFile, Path keyFile, Path caFile) {
     }

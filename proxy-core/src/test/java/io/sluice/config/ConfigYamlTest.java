@@ -242,8 +242,8 @@ class ConfigYamlTest {
                     username: root
                     maxPoolSise: 10
                 """, "config.yaml line 5: dataSources.ds_0.maxPoolSise: unknown key (expected: one of url, username, "
-                + "password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds, maxLifetimeMilliseconds, "
-                + "maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa)");
+                + "password, passwordFile, connectionTimeoutMilliseconds, idleTimeoutMilliseconds, "
+                + "maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa)");
     }
 
     @Test
@@ -268,7 +268,7 @@ class ConfigYamlTest {
                     - user: root
                       pasword: root
                 """, "config.yaml line 5: authority.users[0].pasword: unknown key "
-                + "(expected: one of user, password, passwordHash, maxConnections)");
+                + "(expected: one of user, password, passwordFile, passwordHash, maxConnections)");
     }
 
     @Test
@@ -759,7 +759,8 @@ class ConfigYamlTest {
         assertRefused(ds + "admin:\n  port: 70000\n",
                 "config.yaml line 4: admin.port: 70000 (expected: 0..65535)");
         assertRefused(ds + "admin:\n  tokn: x\n",
-                "config.yaml line 4: admin.tokn: unknown key (expected: one of enabled, address, port, token)");
+                "config.yaml line 4: admin.tokn: unknown key (expected: one of enabled, address, port, token, "
+                        + "tokenFile, readToken, readTokenFile)");
         assertRefused(ds + "metrics:\n  enabled: sometimes\n",
                 "config.yaml line 4: metrics.enabled: \"sometimes\" (expected: true or false)");
         assertRefused(ds + "shutdown:\n  gracefulCloseTimeoutMilliseconds: -1\n",

@@ -3,6 +3,7 @@ package io.sluice.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.Sluice;
+import io.sluice.api.BuildInfo;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.config.AdminConfig;
 import io.sluice.config.MetricsConfig;
@@ -59,8 +60,52 @@ class AdminApiTest {
         Response health = admin.get("/health");
 
         assertThat(health.status()).isEqualTo(200);
-        assertThat(health.body()).contains("\"status\":\"serving\"");
+        assertThat(health.body()).contains("\"status\":\"serving\"")
+                .contains("\"version\":\"" + BuildInfo.version() + "\"");
         assertThat(health.header("content-type")).startsWith("application/json");
+    }
+
+    @Test
+    void probesSayAliveAndReadyWithTheBackendUp() {
+        Response live = admin.get("/livez");
+        Response ready = admin.get("/readyz");
+
+        assertThat(live.status()).isEqualTo(200);
+        assertThat(live.body()).isEqualTo("{\"status\":\"alive\"}");
+        assertThat(ready.status()).isEqualTo(200);
+        assertThat(ready.body()).isEqualTo("{\"status\":\"ready\",\"backendsUp\":1,\"backends\":1}");
+    }
+
+    @Test
+    void versionIsTheBuildsAndNotUnknown() {
+        Response version = admin.get("/api/version");
+
+        assertThat(version.status()).isEqualTo(200);
+        assertThat(BuildInfo.version()).matches("\\d+\\.\\d+\\.\\d+.*");
+        assertThat(version.body()).isEqualTo("{\"version\":\"" + BuildInfo.version() + "\",\"java\":\""
+                + Runtime.version() + "\"}");
+    }
+
+    @Test
+    void configShowsTheRunningConfigurationWithSecretsMasked() {
+        Response config = admin.get("/api/config", TOKEN);
+
+        assertThat(config.status()).as(config.body()).isEqualTo(200);
+        assertThat(config.body()).contains("\"dataSources\":{\"ds_0\":{\"name\":\"ds_0\"")
+                .contains("\"users\":[{\"user\":\"" + ProxyUnderTest.USER + "\"")
+                .contains("\"password\":\"****\"").contains("\"token\":\"****\"")
+                .doesNotContain(ProxyUnderTest.PASSWORD).doesNotContain(TOKEN);
+    }
+
+    @Test
+    void sessionsAndConfigNeedATokenOnceOneIsSet() {
+        Response sessions = admin.get("/api/sessions");
+        Response config = admin.get("/api/config", "guess");
+
+        assertThat(sessions.status()).isEqualTo(401);
+        assertThat(sessions.body()).contains("missing Authorization");
+        assertThat(config.status()).isEqualTo(401);
+        assertThat(config.body()).contains("wrong token");
     }
 
     @Test
@@ -153,8 +198,8 @@ class AdminApiTest {
     void sessionsCountsAndVerboseList() throws Exception {
         try (Connection connection = connect()) {
             connection.createStatement().executeQuery("SELECT 1").close();
-            Response counts = admin.get("/api/sessions");
-            Response verbose = admin.get("/api/sessions?verbose");
+            Response counts = admin.get("/api/sessions", TOKEN);
+            Response verbose = admin.get("/api/sessions?verbose", TOKEN);
 
             assertThat(counts.status()).isEqualTo(200);
             assertThat(counts.body()).contains("\"total\":1").contains("\"byBackend\":{\"ds_0\":1}")

@@ -3,6 +3,7 @@ package io.sluice.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.api.BuildInfo;
 import io.sluice.config.AdminConfig;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
@@ -49,6 +50,15 @@ class MetricsScrapeTest {
 
     private static double delta(PrometheusText before, PrometheusText after, String name, String... labels) {
         return after.value(name, labels) - before.value(name, labels);
+    }
+
+    @Test
+    void buildInfoCarriesTheVersion() {
+        PrometheusText metrics = admin.scrape();
+
+        assertThat(metrics.value("sluice_build_info", "version", BuildInfo.version(), "java_version",
+                BuildInfo.javaVersion())).isEqualTo(1);
+        assertThat(BuildInfo.version()).isNotEqualTo(BuildInfo.UNKNOWN);
     }
 
     @Test

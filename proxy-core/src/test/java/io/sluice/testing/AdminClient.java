@@ -25,7 +25,16 @@ public final class AdminClient {
     }
 
     public Response get(String path) {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+        return get(path, null);
+    }
+
+    /** A GET with {@code Authorization: Bearer token}, or none when {@code token} is null. */
+    public Response get(String path, String token) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return send(request);
     }
 
     /** A POST with {@code Authorization: Bearer token}, or none when {@code token} is null. */

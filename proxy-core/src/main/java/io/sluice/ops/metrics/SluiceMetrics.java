@@ -24,9 +24,12 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot.InfoDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.api.BackendSnapshot;
+import io.sluice.api.BuildInfo;
 import io.sluice.api.ClientCounts;
 import io.sluice.api.MetricSources;
 import io.sluice.balancer.BackendState;
@@ -127,8 +130,20 @@ public final class SluiceMetrics implements AutoCloseable {
         return "text/plain; version=0.0.4; charset=utf-8";
     }
 
+    /**
+     * {@code sluice_build_info{version="0.1.0",java_version="17.0.13+11"} 1}: Prometheus's info-metric convention, so
+     * a dashboard or alert can join the version onto any other series ({@code * on (instance) group_left(version)}).
+     */
+    private static final InfoSnapshot BUILD_INFO = InfoSnapshot.builder().name("sluice_build")
+            .help("Which Sluice runs: its version and the Java runtime's, as labels; always 1")
+            .dataPoint(InfoDataPointSnapshot.builder()
+                    .labels(Labels.of("version", BuildInfo.version(), "java_version", BuildInfo.javaVersion()))
+                    .build())
+            .build();
+
     private MetricSnapshots collect() {
         MetricSnapshots.Builder all = MetricSnapshots.builder();
+        all.metricSnapshot(BUILD_INFO);
         collectCommands(all);
         collectBackends(all);
         return all.build();
