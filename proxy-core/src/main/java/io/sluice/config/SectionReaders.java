@@ -66,9 +66,16 @@ final class SectionReaders {
         LoginBackoff loginBackoff = section.section("loginBackoff", defaults.loginBackoff(),
                 SectionReaders::loginBackoff);
         TlsConfig tls = section.section("tls", defaultTls(), this::tls);
+        ProxyProtocol proxyProtocol = section.section("proxyProtocol", ProxyProtocol.off(),
+                SectionReaders::proxyProtocol);
         return section.done(() -> new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections,
                 serverVersion, maxPacketSize, transport, tls, handshakeTimeout, idleTimeout, loginBackoff,
-                netReadTimeout));
+                netReadTimeout, proxyProtocol));
+    }
+
+    private static ProxyProtocol proxyProtocol(YamlSection section) {
+        List<String> trusted = section.strings("trustedNetworks", List.of());
+        return section.done(() -> new ProxyProtocol(trusted));
     }
 
     private static LoginBackoff loginBackoff(YamlSection section) {

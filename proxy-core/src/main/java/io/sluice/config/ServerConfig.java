@@ -19,6 +19,7 @@ package io.sluice.config;
  * @param netReadTimeoutMilliseconds how long a logged-in client may take to send one frame of a command, from its
  *     first byte to its last, before it is disconnected (ERR 1159); MySQL's {@code net_read_timeout}. 0 means no
  *     limit
+ * @param proxyProtocol which load balancers may name the client with a PROXY protocol header
  */
 public record ServerConfig(
         String address,
@@ -33,7 +34,8 @@ public record ServerConfig(
         long handshakeTimeoutMilliseconds,
         long idleTimeoutMilliseconds,
         LoginBackoff loginBackoff,
-        long netReadTimeoutMilliseconds) {
+        long netReadTimeoutMilliseconds,
+        ProxyProtocol proxyProtocol) {
 
     public static final String DEFAULT_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_PORT = 3307;
@@ -89,9 +91,22 @@ public record ServerConfig(
             throw new IllegalArgumentException("netReadTimeoutMilliseconds: " + netReadTimeoutMilliseconds
                     + " (expected: >= 0)");
         }
+        if (proxyProtocol == null) {
+            proxyProtocol = ProxyProtocol.off();
+        }
     }
 
-    /** Every setting but the net read timeout, which is at its default. */
+    /** Without PROXY protocol. */
+    public ServerConfig(String address, int port, int workerThreads, int connBufferSize, int maxConnections,
+            String serverVersion, int maxPacketSize, Transport transport, TlsConfig tls,
+            long handshakeTimeoutMilliseconds, long idleTimeoutMilliseconds, LoginBackoff loginBackoff,
+            long netReadTimeoutMilliseconds) {
+        this(address, port, workerThreads, connBufferSize, maxConnections, serverVersion, maxPacketSize, transport,
+                tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff, netReadTimeoutMilliseconds,
+                ProxyProtocol.off());
+    }
+
+    /** Every setting but the net read timeout, which is at its default, and PROXY protocol, off. */
     public ServerConfig(String address, int port, int workerThreads, int connBufferSize, int maxConnections,
             String serverVersion, int maxPacketSize, Transport transport, TlsConfig tls,
             long handshakeTimeoutMilliseconds, long idleTimeoutMilliseconds, LoginBackoff loginBackoff) {
@@ -117,25 +132,25 @@ public record ServerConfig(
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(address, newPort, workerThreads, connBufferSize, maxConnections, serverVersion,
                 maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
-                netReadTimeoutMilliseconds);
+                netReadTimeoutMilliseconds, proxyProtocol);
     }
 
     public ServerConfig withAddress(String newAddress) {
         return new ServerConfig(newAddress, port, workerThreads, connBufferSize, maxConnections, serverVersion,
                 maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
-                netReadTimeoutMilliseconds);
+                netReadTimeoutMilliseconds, proxyProtocol);
     }
 
     public ServerConfig withTls(TlsConfig newTls) {
         return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
                 maxPacketSize, transport, newTls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
-                netReadTimeoutMilliseconds);
+                netReadTimeoutMilliseconds, proxyProtocol);
     }
 
     public ServerConfig withServerVersion(String newServerVersion) {
         return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, newServerVersion,
                 maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
-                netReadTimeoutMilliseconds);
+                netReadTimeoutMilliseconds, proxyProtocol);
     }
 
     /** The same listener with other timeouts and login back-off. */
@@ -143,14 +158,21 @@ public record ServerConfig(
             LoginBackoff newLoginBackoff) {
         return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
                 maxPacketSize, transport, tls, newHandshakeTimeoutMilliseconds, newIdleTimeoutMilliseconds,
-                newLoginBackoff, netReadTimeoutMilliseconds);
+                newLoginBackoff, netReadTimeoutMilliseconds, proxyProtocol);
     }
 
     /** The same listener with another net read timeout (0: none). */
     public ServerConfig withNetReadTimeout(long newNetReadTimeoutMilliseconds) {
         return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
                 maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
-                newNetReadTimeoutMilliseconds);
+                newNetReadTimeoutMilliseconds, proxyProtocol);
+    }
+
+    /** The same listener taking PROXY protocol headers from {@code newProxyProtocol}'s trusted networks. */
+    public ServerConfig withProxyProtocol(ProxyProtocol newProxyProtocol) {
+        return new ServerConfig(address, port, workerThreads, connBufferSize, maxConnections, serverVersion,
+                maxPacketSize, transport, tls, handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, loginBackoff,
+                netReadTimeoutMilliseconds, newProxyProtocol);
     }
 
     /** The number of event-loop threads actually used. */

@@ -103,7 +103,7 @@ final class BackendLease {
             return false;
         }
         group.sessionEnded(assigned);
-        log.debug("client {}: moving from backend {} to {}", session.channel().remoteAddress(), dataSource,
+        log.debug("client {}: moving from backend {} to {}", session.remoteAddress(), dataSource,
                 next.name());
         assign(next);
         return true;
@@ -200,7 +200,7 @@ final class BackendLease {
                     // The server ended the connection while it was idle in the pool (killed, timed out, shutting
                     // down) and its close was not yet seen. Nothing of the client's reached it, and it is closed
                     // now: take another one.
-                    log.debug("client {}: {}; taking another connection", session.channel().remoteAddress(),
+                    log.debug("client {}: {}; taking another connection", session.remoteAddress(),
                             error.getMessage());
                     tryAcquire();
                 } else if (error != null) {
@@ -252,7 +252,7 @@ final class BackendLease {
         if (!reassign(failedBackends)) {
             return false;
         }
-        log.info("client {}: cannot connect to backend {} ({}); failing over to {}", session.channel().remoteAddress(),
+        log.info("client {}: cannot connect to backend {} ({}); failing over to {}", session.remoteAddress(),
                 from, cause.getMessage(), dataSource);
         return true;
     }

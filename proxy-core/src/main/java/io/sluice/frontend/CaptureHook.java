@@ -87,7 +87,7 @@ final class CaptureHook {
     private SessionCapture begin(CaptureRun run, boolean openBefore, BackendConnection connection) {
         SessionCapture begun = run.beginSession(session.connectionId(), session.user(), session.schema(),
                 session.key().capabilities(), session.key().collationId(),
-                String.valueOf(session.channel().remoteAddress()), openBefore);
+                String.valueOf(session.remoteAddress()), openBefore);
         if (connection != null) {
             connection.summarizeResponses(true);
         }

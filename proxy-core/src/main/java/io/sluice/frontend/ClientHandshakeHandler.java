@@ -113,7 +113,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 Scramble.MYSQL_NATIVE_PASSWORD, context.mariaDbCapabilities());
         ctx.writeAndFlush(greeting.write(ctx.alloc()), ctx.voidPromise());
         scheduleHandshakeTimeout();
-        log.debug("client {} connected as #{}", channel.remoteAddress(), session.connectionId());
+        log.debug("client {} connected as #{}", session.remoteAddress(), session.connectionId());
     }
 
     private void refuse(ByteBuf err) {
@@ -134,7 +134,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void onHandshakeTimeout() {
         if (phase == Phase.GREETING_SENT || phase == Phase.THROTTLED || phase == Phase.AUTHENTICATING) {
-            log.debug("client {} #{}: not logged in after {} ms: closing", channel.remoteAddress(),
+            log.debug("client {} #{}: not logged in after {} ms: closing", session.remoteAddress(),
                     session.connectionId(), security.handshakeTimeoutMillis());
             phase = Phase.DONE;
             channel.close();
@@ -186,7 +186,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         // The greeting is packet 0; the response is 1, or 2 behind an SSLRequest. MySQL and MariaDB refuse any other.
         int expected = session.isSecure() ? 2 : 1;
         if (sequenceId != expected) {
-            log.debug("client {}: handshake response with sequence id {} (expected: {})", channel.remoteAddress(),
+            log.debug("client {}: handshake response with sequence id {} (expected: {})", session.remoteAddress(),
                     sequenceId, expected);
             failAndClose(ClientErrors.packetsOutOfOrder(channel.alloc(), expected + 1));
             return;
@@ -195,7 +195,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         try {
             handshake = HandshakeResponse41.parse(Packets.payload(frame));
         } catch (ProtocolException e) {
-            log.debug("client {}: bad handshake response: {}", channel.remoteAddress(), e.getMessage());
+            log.debug("client {}: bad handshake response: {}", session.remoteAddress(), e.getMessage());
             failAndClose(ClientErrors.badHandshake(channel.alloc(), sequenceId + 1, e.getMessage()));
             return;
         }
@@ -209,12 +209,12 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         long maxWait = handshakeTimer != null ? handshakeTimer.getDelay(TimeUnit.MILLISECONDS) : Long.MAX_VALUE;
         long delay = security.throttle().reserve(session.clientAddress(), maxWait);
         if (delay == LoginThrottle.REFUSED) {
-            log.debug("client {}: login refused, its address backs off after failed logins", channel.remoteAddress());
+            log.debug("client {}: login refused, its address backs off after failed logins", session.remoteAddress());
             failAndClose(ClientErrors.loginThrottled(channel.alloc(), sequenceId + 1, session.clientAddress()));
             return;
         }
         if (delay > 0) {
-            log.debug("client {}: login delayed {} ms after failed logins from its address", channel.remoteAddress(),
+            log.debug("client {}: login delayed {} ms after failed logins from its address", session.remoteAddress(),
                     delay);
             phase = Phase.THROTTLED;
             waitForTurn(sequenceId, delay);
@@ -262,7 +262,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                     reply.release();
                 }
                 security.throttle().failed(session.clientAddress());
-                log.debug("client {}: access denied for '{}'", channel.remoteAddress(), session.user());
+                log.debug("client {}: access denied for '{}'", session.remoteAddress(), session.user());
                 if (login.failure() == ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
                 }
@@ -334,7 +334,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 enterCommandPhase(okSequenceId);
             }
         }, cause -> {
-            log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
+            log.debug("client {}: no backend connection: {}", session.remoteAddress(), cause.toString());
             failAndClose(ClientErrors.acquireFailed(channel.alloc(), okSequenceId, cause, lease.dataSource(),
                     lease.backendPool().address(), lease.triedBackends(), context.poolExhaustion()));
         }, () -> channel.config().setAutoRead(false)); // the relay reads again once it starts
@@ -372,13 +372,21 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (session != null) { // admitted
             session.releaseAccount();
             context.registry().closed(session);
-            log.debug("client {} #{} disconnected during login", channel.remoteAddress(), session.connectionId());
+            log.debug("client {} #{} disconnected during login", session.remoteAddress(), session.connectionId());
         }
         ctx.fireChannelInactive();
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof ProxyProtocolHandler.ProxiedAddress proxied) {
+            if (session != null) {
+                log.debug("client {} #{} is {}, by its PROXY protocol header", channel.remoteAddress(),
+                        session.connectionId(), proxied.address());
+                session.proxiedAddress(proxied.address());
+            }
+            return;
+        }
         if (!(event instanceof io.netty.handler.timeout.IdleStateEvent)) { // idle during login: the timer's business
             ctx.fireUserEventTriggered(event);
         }
@@ -388,14 +396,13 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof PacketTooLargeException) {
-            log.debug("client {}: {}", channel.remoteAddress(), root.getMessage());
+            log.debug("client {}: {}", clientForLog(), root.getMessage());
             failAndClose(phase == Phase.AWAIT_BACKEND // logged in: a command over server.maxPacketSize
                     ? ClientErrors.packetTooLarge(channel.alloc(), nextReplySequenceId(), root.getMessage())
                     : ClientErrors.loginPacketTooLarge(channel.alloc(), nextReplySequenceId(), root.getMessage()));
             return;
         }
-        log.debug("client {}: closing after error: {}", channel == null ? null : channel.remoteAddress(),
-                root.toString());
+        log.debug("client {}: closing after error: {}", clientForLog(), root.toString());
         ctx.close();
     }
 
@@ -414,5 +421,10 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private void failAndClose(ByteBuf err) {
         phase = Phase.DONE;
         channel.writeAndFlush(err).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** The client's address for a log line, also before the session exists. */
+    private Object clientForLog() {
+        return session != null ? session.remoteAddress() : channel != null ? channel.remoteAddress() : null;
     }
 }

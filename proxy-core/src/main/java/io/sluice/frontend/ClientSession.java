@@ -12,6 +12,7 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.HandshakeResponse41;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * One client's session as Sluice knows it: who logged in, what it negotiated, which schema it uses, and which
@@ -21,6 +22,8 @@ import java.net.InetSocketAddress;
  */
 public final class ClientSession {
     private final Channel channel;
+    /** The client's address from a PROXY protocol header, or {@code null} (the socket's peer is the client). */
+    private InetSocketAddress proxiedAddress;
     private final int connectionId;
     private final long connectedAtMillis = System.currentTimeMillis();
     /** The greeting's nonce: COM_CHANGE_USER authenticates over it again. */
@@ -160,12 +163,25 @@ public final class ClientSession {
     }
 
     InetAddress clientAddress() {
-        return channel.remoteAddress() instanceof InetSocketAddress isa ? isa.getAddress() : null;
+        return remoteAddress() instanceof InetSocketAddress isa ? isa.getAddress() : null;
+    }
+
+    /**
+     * The client's address: the one a PROXY protocol header named (a load balancer in front, from a trusted network),
+     * else the socket's. User {@code @host} rules, the login back-off, logs and {@code /api/sessions} use it.
+     */
+    SocketAddress remoteAddress() {
+        return proxiedAddress != null ? proxiedAddress : channel.remoteAddress();
+    }
+
+    /** The PROXY protocol header named the client behind the load balancer. */
+    void proxiedAddress(InetSocketAddress address) {
+        proxiedAddress = address;
     }
 
     /** The session as a slow-query log line names it. */
     String describeForLog() {
-        return "client=" + channel.remoteAddress() + " id=" + connectionId + " user=" + user;
+        return "client=" + remoteAddress() + " id=" + connectionId + " user=" + user;
     }
 
     /**
@@ -188,7 +204,7 @@ public final class ClientSession {
         String state = handler == null ? (channel.isActive() ? "login" : "closing") : state(handler);
         String backend = handler == null ? null : handler.lease().dataSource();
         PinReason pin = handler == null ? null : handler.policy().pinnedBy();
-        return new SessionSnapshot(connectionId, user, String.valueOf(channel.remoteAddress()), backend, schema,
+        return new SessionSnapshot(connectionId, user, String.valueOf(remoteAddress()), backend, schema,
                 state, connectedAtMillis, pin == null ? null : pin.label());
     }
 

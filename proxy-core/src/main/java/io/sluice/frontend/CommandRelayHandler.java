@@ -117,7 +117,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
-        log.debug("client {} logged in as '{}' (schema {})", channel.remoteAddress(), session.user(),
+        log.debug("client {} logged in as '{}' (schema {})", session.remoteAddress(), session.user(),
                 session.schema());
         if (sentBeforeOk != null) {
             for (ByteBuf frame; (frame = sentBeforeOk.poll()) != null; ) {
@@ -355,7 +355,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     /** No connection: the held commands, or the request waiting for OK, get the error; the session goes on. */
     private void acquireFailed(Throwable cause, int replySequenceId) {
-        log.debug("client {}: no backend connection: {}", channel.remoteAddress(), cause.toString());
+        log.debug("client {}: no backend connection: {}", session.remoteAddress(), cause.toString());
         int sequenceId = replySequenceId;
         if (!held.isEmpty()) {
             sequenceId = held.peek().replySequenceId();
@@ -437,7 +437,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         String message = ClientErrors.lostBackendMessage(lost);
         // What the client did last goes with it: a server that hangs up right after a client's command may have
         // been answering that command, not dying.
-        lostBackendWarning.warn("client {}: {}, its last command {} {}", channel.remoteAddress(), message,
+        lostBackendWarning.warn("client {}: {}, its last command {} {}", session.remoteAddress(), message,
                 lastCommand < 0 ? "none" : Command.name(lastCommand),
                 lost.tracker().isIdle() ? "answered" : "unanswered");
         if (responseStarted) {
@@ -510,7 +510,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         lease.end();
         policy.sessionEnded();
         context.registry().closed(session);
-        log.debug("client {} #{} disconnected", channel.remoteAddress(), session.connectionId());
+        log.debug("client {} #{} disconnected", session.remoteAddress(), session.connectionId());
         ctx.fireChannelInactive();
     }
 
@@ -521,7 +521,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             BackendConnection connection = lease.connection();
             if (state == State.COMMAND && !lease.isAcquiring()
                     && (connection == null || connection.isBetweenCommands())) {
-                log.debug("client {} #{}: idle for {} ms: closing", channel.remoteAddress(), session.connectionId(),
+                log.debug("client {} #{}: idle for {} ms: closing", session.remoteAddress(), session.connectionId(),
                         security.idleTimeoutMillis());
                 failAndClose(ClientErrors.idleTimeout(channel.alloc()));
             }
@@ -538,7 +538,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         if (root instanceof NetReadTimeoutException) {
-            log.debug("client {} #{}: {}: closing", channel.remoteAddress(), session.connectionId(),
+            log.debug("client {} #{}: {}: closing", session.remoteAddress(), session.connectionId(),
                     root.getMessage());
             BackendConnection connection = lease.connection();
             if (connection == null || connection.isBetweenCommands()) {
@@ -548,7 +548,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             }
             return;
         }
-        log.debug("client {}: closing after error: {}", channel.remoteAddress(), root.toString());
+        log.debug("client {}: closing after error: {}", session.remoteAddress(), root.toString());
         ctx.close();
     }
 
@@ -585,7 +585,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         state = State.CLOSED;
-        log.debug("client {} #{}: closed for shutdown, idle outside a transaction", channel.remoteAddress(),
+        log.debug("client {} #{}: closed for shutdown, idle outside a transaction", session.remoteAddress(),
                 session.connectionId());
         // Behind whatever the relay has written: the last response reaches the client before the close.
         channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);

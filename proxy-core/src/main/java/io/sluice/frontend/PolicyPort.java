@@ -80,7 +80,7 @@ final class PolicyPort implements SessionPort {
         }
         lease.forget(on);
         String message = ClientErrors.lostBackendMessage(on);
-        log.warn("client {}: {}: {}", session.channel().remoteAddress(), message,
+        log.warn("client {}: {}: {}", session.remoteAddress(), message,
                 cause == null ? "" : cause.toString());
         relay.failAndClose(ClientErrors.lostBackend(session.channel().alloc(), relay.replySequenceId(), message, true));
     }
@@ -113,7 +113,7 @@ final class PolicyPort implements SessionPort {
     @Override
     public void pinned(PinReason reason) {
         context.registry().pinned(reason);
-        log.debug("client {} #{}: pinned to its backend connection: {}", session.channel().remoteAddress(),
+        log.debug("client {} #{}: pinned to its backend connection: {}", session.remoteAddress(),
                 session.connectionId(), reason.label());
     }
 }

@@ -255,7 +255,7 @@ class ConfigYamlTest {
                 """, "config.yaml line 3: server.prot: unknown key (expected: one of address, port, workerThreads, "
                 + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
                 + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, netReadTimeoutMilliseconds, loginBackoff, "
-                + "tls)");
+                + "tls, proxyProtocol)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
@@ -318,7 +318,7 @@ class ConfigYamlTest {
                 """, "config.yaml line 2: server: 3307 (expected: a mapping of address, port, workerThreads, "
                 + "connBufferSize, maxConnections, serverVersion, maxPacketSize, transport, "
                 + "handshakeTimeoutMilliseconds, idleTimeoutMilliseconds, netReadTimeoutMilliseconds, loginBackoff, "
-                + "tls)");
+                + "tls, proxyProtocol)");
         assertRefused("""
                 dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
                 authority:
@@ -671,6 +671,45 @@ class ConfigYamlTest {
                 server:
                   netReadTimeoutMilliseconds: -1
                 """, "config.yaml line 3: server.netReadTimeoutMilliseconds: -1 (expected: >= 0)");
+        assertRefused(ds + """
+                server:
+                  proxyProtocol:
+                    trustedNetworks: [10.0.0.0/33]
+                """, "config.yaml line 4: server.proxyProtocol.trustedNetworks: '10.0.0.0/33' (expected: a prefix "
+                + "length 0..32)");
+        assertRefused(ds + """
+                server:
+                  proxyProtocol:
+                    trustedNetworks: [lb.example.com]
+                """, "config.yaml line 4: server.proxyProtocol.trustedNetworks: 'lb.example.com' (expected: an IP "
+                + "address or CIDR block)");
+    }
+
+    @Test
+    void readsTheNetworksTrustedToSendProxyProtocolHeaders() {
+        ProxyConfig config = parse("""
+                dataSources: {ds_0: {url: "jdbc:mysql://h/d", username: u}}
+                server:
+                  proxyProtocol:
+                    trustedNetworks: [10.0.0.0/8, "::1", 192.168.1.7]
+                """);
+        ProxyProtocol proxyProtocol = config.server().proxyProtocol();
+        assertThat(proxyProtocol.enabled()).isTrue();
+        assertThat(proxyProtocol.trusts(address("10.200.3.4"))).isTrue();
+        assertThat(proxyProtocol.trusts(address("11.0.0.1"))).isFalse();
+        assertThat(proxyProtocol.trusts(address("192.168.1.7"))).isTrue();
+        assertThat(proxyProtocol.trusts(address("192.168.1.8"))).isFalse();
+        assertThat(proxyProtocol.trusts(address("::1"))).isTrue();
+        assertThat(parse("dataSources: {ds_0: {url: \"jdbc:mysql://h/d\", username: u}}\n").server()
+                .proxyProtocol().enabled()).as("off by default").isFalse();
+    }
+
+    private static java.net.InetAddress address(String literal) {
+        try {
+            return java.net.InetAddress.getByName(literal);
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test
