@@ -52,7 +52,7 @@ final class JdbcClient implements DriverClient {
         config.setDataSource(new DriverSource(driver, url, user, password));
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(poolSize);
-        config.setConnectionTimeout(30_000);
+        config.setConnectionTimeout(10_000);
         HikariDataSource pool = new HikariDataSource(config);
         String hikariVersion = HikariDataSource.class.getPackage().getImplementationVersion();
         return new JdbcClient(describe(driver) + " through HikariCP"
