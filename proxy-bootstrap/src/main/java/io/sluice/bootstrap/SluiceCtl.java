@@ -25,6 +25,7 @@ import java.util.Map;
  * {@code bin/sluice-ctl}: operates a running Sluice through its admin API, and replays captures.
  *
  * <pre>
+ * sluice-ctl backends | sessions [--verbose] | version | reload | drain NAME | undrain NAME
  * sluice-ctl traffic capture start --output DIR [--duration 10m] [--compress true|false] [--max-size 10g] ...
  * sluice-ctl traffic capture stop
  * sluice-ctl traffic capture status
@@ -41,6 +42,12 @@ public final class SluiceCtl {
 
     static final String USAGE = """
             Usage:
+              sluice-ctl backends                 the backends: status, weight, sessions, pool
+              sluice-ctl sessions [--verbose]     sessions by backend (every session with --verbose)
+              sluice-ctl version                  the running version
+              sluice-ctl reload                   reads config.yaml again and applies it
+              sluice-ctl drain NAME               takes backend NAME out of rotation; its sessions finish
+              sluice-ctl undrain NAME             puts it back
               sluice-ctl traffic capture start --output DIR [--duration 10m] [--compress true|false]
                                                [--max-size 10g] [--file-size 256m] [--min-free-space 1g]
                                                [--key-file FILE]
@@ -50,9 +57,11 @@ public final class SluiceCtl {
                                         [--speed 1.0] [--read-only] [--report FILE] [--key-file FILE]
                                         [--progress SECONDS]
 
-            Capture commands call the admin API of a running Sluice:
-              --admin HOST:PORT  where it listens (default: $SLUICE_ADMIN or 127.0.0.1:3080)
-              --token TOKEN      its bearer token (default: $SLUICE_ADMIN_TOKEN)
+            Every command but replay calls the admin API of running Sluice instances:
+              --admin HOST:PORT[,HOST:PORT...]  where they listen, each in turn (default: $SLUICE_ADMIN or
+                                                127.0.0.1:3080)
+              --token TOKEN      their bearer token (default: $SLUICE_ADMIN_TOKEN)
+            With several instances each answer is headed by its address; the exit status is 1 if any failed.
             Replay reads the password from $SLUICE_REPLAY_PASSWORD when --password is not given.
             See docs/traffic-capture.md.""";
 
@@ -60,7 +69,78 @@ public final class SluiceCtl {
             "--compress", "compress", "--max-size", "maxSize", "--file-size", "fileSize", "--min-free-space",
             "minFreeSpace", "--key-file", "keyFile");
 
+    /** Commands that are one call of the admin API each. */
+    static final List<String> ADMIN_COMMANDS = List.of("backends", "sessions", "version", "reload", "drain",
+            "undrain");
+
     private SluiceCtl() {
+    }
+
+    /** {@code backends}, {@code sessions}, {@code version}, {@code reload}, {@code drain NAME}, {@code undrain NAME}. */
+    private static int admin(String command, List<String> args, PrintStream out, PrintStream err,
+            Map<String, String> env) {
+        String backend = null;
+        List<String> rest = args;
+        if (command.equals("drain") || command.equals("undrain")) {
+            if (args.isEmpty() || args.get(0).startsWith("--")) {
+                throw new IllegalArgumentException(command + ": the backend's name is required (sluice-ctl "
+                        + command + " NAME)");
+            }
+            backend = args.get(0);
+            rest = args.subList(1, args.size());
+        }
+        boolean verbose = command.equals("sessions") && rest.contains("--verbose");
+        if (verbose) {
+            rest = new ArrayList<>(rest);
+            rest.remove("--verbose");
+        }
+        Map<String, String> options = options(rest);
+        for (String name : options.keySet()) {
+            if (!name.equals("--admin") && !name.equals("--token")) {
+                throw new IllegalArgumentException(name + ": unknown option for " + command);
+            }
+        }
+        String method = "GET";
+        String body = null;
+        String path = switch (command) {
+            case "backends" -> "/api/backends";
+            case "sessions" -> verbose ? "/api/sessions?verbose" : "/api/sessions";
+            case "version" -> "/api/version";
+            default -> null;
+        };
+        if (path == null) {
+            method = "POST";
+            body = "";
+            path = command.equals("reload") ? "/api/config/reload"
+                    : "/api/backends/" + java.net.URLEncoder.encode(backend, java.nio.charset.StandardCharsets.UTF_8)
+                            + "/" + command;
+        }
+        return onEach(options, env, out, err, method, path, body);
+    }
+
+    /** One call on each instance {@code --admin} names; 0 when every one succeeded. */
+    private static int onEach(Map<String, String> options, Map<String, String> env, PrintStream out,
+            PrintStream err, String method, String path, String body) {
+        String admins = options.getOrDefault("--admin", env.getOrDefault("SLUICE_ADMIN", DEFAULT_ADMIN));
+        String token = options.getOrDefault("--token", env.get("SLUICE_ADMIN_TOKEN"));
+        List<String> targets = new ArrayList<>();
+        for (String admin : admins.split(",")) {
+            if (!admin.isBlank()) {
+                targets.add(admin.strip());
+            }
+        }
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("--admin: no HOST:PORT given");
+        }
+        int status = 0;
+        for (String admin : targets) {
+            if (targets.size() > 1) {
+                out.println("== " + admin);
+            }
+            int one = call(admin, token, method, path, body, out, err);
+            status = Math.max(status, one);
+        }
+        return status;
     }
 
     public static void main(String[] args) {
@@ -79,6 +159,9 @@ public final class SluiceCtl {
             return list.isEmpty() ? EXIT_BAD_ARGUMENTS : 0;
         }
         try {
+            if (ADMIN_COMMANDS.contains(list.get(0))) {
+                return admin(list.get(0), list.subList(1, list.size()), out, err, env);
+            }
             if (list.size() >= 3 && list.get(0).equals("traffic") && list.get(1).equals("capture")) {
                 return capture(list.get(2), options(list.subList(3, list.size())), out, err, env);
             }
@@ -86,7 +169,8 @@ public final class SluiceCtl {
                 return replay(options(list.subList(2, list.size())), out, err, env);
             }
             throw new IllegalArgumentException("unknown command: " + String.join(" ", list)
-                    + " (expected: traffic capture start|stop|status, or traffic replay)");
+                    + " (expected: " + String.join(", ", ADMIN_COMMANDS)
+                    + ", traffic capture start|stop|status, or traffic replay)");
         } catch (IllegalArgumentException e) {
             err.println("sluice-ctl: " + e.getMessage());
             err.println(USAGE);
@@ -118,8 +202,6 @@ public final class SluiceCtl {
 
     private static int capture(String action, Map<String, String> options, PrintStream out, PrintStream err,
             Map<String, String> env) {
-        String admin = options.getOrDefault("--admin", env.getOrDefault("SLUICE_ADMIN", DEFAULT_ADMIN));
-        String token = options.getOrDefault("--token", env.get("SLUICE_ADMIN_TOKEN"));
         List<String> allowed = new ArrayList<>(List.of("--admin", "--token"));
         String method;
         String path;
@@ -148,6 +230,12 @@ public final class SluiceCtl {
                 throw new IllegalArgumentException(name + ": unknown option for traffic capture " + action);
             }
         }
+        return onEach(options, env, out, err, method, path, body);
+    }
+
+    /** One request to one admin API; prints the answer (pretty JSON) or the error. */
+    private static int call(String admin, String token, String method, String path, String body, PrintStream out,
+            PrintStream err) {
         URI uri = URI.create("http://" + admin + path);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
                 .header("Accept", "application/json");
@@ -178,7 +266,8 @@ public final class SluiceCtl {
             out.print(pretty(response.body()));
             return 0;
         }
-        err.println("sluice-ctl: " + method + " " + path + ": HTTP " + response.statusCode() + ": " + error(response));
+        err.println("sluice-ctl: " + admin + ": " + method + " " + path + ": HTTP " + response.statusCode() + ": "
+                + error(response));
         return EXIT_FAILED;
     }
 
