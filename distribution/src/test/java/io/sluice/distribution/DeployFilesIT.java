@@ -275,4 +275,33 @@ class DeployFilesIT {
     private static <T> T cast(Object value) {
         return (T) value;
     }
+
+    /**
+     * The Prometheus alerting rules shipped next to the Grafana dashboard parse as a rule file, and every Sluice
+     * metric they use is one docs/operations.md describes (so a renamed metric cannot leave an alert silently dead).
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void alertRulesParseAndUseOnlyDocumentedMetrics() throws IOException {
+        Map<String, Object> rules = yaml(REPOSITORY.resolve("distribution/src/main/conf/prometheus/sluice-alerts.yaml"));
+        List<Map<String, Object>> groups = (List<Map<String, Object>>) rules.get("groups");
+        assertThat(groups).isNotEmpty();
+        String operations = Files.readString(REPOSITORY.resolve("docs/operations.md"), StandardCharsets.UTF_8);
+        List<String> alerts = new ArrayList<>();
+        for (Map<String, Object> group : groups) {
+            for (Map<String, Object> rule : (List<Map<String, Object>>) group.get("rules")) {
+                String alert = (String) rule.get("alert");
+                alerts.add(alert);
+                assertThat((String) rule.get("expr")).as("%s: expr", alert).isNotBlank();
+                assertThat(((Map<String, Object>) rule.get("annotations")).get("summary")).as("%s: summary", alert)
+                        .isNotNull();
+                Matcher metric = Pattern.compile("sluice_[a-z_]+").matcher((String) rule.get("expr"));
+                while (metric.find()) {
+                    String name = metric.group().replaceAll("_(count|bucket|sum)$", "");
+                    assertThat(operations).as("%s uses %s", alert, name).contains("`" + name + "`");
+                }
+            }
+        }
+        assertThat(alerts).doesNotHaveDuplicates().contains("SluiceDown", "SluiceNoBackendUp", "SluicePoolExhausted");
+    }
 }
