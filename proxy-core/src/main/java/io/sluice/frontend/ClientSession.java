@@ -26,6 +26,11 @@ public final class ClientSession {
     private InetSocketAddress proxiedAddress;
     private final int connectionId;
     private final long connectedAtMillis = System.currentTimeMillis();
+
+    /** When the client connected (the wall clock, for the connection log and {@code /api/sessions}). */
+    long connectedAtMillis() {
+        return connectedAtMillis;
+    }
     /** The greeting's nonce: COM_CHANGE_USER authenticates over it again. */
     private final byte[] nonce;
     private final CommandObserver commands;

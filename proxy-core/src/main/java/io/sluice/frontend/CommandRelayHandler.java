@@ -117,8 +117,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
-        log.debug("client {} logged in as '{}' (schema {})", session.remoteAddress(), session.user(),
-                session.schema());
+        ConnectionLog.loggedIn(session, lease.dataSource());
         if (sentBeforeOk != null) {
             for (ByteBuf frame; (frame = sentBeforeOk.poll()) != null; ) {
                 if (state == State.COMMAND) {
@@ -510,7 +509,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         lease.end();
         policy.sessionEnded();
         context.registry().closed(session);
-        log.debug("client {} #{} disconnected", session.remoteAddress(), session.connectionId());
+        ConnectionLog.disconnected(session);
         ctx.fireChannelInactive();
     }
 
