@@ -16,18 +16,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TLS towards clients: the {@link SslContext} built once at start from {@code server.tls}, and a fresh
- * {@link SslHandler} for each session that sends an SSLRequest.
+ * TLS towards clients: the {@link SslContext} built at start from {@code server.tls}, and a fresh
+ * {@link SslHandler} for each session that sends an SSLRequest. Configured certificate, key and CA files are
+ * watched: when one changes (a renewed certificate, a rotated Kubernetes Secret), the next TLS session after the
+ * change gets a context built from the new files, without a restart; sessions already encrypted keep theirs. The
+ * files are looked at no more than once every {@link #RELOAD_CHECK_NANOS}, on the way to a new TLS session.
  */
 public final class ServerTls {
     private static final Logger log = LoggerFactory.getLogger(ServerTls.class);
+    static final long RELOAD_CHECK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
-    private final SslContext context;
+    private volatile SslContext context;
     private final SslProvider provider;
+    /** The configuration, to build again from; {@code null} when the certificates are not files to watch. */
+    private final TlsConfig watched;
+    private volatile String filesStamp;
+    private volatile long nextCheckNanos;
 
-    private ServerTls(SslContext context, SslProvider provider) {
+    private ServerTls(SslContext context, SslProvider provider, TlsConfig watched) {
         this.context = context;
         this.provider = provider;
+        this.watched = watched;
+        this.filesStamp = watched == null ? null : stamp(watched);
+        this.nextCheckNanos = System.nanoTime() + RELOAD_CHECK_NANOS;
     }
 
     /**
@@ -41,6 +52,17 @@ public final class ServerTls {
             return null;
         }
         SslProvider provider = provider(config.provider());
+        SslContext context = build(config, provider);
+        log.info("TLS: {} provider, protocols {}, client certificates {}", provider, config.protocols(),
+                config.verifyClient());
+        return new ServerTls(context, provider, config.usesGeneratedCertificates() ? null : config);
+    }
+
+    private static SslContext build(TlsConfig config, SslProvider provider) {
+        return build(config, provider, clientAuth(config.verifyClient()));
+    }
+
+    private static SslContext build(TlsConfig config, SslProvider provider, ClientAuth clientAuth) {
         SslContextBuilder builder;
         Path trust = config.caFile();
         if (!config.usesGeneratedCertificates()) {
@@ -79,12 +101,9 @@ public final class ServerTls {
         }
         builder.sslProvider(provider)
                 .protocols(config.protocols())
-                .clientAuth(clientAuth(config.verifyClient()));
+                .clientAuth(clientAuth);
         try {
-            SslContext context = builder.build();
-            log.info("TLS: {} provider, protocols {}, client certificates {}", provider, config.protocols(),
-                    config.verifyClient());
-            return new ServerTls(context, provider);
+            return builder.build();
         } catch (SSLException | IllegalArgumentException e) {
             throw new ConfigException("server.tls: cannot use the certificate, key or CA: " + rootMessage(e)
                     + " (expected: PEM files: a certificate chain, its private key, CA certificates)", e);
@@ -93,10 +112,55 @@ public final class ServerTls {
 
     /** A handler for one session; the caller puts it in the pipeline. */
     public SslHandler newHandler(ByteBufAllocator alloc) {
+        if (watched != null && System.nanoTime() - nextCheckNanos >= 0) {
+            reloadIfChanged();
+        }
         SslHandler handler = context.newHandler(alloc);
         // The session's own handshake timer covers the TLS handshake too: one scheduled task per connection, not two.
         handler.setHandshakeTimeoutMillis(0);
         return handler;
+    }
+
+    /**
+     * Builds the context again when a watched file changed since the last build. A file that cannot be used (half
+     * written, a key that does not match) keeps the running context and is tried again at the next check.
+     */
+    synchronized void reloadIfChanged() {
+        nextCheckNanos = System.nanoTime() + RELOAD_CHECK_NANOS;
+        String now = stamp(watched);
+        if (now.equals(filesStamp)) {
+            return;
+        }
+        try {
+            // A context builds from a certificate and a key that do not belong together (one file rotated, not yet
+            // the other): a TLS handshake in memory proves the pair before clients get it.
+            TlsSelfCheck.handshake(build(watched, provider, ClientAuth.NONE));
+            context = build(watched, provider);
+            filesStamp = now;
+            log.info("TLS: certificate files changed; new TLS sessions use {}", watched.certFile());
+        } catch (ConfigException e) {
+            log.warn("TLS: certificate files changed but cannot be used yet, the running ones stay: {}",
+                    e.getMessage());
+        }
+    }
+
+    /** The watched files' sizes and modification times, as one string that changes when any of them does. */
+    private static String stamp(TlsConfig config) {
+        StringBuilder stamp = new StringBuilder();
+        for (Path file : new Path[] {config.certFile(), config.keyFile(), config.caFile()}) {
+            if (file == null) {
+                continue;
+            }
+            try {
+                java.nio.file.attribute.BasicFileAttributes attributes = java.nio.file.Files.readAttributes(file,
+                        java.nio.file.attribute.BasicFileAttributes.class);
+                stamp.append(attributes.lastModifiedTime().toMillis()).append('/').append(attributes.size());
+            } catch (IOException e) {
+                stamp.append("missing");
+            }
+            stamp.append(';');
+        }
+        return stamp.toString();
     }
 
     /** The TLS implementation in use: {@code OPENSSL} or {@code JDK}. */
