@@ -20,7 +20,10 @@ public final class QuerySniffer {
     public static final int USER_VARIABLE = 1;
     /** The word TEMPORARY: CREATE or DROP TEMPORARY TABLE. */
     public static final int TEMPORARY = 1 << 1;
-    /** Starts with LOCK: LOCK TABLES. */
+    /**
+     * Starts with LOCK (LOCK TABLES), or a FLUSH that takes table locks held until UNLOCK TABLES: FLUSH TABLES WITH
+     * READ LOCK, FLUSH TABLES ... FOR EXPORT.
+     */
     public static final int LOCK_TABLES = 1 << 2;
     /** Starts with UNLOCK: UNLOCK TABLES. */
     public static final int UNLOCK_TABLES = 1 << 3;
@@ -60,6 +63,7 @@ public final class QuerySniffer {
     private static final int PREPARE = 4;
     private static final int SET = 5;
     private static final int SELECT = 6;
+    private static final int FLUSH = 7;
 
     private QuerySniffer() {
     }
@@ -100,6 +104,8 @@ public final class QuerySniffer {
                 }
             } else if (words == 2 && first == SET && is(buf, start, i, "TRANSACTION")) {
                 flags |= SET_TRANSACTION;
+            } else if (first == FLUSH && (is(buf, start, i, "LOCK") || is(buf, start, i, "EXPORT"))) {
+                flags |= LOCK_TABLES;
             }
             if (is(buf, start, i, "LAST_INSERT_ID")) {
                 int open = SqlLexer.skipToCode(BYTES, buf, i, to);
@@ -129,7 +135,8 @@ public final class QuerySniffer {
                 : is(buf, start, end, "XA") ? XA
                 : is(buf, start, end, "PREPARE") ? PREPARE
                 : is(buf, start, end, "SET") ? SET
-                : is(buf, start, end, "SELECT") ? SELECT : OTHER;
+                : is(buf, start, end, "SELECT") ? SELECT
+                : is(buf, start, end, "FLUSH") ? FLUSH : OTHER;
     }
 
     private static boolean is(ByteBuf buf, int start, int end, String upperCaseWord) {

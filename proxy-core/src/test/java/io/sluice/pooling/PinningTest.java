@@ -69,6 +69,25 @@ class PinningTest {
                 .hasSizeGreaterThanOrEqualTo(2);
     }
 
+    /**
+     * A FLUSH that takes table locks holds them on its server connection until UNLOCK TABLES: the session stays on it
+     * meanwhile (issue #27: FLUSH TABLES WITH READ LOCK left on an idle pooled connection blocked every write).
+     * FOR EXPORT locks one table only, so the shared test server is not blocked.
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void flushForExportPinsUntilUnlockTables(JdbcDriver driver) throws Exception {
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
+                .quietly("DROP TABLE IF EXISTS fe", "CREATE TABLE fe (id INT PRIMARY KEY) ENGINE=InnoDB",
+                        "INSERT INTO fe VALUES (1)")
+                .sql("SELECT 'before'", "FLUSH TABLES fe FOR EXPORT", "SELECT COUNT(*) FROM fe", "UNLOCK TABLES",
+                        "SELECT 'after'"));
+        assertThat(run.pinAfter("FLUSH TABLES fe FOR EXPORT")).isEqualTo("table_lock");
+        assertThat(run.pinAfter("SELECT COUNT(*) FROM fe")).isEqualTo("table_lock");
+        assertThat(run.connectionsBetween("FLUSH TABLES fe FOR EXPORT", "UNLOCK TABLES")).hasSize(1);
+        assertThat(run.pinAfter("UNLOCK TABLES")).isNull();
+    }
+
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void temporaryTables(JdbcDriver driver) throws Exception {

@@ -103,4 +103,14 @@ class QuerySnifferTest {
         assertThat(QuerySniffer.trackAllVariables("SET @@global.session_track_system_variables = 'a'")).isNull();
         assertThat(QuerySniffer.trackAllVariables("SELECT 'session_track_system_variables = 1'")).isNull();
     }
+
+    @Test
+    void flushesThatHoldTableLocksPinLikeLockTables() {
+        assertThat(sniff("FLUSH TABLES WITH READ LOCK") & QuerySniffer.LOCK_TABLES).isNotZero();
+        assertThat(sniff("flush tables t1, t2 with read lock") & QuerySniffer.LOCK_TABLES).isNotZero();
+        assertThat(sniff("FLUSH TABLES t1 FOR EXPORT") & QuerySniffer.LOCK_TABLES).isNotZero();
+        assertThat(sniff("FLUSH TABLES") & QuerySniffer.LOCK_TABLES).isZero();
+        assertThat(sniff("FLUSH PRIVILEGES") & QuerySniffer.LOCK_TABLES).isZero();
+        assertThat(sniff("SELECT 'FLUSH TABLES WITH READ LOCK'") & QuerySniffer.LOCK_TABLES).isZero();
+    }
 }
