@@ -39,8 +39,13 @@ final class Startup {
     /** See {@link Sluice#start(ProxyConfig)}. */
     static Sluice start(ProxyConfig config) {
         config = withDefaultUsers(config);
-        ProbeResult probe = probeBackends(config);
-        BackendServerInfo serverInfo = probe.serverInfo();
+        ProbeResult probe = ProbeResult.probe(config.dataSources().values());
+        boolean provisional = probe.serverInfo() == null;
+        BackendServerInfo serverInfo = provisional ? BackendServerInfo.provisional() : probe.serverInfo();
+        if (provisional) {
+            log.warn("no backend is reachable yet ({}): starting anyway; logins get an error until one comes up",
+                    String.join("; ", probe.failures()));
+        }
         ServerConfig server = config.server();
         TransportKind transport = TransportKind.of(server.transport());
         EventLoopGroup workerGroup = transport.newEventLoopGroup(server.effectiveWorkerThreads(),
@@ -62,6 +67,12 @@ final class Startup {
                     config.pooling().transactionPooling());
             FrontendContext context = new FrontendContext(config, serverInfo, backends.group(), backends.pools(),
                     registry, traffic, slowQueryLog);
+            if (provisional) {
+                context.startProvisional();
+                long interval = config.healthCheck().enabled() ? config.healthCheck().intervalMilliseconds() : 2_000;
+                FirstBackendWatch.start(List.copyOf(config.dataSources().values()), context, interval,
+                        checkGroup::isShuttingDown);
+            }
             backends.start(context::addPool);
             Channel serverChannel = bind(server, transport, workerGroup, context);
             Sluice sluice = new Sluice(config, workerGroup, checkGroup, transport, backends, context, serverChannel,
@@ -124,14 +135,6 @@ final class Startup {
      * Reads every backend's greeting. One reachable backend is enough to start (the others are logged as
      * warnings); none is a configuration error.
      */
-    private static ProbeResult probeBackends(ProxyConfig config) {
-        ProbeResult result = ProbeResult.probe(config.dataSources().values());
-        if (result.serverInfo() == null) {
-            throw new ConfigException("no backend is reachable: " + String.join("; ", result.failures()));
-        }
-        return result;
-    }
-
     private static boolean isBindFailure(Throwable t) {
         return t instanceof BindException
                 || (t != null && String.valueOf(t.getMessage()).contains("Address already in use"));

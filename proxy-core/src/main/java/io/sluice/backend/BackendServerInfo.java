@@ -23,6 +23,16 @@ public record BackendServerInfo(String serverVersion, int capabilities, int coll
                 mariaDbCapabilities & other.mariaDbCapabilities);
     }
 
+    /**
+     * What Sluice presents while no backend has answered yet (it started with every backend down): the
+     * capabilities every MySQL 5.7+ and MariaDB 10.2+ server offers, as a MySQL server, utf8mb4. Logins fail until a
+     * backend is up, and the first backend that answers replaces it.
+     */
+    public static BackendServerInfo provisional() {
+        return new BackendServerInfo("8.0.36-Sluice", io.sluice.protocol.Capabilities.PROXY_SUPPORTED
+                | io.sluice.protocol.Capabilities.CLIENT_LONG_PASSWORD, 45);
+    }
+
     /** Whether the server speaks MariaDB's extended capabilities (it leaves the CLIENT_MYSQL bit unset). */
     public boolean hasMariaDbCapabilities() {
         return (capabilities & io.sluice.protocol.Capabilities.CLIENT_LONG_PASSWORD) == 0;

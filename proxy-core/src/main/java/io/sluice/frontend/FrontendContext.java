@@ -25,12 +25,12 @@ public final class FrontendContext {
     private volatile ProxyConfig config;
     /** Replaced on config reload; a session checks a login against the users of that moment. */
     private volatile ProxyUsers users;
-    private final BackendServerInfo serverInfo;
+    /** What clients are offered; replaced once when Sluice started before any backend answered. */
+    private volatile Offer offer;
+    private volatile boolean provisional;
     private final BackendGroup group;
     /** By data source name; concurrent so that a config reload can add and remove backends. */
     private final Map<String, BackendPool> pools;
-    private final int capabilities;
-    private final int mariaDbCapabilities;
     /** Session or transaction pooling: fixed at start (a reload that changes it needs a restart). */
     private final PoolingConfig pooling;
     private final SessionRegistry registry;
@@ -53,19 +53,47 @@ public final class FrontendContext {
         this.config = config;
         this.pooling = config.pooling();
         this.users = new ProxyUsers(config.users());
-        this.serverInfo = serverInfo;
+        this.offer = Offer.of(serverInfo, pooling.transactionPooling());
         this.group = group;
         this.pools = new ConcurrentHashMap<>(pools);
         this.registry = registry;
         this.poolExhaustion = new PoolExhaustion(registry, pooling.transactionPooling());
         this.traffic = traffic;
         this.slowQueryLog = slowQueryLog;
-        // Facing a MariaDB, Sluice leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset as the server does, so that
-        // MariaDB clients read and send the extended capabilities Sluice can relay.
-        int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
-        this.capabilities = serverInfo.hasMariaDbCapabilities() ? offered : offered | Capabilities.CLIENT_LONG_PASSWORD;
-        this.mariaDbCapabilities = serverInfo.hasMariaDbCapabilities()
-                ? Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), pooling.transactionPooling()) : 0;
+    }
+
+    /** The server face clients see: its greeting's version and collation, and the capabilities offered. */
+    private record Offer(BackendServerInfo serverInfo, int capabilities, int mariaDbCapabilities) {
+        static Offer of(BackendServerInfo serverInfo, boolean transactionPooling) {
+            // Facing a MariaDB, Sluice leaves CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") unset as the server does, so that
+            // MariaDB clients read and send the extended capabilities Sluice can relay.
+            int offered = Capabilities.PROXY_SUPPORTED & serverInfo.capabilities();
+            return new Offer(serverInfo,
+                    serverInfo.hasMariaDbCapabilities() ? offered : offered | Capabilities.CLIENT_LONG_PASSWORD,
+                    serverInfo.hasMariaDbCapabilities()
+                            ? Capabilities.mariaDbOffered(serverInfo.mariaDbCapabilities(), transactionPooling) : 0);
+        }
+    }
+
+    /** Sluice started before any backend answered: clients are offered {@code provisional} until one does. */
+    public void startProvisional() {
+        provisional = true;
+    }
+
+    /** Whether no backend has answered yet since Sluice started. */
+    public boolean isProvisional() {
+        return provisional;
+    }
+
+    /**
+     * A backend answered: if Sluice started before any did, its greeting's version, collation and capabilities are
+     * what clients are offered from now on.
+     */
+    public void learnServer(BackendServerInfo serverInfo) {
+        if (provisional) {
+            offer = Offer.of(serverInfo, pooling.transactionPooling());
+            provisional = false;
+        }
     }
 
     public ProxyConfig config() {
@@ -77,7 +105,7 @@ public final class FrontendContext {
     }
 
     BackendServerInfo serverInfo() {
-        return serverInfo;
+        return offer.serverInfo();
     }
 
     BackendGroup group() {
@@ -90,17 +118,17 @@ public final class FrontendContext {
 
     /** The capability flags offered to clients: what Sluice relays, less what the backend lacks. */
     int capabilities() {
-        return capabilities;
+        return offer.capabilities();
     }
 
     /** The MariaDB extended capabilities offered to clients (0 facing MySQL). */
     int mariaDbCapabilities() {
-        return mariaDbCapabilities;
+        return offer.mariaDbCapabilities();
     }
 
     String serverVersion() {
         String configured = config.server().serverVersion();
-        return configured != null ? configured : serverInfo.serverVersion();
+        return configured != null ? configured : offer.serverInfo().serverVersion();
     }
 
     /** Session or transaction pooling, as Sluice started with. */
