@@ -47,6 +47,12 @@ public final class QuerySniffer {
     public static final int SELECT_CALLS_LAST_INSERT_ID = 1 << 14;
     /** Calls {@code LAST_INSERT_ID(expr)}, which sets the value {@code LAST_INSERT_ID()} returns next. */
     public static final int SETS_LAST_INSERT_ID = 1 << 15;
+    /**
+     * A SET statement names a system variable as {@code @@name}, without {@code SESSION.} or {@code GLOBAL.}: MariaDB's
+     * tracker does not report such an assignment (10.11: {@code SET @@autocommit = 0} is silent where
+     * {@code SET autocommit = 0} and {@code SET @@session.autocommit = 0} are reported). See {@link #scopeAssignments}.
+     */
+    public static final int UNSCOPED_SYSTEM_VARIABLE = 1 << 16;
     /** Names {@code session_track_system_variables}: a client choosing what the server reports (MariaDB Connector/J). */
     public static final int TRACKED_VARIABLES = 1 << 13;
 
@@ -85,6 +91,9 @@ public final class QuerySniffer {
             if (kind == Kind.VARIABLE || kind == Kind.PUNCTUATION && buf.getByte(start) == '@') {
                 if (i - start < 2 || buf.getByte(start + 1) != '@') {
                     flags |= USER_VARIABLE; // @@name is a system variable
+                } else if (first == SET && buf.indexOf(start, i, (byte) '.') < 0
+                        && (i >= to || buf.getByte(i) != '.')) {
+                    flags |= UNSCOPED_SYSTEM_VARIABLE;
                 }
                 continue;
             }
@@ -201,6 +210,38 @@ public final class QuerySniffer {
             scopeStart--;
         }
         return !(is(sql, scopeStart, start - 1, "SESSION") || is(sql, scopeStart, start - 1, "LOCAL"));
+    }
+
+    /**
+     * Gives every {@code @@name} a SET statement assigns without a scope an explicit {@code @@SESSION.}, which is what
+     * the unscoped form means: MariaDB's session tracker reports the assignment only then, and transaction pooling
+     * follows session variables through it. Reads ({@code @@name} on the right of {@code =}) are left as written.
+     *
+     * @return the rewritten statement, or {@code null} when it assigns none
+     */
+    public static String scopeAssignments(String sql) {
+        StringBuilder out = null;
+        int copied = 0;
+        int n = sql.length();
+        for (int i = 0; i < n; ) {
+            long token = SqlLexer.next(SqlLexer.CHARS, sql, i, n);
+            int start = i;
+            i = SqlLexer.end(token);
+            if (SqlLexer.kind(token) != Kind.VARIABLE || !sql.startsWith("@@", start)
+                    || sql.indexOf('.', start) >= 0 && sql.indexOf('.', start) < i || (i < n && sql.charAt(i) == '.')) {
+                continue;
+            }
+            int operator = SqlLexer.skipToCode(SqlLexer.CHARS, sql, i, n);
+            int operatorEnd = operator < n ? SqlLexer.end(SqlLexer.next(SqlLexer.CHARS, sql, operator, n)) : n;
+            if (is(sql, operator, operatorEnd, "=") || is(sql, operator, operatorEnd, ":=")) {
+                if (out == null) {
+                    out = new StringBuilder(n + 16);
+                }
+                out.append(sql, copied, start + 2).append("SESSION.");
+                copied = start + 2;
+            }
+        }
+        return out == null ? null : out.append(sql, copied, n).toString();
     }
 
     /** {@code @@session_track_system_variables}, with {@code session.} or {@code local.} or no scope. */

@@ -141,9 +141,18 @@ public final class TransactionPooling implements CommandPolicy {
         } else {
             pins.apply(flags);
         }
-        if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
-            String rewritten = QuerySniffer.trackAllVariables(sql(frame, base, end));
-            return rewritten == null ? frame : replaceQuery(frame, rewritten);
+        if ((flags & (QuerySniffer.TRACKED_VARIABLES | QuerySniffer.UNSCOPED_SYSTEM_VARIABLE)) != 0) {
+            String sql = sql(frame, base, end);
+            String rewritten = sql;
+            if ((flags & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE) != 0) {
+                String scoped = QuerySniffer.scopeAssignments(rewritten);
+                rewritten = scoped == null ? rewritten : scoped;
+            }
+            if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
+                String tracked = QuerySniffer.trackAllVariables(rewritten);
+                rewritten = tracked == null ? rewritten : tracked;
+            }
+            return rewritten.equals(sql) ? frame : replaceQuery(frame, rewritten);
         }
         if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
             // The server's LAST_INSERT_ID() belongs to whichever connection the session now has: the session's own

@@ -34,7 +34,9 @@ class QuerySnifferTest {
         assertThat(sniff("SELECT @a := id FROM t")).isEqualTo(QuerySniffer.USER_VARIABLE);
         assertThat(sniff("SELECT 'me@example.com', `a@b` FROM t /* @x */ -- @y\n")).isZero();
         assertThat(sniff("SELECT \"it's @ \\\" here\" # @z")).isZero();
-        assertThat(sniff("/*!40101 SET @OLD_CHARSET=@@CHARACTER_SET_CLIENT */")).isEqualTo(QuerySniffer.USER_VARIABLE);
+        assertThat(sniff("/*!40101 SET @OLD_CHARSET=@@CHARACTER_SET_CLIENT */"))
+                .as("a SET naming @@name unscoped, read here: scopeAssignments leaves it").isEqualTo(
+                        QuerySniffer.USER_VARIABLE | QuerySniffer.UNSCOPED_SYSTEM_VARIABLE);
     }
 
     @Test
@@ -112,5 +114,17 @@ class QuerySnifferTest {
         assertThat(sniff("FLUSH TABLES") & QuerySniffer.LOCK_TABLES).isZero();
         assertThat(sniff("FLUSH PRIVILEGES") & QuerySniffer.LOCK_TABLES).isZero();
         assertThat(sniff("SELECT 'FLUSH TABLES WITH READ LOCK'") & QuerySniffer.LOCK_TABLES).isZero();
+    }
+
+    @Test
+    void unscopedSystemVariableAssignmentsGetAnExplicitSessionScope() {
+        assertThat(sniff("SET @@autocommit = 0") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isNotZero();
+        assertThat(sniff("SET @@session.autocommit = 0") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
+        assertThat(sniff("SET @@global.max_connections = 10") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
+        assertThat(sniff("SELECT @@autocommit") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
+        assertThat(QuerySniffer.scopeAssignments("SET @@autocommit = 0, @@sql_mode := @@sql_mode, time_zone = '+01:00'"))
+                .isEqualTo("SET @@SESSION.autocommit = 0, @@SESSION.sql_mode := @@sql_mode, time_zone = '+01:00'");
+        assertThat(QuerySniffer.scopeAssignments("SET @@session.autocommit = 0, @@GLOBAL.x = 1")).isNull();
+        assertThat(QuerySniffer.scopeAssignments("SET sql_mode = @@sql_mode")).isNull();
     }
 }

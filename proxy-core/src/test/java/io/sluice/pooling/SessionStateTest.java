@@ -65,6 +65,26 @@ class SessionStateTest {
     }
 
     /**
+     * {@code SET @@name = ...} without a scope: MariaDB 10.11's tracker does not report it (where it reports
+     * {@code SET name} and {@code SET @@SESSION.name}), so Sluice gives it its explicit, same scope; the variables
+     * follow the session like any others (issue #27: the MariaDB test suite's {@code commit.test} set
+     * {@code @@autocommit} and {@code @@completion_type} this way).
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void unscopedAssignmentsFollowTheSessionToo(JdbcDriver driver) throws Exception {
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
+                .sql("SET @@sql_mode = 'ANSI_QUOTES', @@time_zone = '+03:00'",
+                        "SELECT @@sql_mode, @@time_zone",
+                        "SET @@completion_type = 1",
+                        "SELECT @@completion_type, @@time_zone",
+                        "SET @@global.max_connections = @@global.max_connections",
+                        "SET @@max_connections = 10"));
+        run.assertSwitchedConnections().assertNeverPinned();
+        assertThat(run.proxied().toString()).contains("[[ANSI_QUOTES, +03:00]]", "[[CHAIN, +03:00]]", "code=1229");
+    }
+
+    /**
      * Sluice keeps the server reporting every variable when a client narrows {@code session_track_system_variables},
      * but the client's own value is still assigned first, so what the server refuses is refused (issue #27: through
      * Sluice these used to succeed, and the GLOBAL one set the global list).
