@@ -53,6 +53,8 @@ public final class QuerySniffer {
      * {@code SET autocommit = 0} and {@code SET @@session.autocommit = 0} are reported). See {@link #scopeAssignments}.
      */
     public static final int UNSCOPED_SYSTEM_VARIABLE = 1 << 16;
+    /** SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) ...: reads the last statement's diagnostics, which it leaves. */
+    public static final int DIAGNOSTICS = 1 << 17;
     /** Names {@code session_track_system_variables}: a client choosing what the server reports (MariaDB Connector/J). */
     public static final int TRACKED_VARIABLES = 1 << 13;
 
@@ -70,6 +72,7 @@ public final class QuerySniffer {
     private static final int SET = 5;
     private static final int SELECT = 6;
     private static final int FLUSH = 7;
+    private static final int SHOW = 8;
 
     private QuerySniffer() {
     }
@@ -113,6 +116,9 @@ public final class QuerySniffer {
                 }
             } else if (words == 2 && first == SET && is(buf, start, i, "TRANSACTION")) {
                 flags |= SET_TRANSACTION;
+            } else if (words == 2 && first == SHOW && (is(buf, start, i, "WARNINGS") || is(buf, start, i, "ERRORS")
+                    || is(buf, start, i, "COUNT"))) {
+                flags |= DIAGNOSTICS;
             } else if (first == FLUSH && (is(buf, start, i, "LOCK") || is(buf, start, i, "EXPORT"))) {
                 flags |= LOCK_TABLES;
             }
@@ -145,7 +151,8 @@ public final class QuerySniffer {
                 : is(buf, start, end, "PREPARE") ? PREPARE
                 : is(buf, start, end, "SET") ? SET
                 : is(buf, start, end, "SELECT") ? SELECT
-                : is(buf, start, end, "FLUSH") ? FLUSH : OTHER;
+                : is(buf, start, end, "FLUSH") ? FLUSH
+                : is(buf, start, end, "SHOW") ? SHOW : OTHER;
     }
 
     private static boolean is(ByteBuf buf, int start, int end, String upperCaseWord) {

@@ -26,6 +26,11 @@ final class SessionStateFollower implements ResponseTracker.StateListener, Sessi
     private int lastStatementFlags;
     /** A statement named a user variable since they were last read back: read them before the connection goes. */
     private boolean userVariablesUnknown;
+    /**
+     * The last statement left warnings and only diagnostics (SHOW WARNINGS...) ran since: a query of Sluice's own
+     * would replace them before the client reads them.
+     */
+    private boolean warningsPending;
 
     /** The trackers the client would have on its own connection, or {@code null} (it negotiated none). */
     private final ClientTrackers clientTrackers;
@@ -52,6 +57,19 @@ final class SessionStateFollower implements ResponseTracker.StateListener, Sessi
     /** A COM_QUERY with these sniffed flags goes to the server. */
     void statementSent(int flags) {
         lastStatementFlags = flags;
+        if ((flags & QuerySniffer.DIAGNOSTICS) == 0) {
+            warningsPending = false; // any other statement replaces them
+        }
+    }
+
+    /** The responses relayed last ended with warnings: they stay readable until a statement other than diagnostics. */
+    void warningsLeft() {
+        warningsPending = true;
+    }
+
+    /** Whether warnings a client may still read are on the connection. */
+    boolean warningsPending() {
+        return warningsPending;
     }
 
     /**

@@ -183,6 +183,9 @@ public final class TransactionPooling implements CommandPolicy {
 
     @Override
     public void afterResponses(BackendConnection connection) {
+        if (connection.tracker().lastStatementLeftWarnings()) {
+            follower.warningsLeft();
+        }
         if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
             int wanted = follower.takeReadBack();
             if (wanted != 0) {
@@ -205,7 +208,10 @@ public final class TransactionPooling implements CommandPolicy {
      * @return whether the read began
      */
     private boolean readUserVariablesBeforeGivingBack(BackendConnection on) {
-        if (!follower.userVariablesUnknown() || !port.isQuiet() || !mayGiveBackButForUserVariables(on)) {
+        if (!follower.userVariablesUnknown() || !port.isQuiet() || !mayGiveBackButForUserVariables(on)
+                || follower.warningsPending()) {
+            // With warnings left, the read would replace them before the client's SHOW WARNINGS: the session keeps
+            // the connection until a statement leaves none.
             return false;
         }
         on.run(new ReadUserVariables(on, deprecateEof, new ReadUserVariables.Outcome() {

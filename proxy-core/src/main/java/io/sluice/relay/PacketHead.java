@@ -90,6 +90,19 @@ final class PacketHead {
         return pos + 2 <= fill ? (bytes[pos] & 0xFF) | (bytes[pos + 1] & 0xFF) << 8 : otherwise;
     }
 
+    /** The warning count of an OK packet (after its status flags), 0 when cut off. */
+    int okWarnings() {
+        int pos = 1;
+        pos += lenencSize(pos);
+        pos += lenencSize(pos);
+        return pos + 4 <= fill ? u16(pos + 2) : 0;
+    }
+
+    /** The warning count of an EOF packet (header, warnings, status), 0 when cut off. */
+    int eofWarnings() {
+        return fill >= 3 ? u16(1) : 0;
+    }
+
     /** Status flags of an EOF packet (header, warnings, status), or {@code otherwise}. */
     int eofStatus(int otherwise) {
         return fill >= 5 ? u16(3) : otherwise;

@@ -111,6 +111,8 @@ public final class ResponseTracker {
 
     // Transaction pooling: off in SESSION pooling, so the relay pays one flag test per OK packet.
     private boolean followingState;
+    /** While following state: the warning count of the last OK or EOF that ended a response. */
+    private int lastWarnings;
     /** The OK packet being read carries session state: its payload, filled as it streams past. */
     private byte[] statePayload;
     private int stateFill;
@@ -240,6 +242,14 @@ public final class ResponseTracker {
      */
     public void rewriteOks(OkRewriter okRewriter) {
         rewriter = okRewriter;
+    }
+
+    /**
+     * While following state (transaction pooling): whether the last statement left warnings, which a query of
+     * Sluice's own on the connection would replace before the client's {@code SHOW WARNINGS} could read them.
+     */
+    public boolean lastStatementLeftWarnings() {
+        return lastWarnings > 0;
     }
 
     /** Whether the server last reported an open transaction. */
@@ -460,8 +470,11 @@ public final class ResponseTracker {
                     if (followingState) {
                         if (deprecateEof) {
                             okForState(false); // its counts are about the result, not an insert
-                        } else if ((head.eofStatus(serverStatus) & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
-                            listener.onUntrackedStateChange();
+                        } else {
+                            lastWarnings = head.eofWarnings();
+                            if ((head.eofStatus(serverStatus) & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
+                                listener.onUntrackedStateChange();
+                            }
                         }
                     }
                     endOfResult(deprecateEof ? head.okStatus(serverStatus) : head.eofStatus(serverStatus));
@@ -584,6 +597,7 @@ public final class ResponseTracker {
      * session state. The head holds the bytes read so far; the rest are copied as {@link #scan} passes them.
      */
     private void okForState(boolean statementOk) {
+        lastWarnings = head.okWarnings();
         if (statementOk) {
             listener.onOk(head.lenencOrZero(1), head.okLastInsertId());
         }

@@ -46,9 +46,17 @@ class PinningTest {
                         "SELECT @a, @b, @c, @d, @e, @f, HEX(@g), @h, @i",
                         "SELECT COLLATION(@c), COLLATION(@f), COLLATION(@g), @d / 3, @e / 3, @h - 1",
                         "SET @a = NULL",
-                        "SELECT @a"));
+                        "SELECT @a")
+                // The read-back of user variables waits while a statement's warnings are there to be read (no probe
+                // after this step: its SELECT would clear them).
+                .stepWithoutProbe("SET @w = CAST('12abc' AS UNSIGNED)", (c, t) -> {
+                    try (java.sql.Statement s = c.createStatement()) {
+                        t.execute(s, "SET @w = CAST('12abc' AS UNSIGNED)");
+                    }
+                })
+                .sql("SHOW WARNINGS", "SELECT @w"));
         run.assertSameResults().assertNeverPinned().assertSwitchedConnections();
-        assertThat(run.proxied().toString()).contains("[[12, null]]");
+        assertThat(run.proxied().toString()).contains("[[12, null]]").contains("1292");
         assertThat(run.connectionsBetween("SET @a = 5", "SELECT @a")).hasSizeGreaterThanOrEqualTo(2);
     }
 
