@@ -1,0 +1,215 @@
+package io.sluice.scripted;
+
+import io.sluice.relay.ResponseKind;
+import io.sluice.testing.MemoryChannel.Packet;
+import io.sluice.testing.MySqlWire;
+import io.sluice.testing.ScriptedBackend;
+import io.sluice.testing.ScriptedServerConnection;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Plays every connection of a {@link ScriptedBackend} as a server would, whatever Sluice sends: it logs new connections
+ * in, answers Sluice's own commands (reset, session trackers, session check) as a clean server, and answers the
+ * client's commands with what a server may plausibly send for each command (OK, ERR, a small result, a
+ * COM_STMT_PREPARE_OK with its definitions; nothing for COM_STMT_CLOSE and COM_STMT_SEND_LONG_DATA), chosen from the
+ * test's seeded random.
+ *
+ * <p>It also keeps what a server knows about each connection, for the fuzz tests' pool invariant: whether it owes an
+ * answer, whether a transaction is open, and whether a client's command ran on it since its last session check (the
+ * reset Sluice must run before pooling it again in session pooling).
+ */
+final class PlausibleServer {
+    private static final String SESSION_CHECK = "SELECT DATABASE(), @@character_set_client";
+    private static final String SESSION_TRACKERS = "SET SESSION session_track_system_variables";
+    private static final int MAX_ROUNDS = 100;
+
+    private final ScriptedBackend backend;
+    private final Random random;
+    private final List<Known> known = new ArrayList<>();
+    private int nextStatementId = 1;
+
+    /** What the server knows of one connection. */
+    private static final class Known {
+        final ArrayDeque<Packet> backlog = new ArrayDeque<>();
+        boolean loggedIn;
+        boolean inTransaction;
+        boolean clientCommandSinceCheck;
+    }
+
+    PlausibleServer(ScriptedBackend backend, Random random) {
+        this.backend = backend;
+        this.random = random;
+    }
+
+    /** Logs in new connections and answers everything Sluice sent, until Sluice sends nothing more. */
+    void serve() {
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            if (!step()) {
+                return;
+            }
+        }
+        throw new AssertionError("Sluice and the server still talking after " + MAX_ROUNDS + " rounds");
+    }
+
+    /** Reads what Sluice sent into each connection's backlog, without answering. */
+    void receive() {
+        while (known.size() < backend.opened()) {
+            known.add(new Known());
+        }
+        for (int i = 0; i < known.size(); i++) {
+            Known k = known.get(i);
+            if (!k.loggedIn) {
+                continue;
+            }
+            for (Packet p; (p = backend.connection(i).channel().nextPacket()) != null; ) {
+                k.backlog.add(p);
+            }
+        }
+    }
+
+    /**
+     * Open connections the pool may hold idle: logged in, owing no answer, no transaction open and, in session
+     * pooling ({@code resetBeforePooling}), no client command since the last session check. The pool's idle count must
+     * never exceed it.
+     */
+    int clean(boolean resetBeforePooling) {
+        receive();
+        int clean = 0;
+        for (int i = 0; i < known.size(); i++) {
+            Known k = known.get(i);
+            if (backend.connection(i).isOpen() && k.loggedIn && !owesAnswer(k) && !k.inTransaction
+                    && !(resetBeforePooling && k.clientCommandSinceCheck)) {
+                clean++;
+            }
+        }
+        return clean;
+    }
+
+    private static boolean owesAnswer(Known k) {
+        for (Packet p : k.backlog) {
+            ResponseKind kind = p.first() < 0 ? null : ResponseKind.of(p.first());
+            if (kind != null && kind != ResponseKind.NONE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean step() {
+        receive();
+        boolean acted = false;
+        for (int i = 0; i < known.size(); i++) {
+            ScriptedServerConnection connection = backend.connection(i);
+            Known k = known.get(i);
+            if (!connection.isOpen()) {
+                k.backlog.clear();
+                continue;
+            }
+            if (!k.loggedIn) {
+                if (connection.channel().isActive()) {
+                    k.loggedIn = true;
+                    connection.login();
+                    acted = true;
+                }
+                continue;
+            }
+            Packet p = k.backlog.poll();
+            if (p != null) {
+                answer(connection, k, p);
+                acted = true;
+            }
+        }
+        return acted;
+    }
+
+    private void answer(ScriptedServerConnection connection, Known k, Packet command) {
+        int c = command.first();
+        ResponseKind kind = c < 0 ? null : ResponseKind.of(c);
+        if (kind == null || kind == ResponseKind.NONE) {
+            k.clientCommandSinceCheck |= c == MySqlWire.COM_STMT_CLOSE || c == 0x18;
+            return;
+        }
+        int seq = command.sequenceId() + 1;
+        String text = c == MySqlWire.COM_QUERY
+                ? new String(command.payload(), 1, command.payload().length - 1, StandardCharsets.UTF_8) : "";
+        if (text.startsWith(SESSION_CHECK)) {
+            k.clientCommandSinceCheck = false;
+            reply(connection, seq, connection.sessionCheckResult(text.contains("session_track")));
+            return;
+        }
+        if (text.startsWith(SESSION_TRACKERS) || c == MySqlWire.COM_RESET_CONNECTION) {
+            if (c == MySqlWire.COM_RESET_CONNECTION) {
+                k.inTransaction = false;
+            }
+            reply(connection, seq, List.of(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT)));
+            return;
+        }
+        k.clientCommandSinceCheck = true;
+        if (random.nextInt(6) == 0) {
+            reply(connection, seq, List.of(MySqlWire.err(1064, "42000", "You have an error in your SQL syntax")));
+            return; // an ERR leaves the transaction as it was
+        }
+        // Only an OK or a result's end carries a status: a transaction opens or closes there, not at an ERR or a
+        // COM_STMT_PREPARE_OK.
+        boolean carriesStatus = kind != ResponseKind.PREPARE && kind != ResponseKind.ROWS
+                && kind != ResponseKind.FIELD_LIST;
+        int status = carriesStatus ? status(k) : status(k.inTransaction);
+        switch (kind) {
+            case RESULT:
+                reply(connection, seq, random.nextBoolean() ? List.of(MySqlWire.ok(status))
+                        : Fixtures.oneRow("1", status));
+                break;
+            case BINARY_RESULT:
+                reply(connection, seq, random.nextBoolean() ? List.of(MySqlWire.ok(status))
+                        : MySqlWire.resultSet(connection.deprecateEof(),
+                                List.of(MySqlWire.columnDefinition("1", MySqlWire.MYSQL_TYPE_LONG)),
+                                List.of(MySqlWire.binaryRow(1)), status));
+                break;
+            case PREPARE:
+                reply(connection, seq, prepareOk(connection.deprecateEof(), status));
+                break;
+            case ROWS:
+            case FIELD_LIST:
+                reply(connection, seq, List.of(MySqlWire.err(1243, "HY000", "Unknown prepared statement handler")));
+                break;
+            default: // SINGLE
+                reply(connection, seq, List.of(MySqlWire.ok(status)));
+        }
+    }
+
+    /** Autocommit, now and then a transaction opened or closed; the connection remembers which. */
+    private int status(Known k) {
+        if (random.nextInt(5) == 0) {
+            k.inTransaction = !k.inTransaction;
+        }
+        return status(k.inTransaction);
+    }
+
+    private static int status(boolean inTransaction) {
+        return MySqlWire.SERVER_STATUS_AUTOCOMMIT | (inTransaction ? MySqlWire.SERVER_STATUS_IN_TRANS : 0);
+    }
+
+    private List<byte[]> prepareOk(boolean deprecateEof, int status) {
+        int params = random.nextInt(3);
+        int columns = random.nextInt(2);
+        List<byte[]> packets = new ArrayList<>();
+        packets.add(MySqlWire.prepareOk(nextStatementId++, columns, params, 0));
+        for (int[] group : new int[][] {{params}, {columns}}) {
+            for (int i = 0; i < group[0]; i++) {
+                packets.add(MySqlWire.columnDefinition("?", MySqlWire.MYSQL_TYPE_LONG));
+            }
+            if (group[0] > 0 && !deprecateEof) {
+                packets.add(MySqlWire.eof(status));
+            }
+        }
+        return packets;
+    }
+
+    private static void reply(ScriptedServerConnection connection, int firstSequenceId, List<byte[]> payloads) {
+        connection.send(MySqlWire.frames(firstSequenceId, payloads));
+    }
+}
