@@ -8,6 +8,7 @@ import io.sluice.testing.ScriptedServerConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -31,6 +32,7 @@ final class PlausibleServer {
     private final Random random;
     private final List<Known> known = new ArrayList<>();
     private int nextStatementId = 1;
+    private boolean hostile;
 
     /** What the server knows of one connection. */
     private static final class Known {
@@ -43,6 +45,15 @@ final class PlausibleServer {
     PlausibleServer(ScriptedBackend backend, Random random) {
         this.backend = backend;
         this.random = random;
+    }
+
+    /**
+     * From now on ({@code on}) the answer to each client COM_QUERY is damaged before it is sent, in one to three reads:
+     * bytes flipped, cut short, garbage spliced in or appended, a stretch repeated. Sluice's own commands are still
+     * answered as a clean server does.
+     */
+    void hostile(boolean on) {
+        hostile = on;
     }
 
     /** Logs in new connections and answers everything Sluice sent, until Sluice sends nothing more. */
@@ -87,6 +98,19 @@ final class PlausibleServer {
             }
         }
         return clean;
+    }
+
+    /** Each connection as the server sees it, for a failure's message. */
+    String describe() {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < known.size(); i++) {
+            Known k = known.get(i);
+            out.append(String.format("%n  connection %d: %s%s, backlog %s%s%s", i,
+                    backend.connection(i).isOpen() ? "open" : "closed", k.loggedIn ? "" : ", not logged in",
+                    k.backlog, k.inTransaction ? ", in a transaction" : "",
+                    k.clientCommandSinceCheck ? ", used since its check" : ""));
+        }
+        return out.toString();
     }
 
     private static boolean owesAnswer(Known k) {
@@ -160,8 +184,13 @@ final class PlausibleServer {
         int status = carriesStatus ? status(k) : status(k.inTransaction);
         switch (kind) {
             case RESULT:
-                reply(connection, seq, random.nextBoolean() ? List.of(MySqlWire.ok(status))
-                        : Fixtures.oneRow("1", status));
+                List<byte[]> result = random.nextBoolean() ? List.of(MySqlWire.ok(status))
+                        : Fixtures.oneRow("1", status);
+                if (hostile) {
+                    sendDamaged(connection, MySqlWire.frames(seq, result));
+                } else {
+                    reply(connection, seq, result);
+                }
                 break;
             case BINARY_RESULT:
                 reply(connection, seq, random.nextBoolean() ? List.of(MySqlWire.ok(status))
@@ -207,6 +236,36 @@ final class PlausibleServer {
             }
         }
         return packets;
+    }
+
+    private void sendDamaged(ScriptedServerConnection connection, byte[] bytes) {
+        byte[] out = bytes.clone();
+        switch (random.nextInt(5)) {
+            case 0:
+                for (int n = 1 + random.nextInt(3); n > 0; n--) {
+                    out[random.nextInt(out.length)] = (byte) random.nextInt(256);
+                }
+                break;
+            case 1:
+                out = Arrays.copyOf(bytes, random.nextInt(bytes.length));
+                break;
+            case 2: { // a stretch repeated: part of a packet, or a whole one, twice
+                int from = random.nextInt(bytes.length);
+                int to = from + random.nextInt(bytes.length - from + 1);
+                out = MySqlWire.concat(Arrays.copyOf(bytes, to), Arrays.copyOfRange(bytes, from, bytes.length));
+                break;
+            }
+            default: { // garbage after the response
+                byte[] garbage = new byte[1 + random.nextInt(12)];
+                random.nextBytes(garbage);
+                out = MySqlWire.concat(bytes, garbage);
+            }
+        }
+        for (int at = 0; at < out.length; ) {
+            int end = Math.min(out.length, at + 1 + random.nextInt(out.length));
+            connection.send(Arrays.copyOfRange(out, at, end));
+            at = end;
+        }
     }
 
     private static void reply(ScriptedServerConnection connection, int firstSequenceId, List<byte[]> payloads) {
