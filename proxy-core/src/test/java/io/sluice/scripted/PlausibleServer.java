@@ -9,8 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 
 /**
  * Plays every connection of a {@link ScriptedBackend} as a server would, whatever Sluice sends: it logs new connections
@@ -30,7 +33,9 @@ final class PlausibleServer {
 
     private final ScriptedBackend backend;
     private final Random random;
-    private final List<Known> known = new ArrayList<>();
+    /** The connections not yet seen closed, by their index in the backend: a long run opens tens of thousands. */
+    private final TreeMap<Integer, Known> live = new TreeMap<>();
+    private int seen;
     private int nextStatementId = 1;
     private boolean hostile;
 
@@ -68,15 +73,15 @@ final class PlausibleServer {
 
     /** Reads what Sluice sent into each connection's backlog, without answering. */
     void receive() {
-        while (known.size() < backend.opened()) {
-            known.add(new Known());
+        while (seen < backend.opened()) {
+            live.put(seen++, new Known());
         }
-        for (int i = 0; i < known.size(); i++) {
-            Known k = known.get(i);
+        for (Map.Entry<Integer, Known> entry : live.entrySet()) {
+            Known k = entry.getValue();
             if (!k.loggedIn) {
                 continue;
             }
-            for (Packet p; (p = backend.connection(i).channel().nextPacket()) != null; ) {
+            for (Packet p; (p = backend.connection(entry.getKey()).channel().nextPacket()) != null; ) {
                 k.backlog.add(p);
             }
         }
@@ -90,9 +95,9 @@ final class PlausibleServer {
     int clean(boolean resetBeforePooling) {
         receive();
         int clean = 0;
-        for (int i = 0; i < known.size(); i++) {
-            Known k = known.get(i);
-            if (backend.connection(i).isOpen() && k.loggedIn && !owesAnswer(k) && !k.inTransaction
+        for (Map.Entry<Integer, Known> entry : live.entrySet()) {
+            Known k = entry.getValue();
+            if (backend.connection(entry.getKey()).isOpen() && k.loggedIn && !owesAnswer(k) && !k.inTransaction
                     && !(resetBeforePooling && k.clientCommandSinceCheck)) {
                 clean++;
             }
@@ -103,8 +108,9 @@ final class PlausibleServer {
     /** Each connection as the server sees it, for a failure's message. */
     String describe() {
         StringBuilder out = new StringBuilder();
-        for (int i = 0; i < known.size(); i++) {
-            Known k = known.get(i);
+        for (Map.Entry<Integer, Known> entry : live.entrySet()) {
+            int i = entry.getKey();
+            Known k = entry.getValue();
             out.append(String.format("%n  connection %d: %s%s, backlog %s%s%s", i,
                     backend.connection(i).isOpen() ? "open" : "closed", k.loggedIn ? "" : ", not logged in",
                     k.backlog, k.inTransaction ? ", in a transaction" : "",
@@ -126,11 +132,12 @@ final class PlausibleServer {
     private boolean step() {
         receive();
         boolean acted = false;
-        for (int i = 0; i < known.size(); i++) {
-            ScriptedServerConnection connection = backend.connection(i);
-            Known k = known.get(i);
+        for (Iterator<Map.Entry<Integer, Known>> it = live.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Integer, Known> entry = it.next();
+            ScriptedServerConnection connection = backend.connection(entry.getKey());
+            Known k = entry.getValue();
             if (!connection.isOpen()) {
-                k.backlog.clear();
+                it.remove(); // closed for good: nothing more to answer or count
                 continue;
             }
             if (!k.loggedIn) {
