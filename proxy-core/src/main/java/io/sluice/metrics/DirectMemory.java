@@ -36,7 +36,8 @@ public final class DirectMemory {
 
     /**
      * Whether {@code failure} (or its cause) says direct memory ran out: Netty's {@link OutOfDirectMemoryError}, or
-     * the JDK's {@code OutOfMemoryError: Cannot reserve ... bytes of direct buffer memory} (Java 8: "Direct buffer memory").
+     * the JDK's {@code OutOfMemoryError: Cannot reserve ... bytes of direct buffer memory} (Java 8: "Direct buffer
+     * memory").
      */
     public static boolean ranOut(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

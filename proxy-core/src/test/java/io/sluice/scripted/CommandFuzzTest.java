@@ -99,7 +99,8 @@ class CommandFuzzTest {
     }
 
     /** The case's bytes in one to three reads split anywhere; the server may answer between them. */
-    private static void deliverInPieces(ScriptedSluice sluice, ScriptedClient client, byte[] bytes, Random random, PlausibleServer server) {
+    private static void deliverInPieces(ScriptedSluice sluice, ScriptedClient client, byte[] bytes, Random random,
+            PlausibleServer server) {
         int pieces = 1 + random.nextInt(3);
         int at = 0;
         for (int p = 1; p <= pieces; p++) {

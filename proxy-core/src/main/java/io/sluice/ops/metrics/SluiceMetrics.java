@@ -84,7 +84,8 @@ public final class SluiceMetrics implements AutoCloseable {
         // Direct memory as Sluice admits clients by it (DirectMemoryHeadroom): Netty's count, or the JDK's direct
         // pool when Netty's buffers are the JDK's; jvm_buffer_* has no limit, and netty_allocator_* none either.
         Gauge.builder("sluice.direct.memory.used", DirectMemory::used).baseUnit("bytes")
-                .description("Direct memory in use (Netty's count, or the JDK's direct buffer pool)").register(registry);
+                .description("Direct memory in use (Netty's count, or the JDK's direct buffer pool)")
+                .register(registry);
         Gauge.builder("sluice.direct.memory.max", DirectMemory::max).baseUnit("bytes")
                 .description("The most direct memory the JVM may use (-XX:MaxDirectMemorySize)").register(registry);
         if (ResidentMemory.available()) {
