@@ -435,6 +435,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
     /** The login's packets, and the responses to Sluice's own commands, as whole packets. */
     private void readPackets(ByteBuf buf) {
+        if (!expectsPackets()) {
+            buf.release();
+            closeOnUnsolicitedBytes();
+            return;
+        }
         cumulation = ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(channel.alloc(),
                 cumulation == null ? Unpooled.EMPTY_BUFFER : cumulation, buf);
         try {
@@ -450,8 +455,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
                 } else {
                     frame.release();
                     // An idle server has nothing to say: a timeout notice or garbage. Unknown state: close.
-                    log.debug("backend {} sent data while {}: closing it", address(), mode);
-                    channel.close();
+                    closeOnUnsolicitedBytes();
                     break;
                 }
             }
@@ -463,8 +467,28 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             if (cumulation != null && !cumulation.isReadable()) {
                 cumulation.release();
                 cumulation = null;
+            } else if (cumulation != null && !expectsPackets() && channel.isOpen()) {
+                // Part of a packet after the last response anyone waits for: kept, it would be read as the start
+                // of the next command's response (the relay never even looks at it). Unknown state: close.
+                cumulation.release();
+                cumulation = null;
+                closeOnUnsolicitedBytes();
             }
         }
+    }
+
+    /** Whether anyone waits for the server's packets: the login's exchange, or one of Sluice's own commands. */
+    private boolean expectsPackets() {
+        return (login != null && login.isAuthenticating()) || inFlight.ownCommands() > 0;
+    }
+
+    /**
+     * The server sent bytes nobody asked for (a timeout notice, garbage), whole packets or not: the connection's state
+     * is unknown, so it must never be lent again.
+     */
+    private void closeOnUnsolicitedBytes() {
+        log.debug("backend {} sent data while {}: closing it", address(), mode);
+        channel.close();
     }
 
     /** The tracker saw the oldest command's response end: its entry is done, and the next one's response begins. */

@@ -49,19 +49,31 @@ final class RecordDecoder {
         }
     }
 
-    private static byte[] bytes(ByteBuffer body) {
-        byte[] b = new byte[body.getInt()];
+    private static byte[] bytes(ByteBuffer body) throws EOFException {
+        byte[] b = new byte[checkedLength(body, body.getInt())];
         body.get(b);
         return b;
     }
 
-    private static String str(ByteBuffer body) {
+    private static String str(ByteBuffer body) throws EOFException {
         int length = body.getInt();
         if (length == -1) {
             return null;
         }
-        byte[] b = new byte[length];
+        byte[] b = new byte[checkedLength(body, length)];
         body.get(b);
         return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A value's length, checked against what is left of the record before anything is allocated: a damaged length
+     * field (2 GiB) must be a format error, not an OutOfMemoryError.
+     */
+    private static int checkedLength(ByteBuffer body, int length) throws EOFException {
+        if (length < 0 || length > body.remaining()) {
+            throw new EOFException("value length " + (length & 0xFFFFFFFFL) + " past the record's end ("
+                    + body.remaining() + " bytes left)");
+        }
+        return length;
     }
 }

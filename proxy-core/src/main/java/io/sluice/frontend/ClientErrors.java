@@ -33,6 +33,12 @@ final class ClientErrors {
         return Packets.err(alloc, 0, ErrorCode.ER_CON_COUNT_ERROR, "Too many connections");
     }
 
+    /** Too little direct memory left for another session ({@link DirectMemoryHeadroom}): 1040, as a full server. */
+    static ByteBuf outOfDirectMemory(ByteBufAllocator alloc, String inUse) {
+        return Packets.err(alloc, 0, ErrorCode.ER_CON_COUNT_ERROR,
+                "Too many connections: Sluice's direct memory is nearly exhausted (" + inUse + ")");
+    }
+
     static ByteBuf badHandshake(ByteBufAllocator alloc, int sequenceId, String why) {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_HANDSHAKE_ERROR, "Bad handshake: " + why);
     }

@@ -9,6 +9,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.SessionKey;
 import io.sluice.codec.PacketFrameDecoder;
+import io.sluice.metrics.DirectMemory;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ErrorCode;
@@ -95,6 +96,14 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (registry.isClosing()) { // graceful shutdown: a clear refusal rather than a connection that will be cut
             registry.turnedAwayWhileClosing();
             refuse(ClientErrors.shuttingDown(ctx.alloc(), 0));
+            return;
+        }
+        DirectMemoryHeadroom headroom = context.headroom();
+        if (!headroom.admitsNewSession()) {
+            // Before the registry counts it: a refusal for memory is not a session, and costs the others nothing.
+            context.directMemoryWarning().warn("direct memory nearly exhausted ({}): new clients get ERR 1040,"
+                    + " the sessions already open keep what is left", headroom.describe());
+            refuse(ClientErrors.outOfDirectMemory(ctx.alloc(), headroom.describe()));
             return;
         }
         if (!registry.admit()) {
@@ -402,7 +411,12 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                     : ClientErrors.loginPacketTooLarge(channel.alloc(), nextReplySequenceId(), root.getMessage()));
             return;
         }
-        log.debug("client {}: closing after error: {}", clientForLog(), root.toString());
+        if (DirectMemory.ranOut(root)) {
+            context.directMemoryWarning().warn("direct memory exhausted, closing client {} in its login: {}",
+                    clientForLog(), root.toString());
+        } else {
+            log.debug("client {}: closing after error: {}", clientForLog(), root.toString());
+        }
         ctx.close();
     }
 

@@ -11,6 +11,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
 import io.sluice.codec.NetReadTimeoutException;
+import io.sluice.metrics.DirectMemory;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.pooling.CommandPolicy;
@@ -547,7 +548,12 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             }
             return;
         }
-        log.debug("client {}: closing after error: {}", session.remoteAddress(), root.toString());
+        if (DirectMemory.ranOut(root)) {
+            context.directMemoryWarning().warn("direct memory exhausted, closing client {} #{}: {}",
+                    session.remoteAddress(), session.connectionId(), root.toString());
+        } else {
+            log.debug("client {}: closing after error: {}", session.remoteAddress(), root.toString());
+        }
         ctx.close();
     }
 

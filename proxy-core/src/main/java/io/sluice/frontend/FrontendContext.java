@@ -8,11 +8,13 @@ import io.sluice.capture.TrafficCapture;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.metrics.CommandObserver;
+import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every client session reads: the configuration and users of the moment, what is offered to clients (capabilities,
@@ -41,6 +43,10 @@ public final class FrontendContext {
     private final SlowQueryLog slowQueryLog;
     /** Each loop's {@link CommandObserver}, made once per loop. */
     private final Map<EventExecutor, CommandObserver> observers = new ConcurrentHashMap<>();
+    private volatile DirectMemoryHeadroom headroom = DirectMemoryHeadroom.ofThisJvm();
+    /** Running out of direct memory is logged at WARN once a minute, however many clients it turns away. */
+    private final RateLimitedWarning directMemoryWarning = new RateLimitedWarning(
+            LoggerFactory.getLogger(DirectMemoryHeadroom.class));
 
     /**
      * @param registry where sessions enter and leave
@@ -94,6 +100,20 @@ public final class FrontendContext {
             offer = Offer.of(serverInfo, pooling.transactionPooling());
             provisional = false;
         }
+    }
+
+    /** Whether a new client may start a session, given the direct memory left. */
+    DirectMemoryHeadroom headroom() {
+        return headroom;
+    }
+
+    /** Replaces the direct-memory check new clients pass: a test's, whose figures it sets. */
+    public void useHeadroom(DirectMemoryHeadroom value) {
+        this.headroom = value;
+    }
+
+    RateLimitedWarning directMemoryWarning() {
+        return directMemoryWarning;
     }
 
     public ProxyConfig config() {

@@ -299,6 +299,11 @@ public final class ResponseTracker {
                 }
             }
             if (headerFill < Packets.HEADER_SIZE) {
+                if (headerFill == 0 && state == State.IDLE) {
+                    // At the first byte, not the fourth: the relay writes what a scan passed to the client, and
+                    // the start of a header nobody asked for must not reach it (or another session's client).
+                    throw unexpectedWhileIdle();
+                }
                 if (headerFill == 0 && end - i >= Packets.HEADER_SIZE) {
                     packetStart = i;
                     headerValue = buf.getIntLE(i);
@@ -371,9 +376,13 @@ public final class ResponseTracker {
         }
     }
 
+    private static ProtocolException unexpectedWhileIdle() {
+        return new ProtocolException("backend packet: unexpected (expected: no data while idle)");
+    }
+
     private void beginPayload() {
         if (state == State.IDLE) {
-            throw new ProtocolException("backend packet: unexpected (expected: no data while idle)");
+            throw unexpectedWhileIdle();
         }
         responseStarted = true;
         int length = headerValue & Packets.MAX_PAYLOAD;

@@ -226,6 +226,11 @@ class MetricsScrapeTest {
             assertThat(scrape.has("process_cpu_usage")).isTrue();
             assertThat(scrape.has("process_uptime_seconds")).isTrue();
             assertThat(scrape.has("netty_allocator_memory_used")).isTrue();
+            assertThat(scrape.value("sluice_direct_memory_max_bytes")).isPositive();
+            assertThat(scrape.value("sluice_direct_memory_used_bytes")).as("a connection's buffers at least")
+                    .isPositive().isLessThanOrEqualTo(scrape.value("sluice_direct_memory_max_bytes"));
+            assertThat(scrape.value("process_resident_memory_bytes")).as("RSS, on Linux")
+                    .isGreaterThan(scrape.value("sluice_direct_memory_used_bytes"));
         }
     }
 }

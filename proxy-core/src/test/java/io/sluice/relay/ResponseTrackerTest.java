@@ -306,6 +306,22 @@ class ResponseTrackerTest {
     }
 
     @Test
+    void aHeaderWhileIdleIsRefusedAtItsFirstByteSoNoneOfItIsRelayed() {
+        Counter counter = new Counter();
+        ResponseTracker tracker = new ResponseTracker(false, counter);
+        byte[] okThenOk = new ResponseScript("OK OK", false).command(SINGLE).ok(A).done()
+                .command(SINGLE).ok(A).done().bytes();
+        int secondStarts = okThenOk.length / 2;
+        tracker.begin(SINGLE);
+        scan(tracker, okThenOk, 0, secondStarts);
+
+        // The relay writes what a scan passed: a stray header's first byte must already fail the scan.
+        assertThatThrownBy(() -> scan(tracker, okThenOk, secondStarts, secondStarts + 1))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("idle");
+        assertThat(counter.completed).isEqualTo(1);
+    }
+
+    @Test
     void aPacketAfterTheLastResponseIsAProtocolError() {
         Counter counter = new Counter();
         ResponseTracker tracker = new ResponseTracker(false, counter);

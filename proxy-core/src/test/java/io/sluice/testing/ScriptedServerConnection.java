@@ -154,7 +154,8 @@ public final class ScriptedServerConnection {
     public List<byte[]> sessionCheckResult(boolean trackerDefaults) {
         List<String> names = new ArrayList<>(List.of("DATABASE()", "client", "connection", "results", "collation",
                 "sql_mode", "wait_timeout"));
-        List<String> values = new ArrayList<>(List.of(schema, CHARSET, CHARSET, CHARSET, COLLATION, SQL_MODE,
+        // Arrays.asList: DATABASE() is NULL on a connection without a schema.
+        List<String> values = new ArrayList<>(Arrays.asList(schema, CHARSET, CHARSET, CHARSET, COLLATION, SQL_MODE,
                 WAIT_TIMEOUT));
         if (trackerDefaults) {
             names.addAll(List.of("variables", "schema", "state_change"));

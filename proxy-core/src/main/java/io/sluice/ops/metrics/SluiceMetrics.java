@@ -35,6 +35,7 @@ import io.sluice.api.MetricSources;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.metrics.CommandTypes;
+import io.sluice.metrics.DirectMemory;
 import io.sluice.metrics.LatencyBuckets;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.TrafficCounters;
@@ -83,6 +84,17 @@ public final class SluiceMetrics implements AutoCloseable {
             new NettyAllocatorMetrics(provider).bindTo(registry);
         }
         new NettyEventExecutorMetrics(sources.workers()).bindTo(registry);
+        // Direct memory as Sluice admits clients by it (DirectMemoryHeadroom): Netty's count, or the JDK's direct
+        // pool when Netty's buffers are the JDK's; jvm_buffer_* has no limit, and netty_allocator_* none either.
+        Gauge.builder("sluice.direct.memory.used", DirectMemory::used).baseUnit("bytes")
+                .description("Direct memory in use (Netty's count, or the JDK's direct buffer pool)")
+                .register(registry);
+        Gauge.builder("sluice.direct.memory.max", DirectMemory::max).baseUnit("bytes")
+                .description("The most direct memory the JVM may use (-XX:MaxDirectMemorySize)").register(registry);
+        if (ResidentMemory.available()) {
+            Gauge.builder("process.resident.memory", ResidentMemory::bytes).baseUnit("bytes")
+                    .description("Resident set size of the process (Linux /proc/self/status)").register(registry);
+        }
 
         ClientCounts clients = sources.clients();
         Gauge.builder("sluice.client.connections", clients, ClientCounts::open)
