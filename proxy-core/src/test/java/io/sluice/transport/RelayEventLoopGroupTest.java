@@ -99,8 +99,9 @@ class RelayEventLoopGroupTest {
 
             long plainWakeups = voluntarySwitches(plainTid) - plainBefore;
             long relayWakeups = voluntarySwitches(relayTid) - relayBefore;
-            // The 1 allows for the loop going to sleep right after the task that read its thread id.
-            assertThat(relayWakeups).as("wake-ups of an idle relay loop in %d ms", IDLE_MILLIS).isLessThanOrEqualTo(1);
+            // Up to 2: the loop going to sleep right after the task that read its thread id, and (io_uring) one
+            // completion of the ring's own once the machine is busy. A plain loop wakes every second, at least 3 times.
+            assertThat(relayWakeups).as("wake-ups of an idle relay loop in %d ms", IDLE_MILLIS).isLessThanOrEqualTo(2);
             assertThat(plainWakeups)
                     .as("wake-ups of an idle plain Netty loop in %d ms; if this fails, Netty no longer wakes idle "
                             + "loops every second and RelayEventLoopGroup can go", IDLE_MILLIS)
