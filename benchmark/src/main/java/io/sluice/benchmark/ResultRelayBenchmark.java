@@ -10,6 +10,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.config.ServerConfig;
 import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseListener;
 import io.sluice.relay.ResponseTracker;
 import io.sluice.testing.MySqlWire;
 import java.util.ArrayList;
@@ -115,7 +116,7 @@ public class ResultRelayBenchmark {
             readOffsets[r] = r * READ_SIZE;
             readLengths[r] = Math.min(READ_SIZE, response.readableBytes() - r * READ_SIZE);
         }
-        tracker = new ResponseTracker(deprecateEof, new ResponseTracker.Listener() {
+        tracker = new ResponseTracker(deprecateEof, false, new ResponseListener() {
             @Override
             public void onLocalInfileRequest() {
                 throw new IllegalStateException("no LOCAL INFILE in a result set");

@@ -14,6 +14,7 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.protocol.Scramble;
 import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseListener;
 import io.sluice.relay.ResponseOutcome;
 import io.sluice.relay.ResponseTracker;
 import java.io.BufferedOutputStream;
@@ -82,7 +83,7 @@ final class ReplayConnection implements Closeable {
     private final ByteBuf received = Unpooled.buffer(BUFFER_SIZE);
     private final FrameReader frames = new FrameReader(MAX_PACKET_SIZE);
     /** Replay asks for no CLIENT_DEPRECATE_EOF and no MariaDB metadata caching: results come whole, ended by EOF. */
-    private final ResponseTracker tracker = new ResponseTracker(false, false, new ResponseTracker.Listener() {
+    private final ResponseTracker tracker = new ResponseTracker(false, false, new ResponseListener() {
         @Override
         public void onLocalInfileRequest() {
             localInfileRequested = true;

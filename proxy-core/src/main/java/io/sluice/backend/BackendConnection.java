@@ -1,25 +1,24 @@
 package io.sluice.backend;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.Promise;
-import io.sluice.codec.FrameReader;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
-import io.sluice.relay.ResponseKind;
-import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.OkRewriter;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseListener;
+import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
 import io.sluice.relay.SessionStateFilter;
+import io.sluice.relay.SessionStateListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,13 +35,11 @@ import org.slf4j.LoggerFactory;
  * run. In the pool's idle list any byte from the server means the connection is in an unknown state, so it is closed.
  */
 public final class BackendConnection extends ChannelInboundHandlerAdapter
-        implements ResponseTracker.Listener, CommandObserver.Source {
+        implements ResponseListener, CommandObserver.Source {
 
     private static final Logger log = LoggerFactory.getLogger(BackendConnection.class);
     /** A response the tracker cannot follow: rate-limited, since a client's command can be its cause. */
     private static final RateLimitedWarning protocolWarning = new RateLimitedWarning(log);
-    /** Sluice's own commands get small answers; a larger one means a broken stream. */
-    private static final int MAX_OWN_PACKET = 16 * 1024 * 1024;
 
     private enum Mode {
         /** Connecting and logging in ({@link BackendLogin}), then the post-login session check. */
@@ -63,7 +60,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private final ConnectionState state;
     private final ResponseTracker tracker;
     private final InFlightCommands inFlight;
-    private final FrameReader frames = new FrameReader(MAX_OWN_PACKET);
+    private final OwnExchanges exchanges;
+    private final StateReports stateReports;
     private final long createdNanos = System.nanoTime();
 
     private Channel channel;
@@ -71,20 +69,12 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private BackendLogin login;
     private int serverConnectionId;
     private long idleSinceNanos;
-    /** Bytes of an own command's response not yet a whole packet. */
-    private ByteBuf cumulation;
     private boolean slotReleased;
 
     // Set while lent.
     private BorrowingSession session;
     private CommandObserver observer;
     private LoopCounters counters;
-    /** Transaction pooling: who follows the session state the server reports; {@code null} in session pooling. */
-    private ResponseTracker.StateListener stateFollower;
-    /** Rewrites OK packets that carry session state for the session's client; {@code null}: bytes pass as read. */
-    private OkRewriter okRewriter;
-    /** Kept from one lending to the next: transaction pooling lends a connection once per transaction. */
-    private OkRewriter spareRewriter;
     /** A relayed response ended in the read being relayed: the session hears of it once the read is written. */
     private boolean relayedCompleted;
     private boolean flushPending;
@@ -102,8 +92,10 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         this.ready = ready;
         this.state = state;
         this.slotReleased = !pooled;
-        this.tracker = new ResponseTracker(key.deprecateEof(), key.cacheMetadata(), this);
+        this.stateReports = new StateReports(this);
+        this.tracker = new ResponseTracker(key.deprecateEof(), key.cacheMetadata(), this, stateReports);
         this.inFlight = new InFlightCommands(tracker);
+        this.exchanges = new OwnExchanges(this, inFlight, tracker);
         this.login = new BackendLogin(this, new BackendAuthentication(endpoint.username(), endpoint.password(), key,
                 state.schema(), endpoint.sslMode()), loginTimeoutMillis);
     }
@@ -168,7 +160,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * @param shown what the client is to see of OK packets that carry session state, when that is not all the
      *     connection's trackers report; {@code null}: relayed as they are
      */
-    public void bind(BorrowingSession target, CommandObserver commands, ResponseTracker.StateListener follower,
+    public void bind(BorrowingSession target, CommandObserver commands, SessionStateListener follower,
             SessionStateFilter shown) {
         if (mode != Mode.HELD) {
             throw new IllegalStateException("bind: " + mode + " (expected: HELD)");
@@ -176,16 +168,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         session = target;
         observer = commands;
         counters = commands == null ? null : commands.counters();
-        stateFollower = follower;
-        tracker.followState(follower != null && state.tracksState());
-        if (shown != null) {
-            if (spareRewriter == null) {
-                spareRewriter = new OkRewriter();
-            }
-            okRewriter = spareRewriter;
-            okRewriter.use(shown);
-            tracker.rewriteOks(okRewriter);
-        }
+        stateReports.lend(tracker, follower, state.tracksState(), shown);
         mode = Mode.RELAY;
         channel.config().setAutoRead(true);
     }
@@ -198,15 +181,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         session = null;
         observer = null;
         counters = null;
-        stateFollower = null;
         relayedCompleted = false;
         tracker.summarize(false); // a traffic capture follows the session, not the connection
-        tracker.followState(false);
-        tracker.rewriteOks(null);
-        if (okRewriter != null) {
-            okRewriter.release();
-            okRewriter = null;
-        }
+        stateReports.takeBack(tracker);
         if (mode == Mode.RELAY) {
             mode = Mode.HELD;
             inFlight.abandonClientCommands();
@@ -274,30 +251,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * client's command is outstanding: the two must not interleave. A command that cannot be sent is failed at once.
      */
     public void run(OwnCommand... commands) {
-        if (mode == Mode.CLOSED || channel == null || !channel.isActive()) {
-            BackendException closed = new BackendException("connection to " + address() + " is closed");
-            for (OwnCommand command : commands) {
-                command.fail(closed);
-            }
-            return;
-        }
-        if (inFlight.hasClientCommands()) {
-            // The session's and Sluice's responses would be mixed: a bug, and the connection's state is unknown.
-            log.warn("{}: own commands {} sent behind a client's response; closing the connection", this,
-                    java.util.Arrays.toString(commands));
-            BackendException error = new BackendException("own command behind a client's on " + address());
-            for (OwnCommand command : commands) {
-                command.fail(error);
-            }
-            channel.close();
-            return;
-        }
-        channel.config().setAutoRead(true); // relay backpressure may have paused reading; the answers must be read
-        for (OwnCommand command : commands) {
-            inFlight.add(command.response(), command, 0);
-            channel.write(command.encode(channel.alloc()), channel.voidPromise());
-        }
-        channel.flush();
+        exchanges.run(commands);
     }
 
     /** Whether one of Sluice's own commands is in flight: the session's commands wait. */
@@ -374,7 +328,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (mode == Mode.RELAY && inFlight.ownCommands() == 0) {
             relay(buf);
         } else {
-            readPackets(buf);
+            exchanges.read(buf);
         }
     }
 
@@ -393,10 +347,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (counters != null) {
             counters.bytesOut(buf.readableBytes());
         }
-        if (okRewriter == null) {
+        OkRewriter rewriter = stateReports.rewriter();
+        if (rewriter == null) {
             client.write(buf, client.voidPromise());
         } else {
-            okRewriter.write(buf, client);
+            rewriter.write(buf, client);
         }
         if (relayedCompleted) {
             relayedCompleted = false;
@@ -433,64 +388,6 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** The login's packets, and the responses to Sluice's own commands, as whole packets. */
-    private void readPackets(ByteBuf buf) {
-        if (!expectsPackets()) {
-            buf.release();
-            closeOnUnsolicitedBytes();
-            return;
-        }
-        cumulation = ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(channel.alloc(),
-                cumulation == null ? Unpooled.EMPTY_BUFFER : cumulation, buf);
-        try {
-            for (ByteBuf frame; cumulation != null && (frame = frames.next(cumulation)) != null; ) {
-                if (login != null && login.isAuthenticating()) {
-                    login.onPacket(frame);
-                } else if (inFlight.ownCommands() > 0) {
-                    inFlight.headCommand().add(frame); // the command collects the packets of its response
-                    tracker.scan(frame); // may end the response, which hands them over
-                    if (okRewriter != null) {
-                        okRewriter.discard(); // Sluice's own: nothing of it reaches the client
-                    }
-                } else {
-                    frame.release();
-                    // An idle server has nothing to say: a timeout notice or garbage. Unknown state: close.
-                    closeOnUnsolicitedBytes();
-                    break;
-                }
-            }
-        } catch (BackendException e) {
-            failed(e);
-        } catch (RuntimeException e) {
-            failed(new BackendException("protocol error from " + address() + ": " + e.getMessage(), e));
-        } finally {
-            if (cumulation != null && !cumulation.isReadable()) {
-                cumulation.release();
-                cumulation = null;
-            } else if (cumulation != null && !expectsPackets() && channel.isOpen()) {
-                // Part of a packet after the last response anyone waits for: kept, it would be read as the start
-                // of the next command's response (the relay never even looks at it). Unknown state: close.
-                cumulation.release();
-                cumulation = null;
-                closeOnUnsolicitedBytes();
-            }
-        }
-    }
-
-    /** Whether anyone waits for the server's packets: the login's exchange, or one of Sluice's own commands. */
-    private boolean expectsPackets() {
-        return (login != null && login.isAuthenticating()) || inFlight.ownCommands() > 0;
-    }
-
-    /**
-     * The server sent bytes nobody asked for (a timeout notice, garbage), whole packets or not: the connection's state
-     * is unknown, so it must never be lent again.
-     */
-    private void closeOnUnsolicitedBytes() {
-        log.debug("backend {} sent data while {}: closing it", address(), mode);
-        channel.close();
-    }
-
     /** The tracker saw the oldest command's response end: its entry is done, and the next one's response begins. */
     @Override
     public void onResponseComplete() {
@@ -499,30 +396,6 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             relayedCompleted = true;
         } else {
             own.complete(); // after the next response began: the command may send more of Sluice's own
-        }
-    }
-
-    // The state the server reports goes to the session's follower, unless it answers one of Sluice's own commands
-    // (which never runs beside a client's): those change nothing the session set.
-
-    @Override
-    public void onOk(long affectedRows, long lastInsertId) {
-        if (stateFollower != null && inFlight.ownCommands() == 0) {
-            stateFollower.onOk(affectedRows, lastInsertId);
-        }
-    }
-
-    @Override
-    public void onSessionState(byte[] okPayload) {
-        if (stateFollower != null && inFlight.ownCommands() == 0) {
-            stateFollower.onSessionState(okPayload);
-        }
-    }
-
-    @Override
-    public void onUntrackedStateChange() {
-        if (stateFollower != null && inFlight.ownCommands() == 0) {
-            stateFollower.onUntrackedStateChange();
         }
     }
 
@@ -571,10 +444,20 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
                 + cause.getMessage(), cause));
     }
 
+    /** The login under way, {@code null} once it is over. */
+    BackendLogin login() {
+        return login;
+    }
+
+    /** What rewrites OK packets for the session's client, {@code null} when none does. */
+    OkRewriter okRewriter() {
+        return stateReports.rewriter();
+    }
+
     // ---- failure and close ----------------------------------------------------------------------------------
 
     /** Something went wrong on the connection: whoever waits hears why, and it closes. */
-    private void failed(BackendException cause) {
+    void failed(BackendException cause) {
         ready.tryFailure(cause);
         inFlight.fail(cause);
         if (channel != null) {
@@ -590,13 +473,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (login != null) {
             login.finish();
         }
-        if (cumulation != null) {
-            cumulation.release();
-            cumulation = null;
-        }
-        if (okRewriter != null) {
-            okRewriter.release();
-        }
+        exchanges.release();
+        stateReports.release();
         boolean responseStarted = tracker.isResponseStarted();
         try {
             releaseSlot();

@@ -1,9 +1,11 @@
 package io.sluice.frontend;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.Future;
 import io.sluice.backend.BackendConnection;
-import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.BackendException;
+import io.sluice.backend.BorrowingSession;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.balancer.Backend;
@@ -287,6 +289,12 @@ final class BackendLease {
             connection = null;
             pool.resetAndReturn(old);
         }
+    }
+
+    /** The ERR for a client whose session got no connection (taken by the caller). */
+    ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause) {
+        return ClientErrors.acquireFailed(alloc, sequenceId, cause, dataSource(), backendPool().address(),
+                triedBackends(), context.poolExhaustion());
     }
 
     /** The connection closed under the session: the balancer hears of it, and the session holds none. */

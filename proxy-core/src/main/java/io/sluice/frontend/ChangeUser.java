@@ -2,6 +2,9 @@ package io.sluice.frontend;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.metrics.LoopCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Packets;
@@ -12,12 +15,12 @@ import java.util.concurrent.TimeUnit;
  * COM_CHANGE_USER in the command phase: the same authentication exchange as a login ({@link ClientLogin}), over the
  * greeting's nonce, after which the session starts afresh as the new user. It is a password check like a login, so
  * it takes its turn in the login back-off ({@link LoginThrottle}) the same way: without that, one logged-in session
- * could try passwords of other users as fast as it can send. One instance per request; the command relay hands it
- * the client's packets until it ends.
+ * could try passwords of other users as fast as it can send. One instance per request, a pipeline stage before the
+ * command relay that takes the client's packets until the exchange ends, then removes itself.
  */
-final class ChangeUser {
+final class ChangeUser extends ChannelInboundHandlerAdapter {
 
-    /** How the request ends. Exactly one of these is called, once. */
+    /** How the request ends. Exactly one of these is called, once (the command relay is the outcome). */
     interface Outcome {
         /**
          * The new user is authenticated and counted: the session becomes theirs; OK goes at {@code okSequenceId}
@@ -100,7 +103,9 @@ final class ChangeUser {
                 return;
             }
             waitingForTurn = false;
-            begin(plugin, sequenceId);
+            if (!begin(plugin, sequenceId) && channel.pipeline().context(this) != null) {
+                channel.pipeline().remove(this); // ended at once: the relay takes the client's packets again
+            }
         }, delay, TimeUnit.MILLISECONDS);
     }
 
@@ -109,12 +114,34 @@ final class ChangeUser {
         return on(login.start(plugin, request.authResponse(), sequenceId, session.channel().alloc()));
     }
 
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        LoopCounters counters = session.commands().counters();
+        if (counters != null) {
+            counters.bytesIn(frame.readableBytes());
+        }
+        try {
+            if (!onPacket(frame)) {
+                ctx.pipeline().remove(this);
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        discard();
+        ctx.fireChannelInactive();
+    }
+
     /**
      * A further packet of the exchange (borrowed).
      *
      * @return whether the exchange goes on
      */
-    boolean onPacket(ByteBuf frame) {
+    private boolean onPacket(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
         if (waitingForTurn) {
             // The client has nothing to say before it has an answer.
@@ -126,7 +153,7 @@ final class ChangeUser {
     }
 
     /** The connection closed mid-exchange. */
-    void discard() {
+    private void discard() {
         if (waitingForTurn) {
             waitingForTurn = false;
             security.throttle().abandon(session.clientAddress()); // its turn is not used up

@@ -344,8 +344,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             }
         }, cause -> {
             log.debug("client {}: no backend connection: {}", session.remoteAddress(), cause.toString());
-            failAndClose(ClientErrors.acquireFailed(channel.alloc(), okSequenceId, cause, lease.dataSource(),
-                    lease.backendPool().address(), lease.triedBackends(), context.poolExhaustion()));
+            failAndClose(lease.acquireFailed(channel.alloc(), okSequenceId, cause));
         }, () -> channel.config().setAutoRead(false)); // the relay reads again once it starts
     }
 
@@ -354,6 +353,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         phase = Phase.DONE;
         session.relay(relay);
         channel.pipeline().replace(this, "commands", relay);
+        channel.pipeline().addAfter("commands", "closing", relay.closing());
         ArrayDeque<ByteBuf> pipelined = sentBeforeOk;
         sentBeforeOk = null;
         relay.start(okSequenceId, pipelined);

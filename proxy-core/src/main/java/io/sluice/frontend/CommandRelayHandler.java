@@ -1,23 +1,16 @@
 package io.sluice.frontend;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
-import io.sluice.codec.NetReadTimeoutException;
-import io.sluice.metrics.DirectMemory;
 import io.sluice.metrics.LoopCounters;
-import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.pooling.CommandPolicy;
-import io.sluice.protocol.Command;
 import io.sluice.protocol.ComChangeUser;
-import io.sluice.protocol.PacketTooLargeException;
+import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
@@ -34,19 +27,14 @@ import org.slf4j.LoggerFactory;
  * of Sluice's own commands runs on it. Reads are flushed to the backend once per read batch; reading the client
  * stops while a connection is awaited or the backend socket is full.
  *
- * <p>It replaces {@link ClientHandshakeHandler} in the pipeline at login. Ownership: frames arrive as whole frames
+ * <p>It replaces {@link ClientHandshakeHandler} in the pipeline at login, with {@link ClientClosing} after it
+ * for errors, timeouts and shutdown. Ownership: frames arrive as whole frames
  * from {@link io.sluice.codec.PacketFrameDecoder}; each is forwarded (the backend channel releases it once written),
  * held until a connection is ready, or released here.
  */
-final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession {
+final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession, ChangeUser.Outcome {
 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
-    /**
-     * A lost backend connection: a server's death, or a client's doing (a command that makes the server hang up).
-     * A fuzzing client can cause one a connection, so they are rate-limited.
-     */
-    private static final RateLimitedWarning lostBackendWarning = new RateLimitedWarning(log);
-
     private enum State {
         /** Installed by the login, whose OK has not gone out yet. */
         STARTING,
@@ -71,6 +59,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final boolean followsSession;
     private final CaptureHook capture;
     private final LoopCounters counters;
+    private final ClientClosing closing;
 
     private State state = State.STARTING;
     /** Frames waiting for a connection, or for Sluice's own command on it, in order. */
@@ -86,7 +75,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private boolean forwardedSinceFlush;
     /** The connection frames were forwarded to since the last flush. */
     private BackendConnection flushTarget;
-    private ChangeUser changeUser;
     /** Graceful shutdown asked for this session to close at its first idle moment outside a transaction. */
     private boolean closeWhenIdle;
 
@@ -102,6 +90,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
                 session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
                 new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
+        this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());
         lease.attach(this, policy);
     }
 
@@ -141,21 +130,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (counters != null) {
             counters.bytesIn(frame.readableBytes());
         }
-        switch (state) {
-            case COMMAND:
-                onCommandFrame(frame);
-                break;
-            case CHANGING_USER:
-                try {
-                    if (!changeUser.onPacket(frame)) {
-                        changeUser = null;
-                    }
-                } finally {
-                    frame.release();
-                }
-                break;
-            default:
-                frame.release();
+        if (state == State.COMMAND) {
+            onCommandFrame(frame);
+        } else {
+            frame.release(); // closing (a COM_CHANGE_USER's exchange takes its packets before they reach here)
         }
     }
 
@@ -223,7 +201,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (connection == null || connection.runsOwnCommand() || !held.isEmpty()) {
             hold(frame, kind, command, captured);
             if (connection == null && !lease.isAcquiring()) {
-                acquire(-1, null);
+                lease.acquire(onBound, onAcquireFailed, onWaiting); // reused callbacks: nothing to allocate
             }
             return;
         }
@@ -321,25 +299,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     // ---- acquiring a connection -----------------------------------------------------------------------------
 
-    /**
-     * Takes a backend connection for this session.
-     *
-     * @param replySequenceId where an error goes when no command is held (COM_CHANGE_USER's OK), else -1
-     * @param onReady run once the connection is bound, or {@code null}
-     */
-    private void acquire(int replySequenceId, Runnable onReady) {
-        if (onReady == null) {
-            lease.acquire(onBound, onAcquireFailed, onWaiting); // a command's acquire: nothing to allocate
-            return;
-        }
-        lease.acquire(connection -> {
-            if (state != State.CLOSED) {
-                onReady.run();
-            }
-            bound(connection);
-        }, cause -> acquireFailed(cause, replySequenceId), onWaiting);
-    }
-
     // A command's acquire (the one per transaction in transaction pooling) reuses these.
     private final Consumer<BackendConnection> onBound = this::bound;
     private final Consumer<Throwable> onAcquireFailed = cause -> acquireFailed(cause, -1);
@@ -364,31 +323,28 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (sequenceId < 0) {
             sequenceId = lastSequenceId + 1;
         }
-        reply(ClientErrors.acquireFailed(channel.alloc(), sequenceId, cause, lease.dataSource(),
-                lease.backendPool().address(), lease.triedBackends(), context.poolExhaustion()));
+        reply(lease.acquireFailed(channel.alloc(), sequenceId, cause));
         continuation = false;
         resumeReading(SUSPEND_ACQUIRING);
     }
 
+    /** The exchange takes the client's packets, in a pipeline stage of its own, until it ends. */
     private void changeUser(ByteBuf frame) {
         state = State.CHANGING_USER;
-        changeUser = ChangeUser.start(frame, session, security, context, new ChangeUser.Outcome() {
-            @Override
-            public void changed(ComChangeUser request, int okSequenceId) {
-                changeUser = null;
-                changedUser(request, okSequenceId);
-            }
+        ChangeUser exchange = ChangeUser.start(frame, session, security, context, this);
+        if (exchange != null && state == State.CHANGING_USER) {
+            channel.pipeline().addBefore("commands", "changeUser", exchange);
+        }
+    }
 
-            @Override
-            public void failed(ByteBuf err) {
-                changeUser = null;
-                failAndClose(err);
-            }
-        });
+    @Override
+    public void failed(ByteBuf err) {
+        failAndClose(err);
     }
 
     /** The new user starts with a fresh session: the old backend connection goes back to be reset. */
-    private void changedUser(ComChangeUser request, int okSequenceId) {
+    @Override
+    public void changed(ComChangeUser request, int okSequenceId) {
         state = State.COMMAND;
         session.schema(request.database(), context.resolveSchema(request.database(), lease.dataSource()));
         capture.changedUser(lease.connection(), session.user(), session.requestedSchema());
@@ -398,8 +354,12 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
             return;
         }
-        acquire(okSequenceId,
-                () -> reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT)));
+        lease.acquire(connection -> { // the OK waits until the new user's session can work
+            if (state != State.CLOSED) {
+                reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
+            }
+            bound(connection);
+        }, cause -> acquireFailed(cause, okSequenceId), onWaiting);
     }
 
     // ---- backend to client ----------------------------------------------------------------------------------
@@ -424,28 +384,15 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             sendHeld();
         }
         if (closeWhenIdle) {
-            closeIfIdle();
+            closing.closeIfIdle();
         }
     }
 
     @Override
     public void onBackendLost(BackendConnection lost, boolean responseStarted) {
-        if (lost != lease.connection()) {
-            return;
-        }
-        lease.lost(lost);
-        String message = ClientErrors.lostBackendMessage(lost);
-        // What the client did last goes with it: a server that hangs up right after a client's command may have
-        // been answering that command, not dying.
-        lostBackendWarning.warn("client {}: {}, its last command {} {}", session.remoteAddress(), message,
-                lastCommand < 0 ? "none" : Command.name(lastCommand),
-                lost.tracker().isIdle() ? "answered" : "unanswered");
-        if (responseStarted) {
-            channel.close(); // part of a response already reached the client: only a close is honest
-        } else if (!lost.tracker().isIdle()) {
-            failAndClose(ClientErrors.lostBackend(channel.alloc(), lastSequenceId + 1, message, true));
-        } else {
-            lostBackend = message; // told on the next command, as a server's death would be
+        if (lost == lease.connection()) {
+            lease.lost(lost);
+            lostBackend = closing.backendLost(lost, responseStarted, lastCommand);
         }
     }
 
@@ -482,8 +429,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     /** Whether a capture may begin with the next command: nothing outstanding, nothing held. */
     private boolean isQuietForCapture() {
-        BackendConnection connection = lease.connection();
-        return connection == null ? !lease.isAcquiring() && held.isEmpty() : connection.isBetweenCommands();
+        return lease.connection() == null ? !lease.isAcquiring() && held.isEmpty() : isBetweenResponses();
     }
 
     /** The frames held back, for the policy's port. */
@@ -500,10 +446,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSED;
-        if (changeUser != null) {
-            changeUser.discard();
-            changeUser = null;
-        }
         session.releaseAccount();
         capture.end(lease.connection());
         held.dropAll();
@@ -514,47 +456,15 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         ctx.fireChannelInactive();
     }
 
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof IdleStateEvent) {
-            // Only a session waiting for its client's next command is idle; one whose query runs is not.
-            BackendConnection connection = lease.connection();
-            if (state == State.COMMAND && !lease.isAcquiring()
-                    && (connection == null || connection.isBetweenCommands())) {
-                log.debug("client {} #{}: idle for {} ms: closing", session.remoteAddress(), session.connectionId(),
-                        security.idleTimeoutMillis());
-                failAndClose(ClientErrors.idleTimeout(channel.alloc()));
-            }
-            return;
-        }
-        ctx.fireUserEventTriggered(event);
+    /** Waiting for the client's next command: logged in, no connection being acquired, no response outstanding. */
+    boolean isWaitingForCommand() {
+        return state == State.COMMAND && !lease.isAcquiring() && isBetweenResponses();
     }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (root instanceof PacketTooLargeException) {
-            failAndClose(ClientErrors.packetTooLarge(channel.alloc(), lastSequenceId + 1, root.getMessage()));
-            return;
-        }
-        if (root instanceof NetReadTimeoutException) {
-            log.debug("client {} #{}: {}: closing", session.remoteAddress(), session.connectionId(),
-                    root.getMessage());
-            BackendConnection connection = lease.connection();
-            if (connection == null || connection.isBetweenCommands()) {
-                failAndClose(ClientErrors.netReadTimeout(channel.alloc(), lastSequenceId + 1));
-            } else {
-                ctx.close(); // an earlier command's response is being relayed: an ERR would land inside it
-            }
-            return;
-        }
-        if (DirectMemory.ranOut(root)) {
-            context.directMemoryWarning().warn("direct memory exhausted, closing client {} #{}: {}",
-                    session.remoteAddress(), session.connectionId(), root.toString());
-        } else {
-            log.debug("client {}: closing after error: {}", session.remoteAddress(), root.toString());
-        }
-        ctx.close();
+    /** No response is being relayed: an ERR of Sluice's own would not land inside one. */
+    boolean isBetweenResponses() {
+        BackendConnection connection = lease.connection();
+        return connection == null || connection.isBetweenCommands();
     }
 
     void reply(ByteBuf packet) {
@@ -566,8 +476,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      * of a pipelining client are still to come or commands wait before it; then after them, in order.
      */
     private void answer(ByteBuf packet) {
-        BackendConnection connection = lease.connection();
-        if (held.isEmpty() && (connection == null || connection.isBetweenCommands())) {
+        if (held.isEmpty() && isBetweenResponses()) {
             reply(packet);
         } else {
             held.addOwnAnswer(packet);
@@ -582,27 +491,12 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Graceful shutdown: close at the first idle moment outside a transaction. On the loop. */
     void closeWhenIdle() {
         closeWhenIdle = true;
-        closeIfIdle();
+        closing.closeIfIdle();
     }
 
-    private void closeIfIdle() {
-        if (state != State.COMMAND || !channel.isActive() || !isIdleOutsideTransaction()) {
-            return;
-        }
-        state = State.CLOSED;
-        log.debug("client {} #{}: closed for shutdown, idle outside a transaction", session.remoteAddress(),
-                session.connectionId());
-        // Behind whatever the relay has written: the last response reaches the client before the close.
-        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    /** No command outstanding, nothing half sent, and the server reports no open transaction. */
-    private boolean isIdleOutsideTransaction() {
-        if (!isQuiet()) {
-            return false;
-        }
-        BackendConnection connection = lease.connection();
-        return connection == null || (connection.isBetweenCommands() && !connection.tracker().inTransaction());
+    /** What ends the session other than the client: the pipeline stage right after this one. */
+    ClientClosing closing() {
+        return closing;
     }
 
     /** The lease and policy, for the session's snapshot. */

@@ -7,8 +7,8 @@ import io.sluice.backend.SessionKey;
 import io.sluice.protocol.Capabilities;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
-import io.sluice.relay.ResponseTracker;
 import io.sluice.relay.SessionStateFilter;
+import io.sluice.relay.SessionStateListener;
 import io.sluice.state.SessionVariables;
 import java.util.function.Consumer;
 
@@ -113,7 +113,7 @@ public interface CommandPolicy {
     }
 
     /** Who follows the session state the server reports, or {@code null}. */
-    default ResponseTracker.StateListener stateFollower() {
+    default SessionStateListener stateFollower() {
         return null;
     }
 

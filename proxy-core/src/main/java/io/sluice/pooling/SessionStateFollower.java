@@ -2,7 +2,7 @@ package io.sluice.pooling;
 
 import io.sluice.backend.BackendConnection;
 import io.sluice.protocol.ServerStatus;
-import io.sluice.relay.ResponseTracker;
+import io.sluice.relay.SessionStateListener;
 import io.sluice.state.SessionTrackers;
 import io.sluice.state.SessionVariables;
 import java.util.Locale;
@@ -13,7 +13,7 @@ import java.util.Map;
  * on the next one: the system variables and schema from the session trackers, and the last-insert id from OK packets.
  * What the trackers report without saying what it is pins the session instead.
  */
-final class SessionStateFollower implements ResponseTracker.StateListener, SessionTrackers.Visitor {
+final class SessionStateFollower implements SessionStateListener, SessionTrackers.Visitor {
     private final SessionPort port;
     private final Pins pins;
     /** The session variables this session has set, to be re-applied on each connection it takes. */

@@ -9,8 +9,8 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
-import io.sluice.relay.ResponseTracker;
 import io.sluice.relay.SessionStateFilter;
+import io.sluice.relay.SessionStateListener;
 import io.sluice.state.SessionVariables;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -183,7 +183,7 @@ public final class TransactionPooling implements CommandPolicy {
 
     @Override
     public void afterResponses(BackendConnection connection) {
-        if (connection.tracker().lastStatementLeftWarnings()) {
+        if (connection.tracker().sessionState().lastStatementLeftWarnings()) {
             follower.warningsLeft();
         }
         if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
@@ -285,7 +285,7 @@ public final class TransactionPooling implements CommandPolicy {
     }
 
     @Override
-    public ResponseTracker.StateListener stateFollower() {
+    public SessionStateListener stateFollower() {
         return follower;
     }
 

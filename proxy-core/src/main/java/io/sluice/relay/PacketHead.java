@@ -1,5 +1,7 @@
 package io.sluice.relay;
 
+import io.netty.buffer.ByteBuf;
+import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 
 /**
@@ -115,5 +117,20 @@ final class PacketHead {
     boolean metadataFollows() {
         int at = lenencSize(0);
         return at >= fill || bytes[at] != 0;
+    }
+
+    /**
+     * Overwrites bytes 1-4 of a COM_STMT_PREPARE_OK payload (the statement id) with {@code statementId}, for the
+     * {@code n} bytes just copied from {@code buf} at {@code at} into this head (before {@link #fill} counts them).
+     * Byte 0 has been copied by then (it comes first), so an ERR (whose bytes 1-4 are its code and SQLSTATE marker) is
+     * left alone. The bytes are changed in the buffer being relayed: the client sees the new id without a copy.
+     */
+    void overwriteStatementId(ByteBuf buf, int at, int n, int statementId) {
+        if ((bytes[0] & 0xFF) != Packets.OK_HEADER) {
+            return;
+        }
+        for (int p = Math.max(1, fill); p < Math.min(5, fill + n); p++) {
+            buf.setByte(at + p - fill, statementId >>> (8 * (p - 1)));
+        }
     }
 }

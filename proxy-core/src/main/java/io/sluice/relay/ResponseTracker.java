@@ -15,51 +15,14 @@ import io.sluice.protocol.ServerStatus;
  * anywhere, even inside a header; the tracker carries its position from one buffer to the next.
  *
  * <p>It follows one response at a time: its owner {@link #begin begins} each one, and is told through its
- * {@link Listener} when it is complete, at which point the owner begins the next (pipelined commands wait in the
- * owner's in-flight queue, not here). Not thread-safe: it lives on its connection's event loop.
+ * {@link ResponseListener} when it is complete, at which point the owner begins the next (pipelined commands wait
+ * in the owner's in-flight queue, not here). What responses say about the session (transaction pooling) is read by
+ * {@link StateReading}. Not thread-safe: it lives on its connection's event loop.
  *
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response.html">COM_QUERY
  *     response</a>
  */
 public final class ResponseTracker {
-
-    /**
-     * The session state a backend connection reports, for transaction pooling. Called on the event loop, in stream
-     * order, only while {@link #followState(boolean) following state}, always before the completion of their response.
-     */
-    public interface StateListener {
-        /**
-         * An OK packet answering a statement went past (not the one that ends a result set).
-         *
-         * @param affectedRows its affected-rows field
-         * @param lastInsertId its last-insert-id field (0 when the statement generated none)
-         */
-        default void onOk(long affectedRows, long lastInsertId) {
-        }
-
-        /**
-         * An OK packet with {@code SERVER_SESSION_STATE_CHANGED}: its whole payload, copied (a new array the callee
-         * may keep). Such packets answer SET, USE and the like, not the statements of a busy workload.
-         */
-        default void onSessionState(byte[] okPayload) {
-        }
-
-        /** An EOF packet said the session state changed, but EOF packets cannot say how. */
-        default void onUntrackedStateChange() {
-        }
-    }
-
-    /** What the tracker's owner hears: the state reports, and the end of each response. On the event loop. */
-    public interface Listener extends StateListener {
-        /** The server asked for a LOCAL INFILE upload: the client's next packets are file data. */
-        void onLocalInfileRequest();
-
-        /**
-         * The response begun last is complete, its last byte passed. Its outcome is readable now
-         * ({@link #outcome()}); the owner may {@link #begin} the next one.
-         */
-        void onResponseComplete();
-    }
 
     private enum State {
         /** Nothing expected: any packet is a protocol violation. */
@@ -80,7 +43,7 @@ public final class ResponseTracker {
 
     private final boolean deprecateEof;
     private final boolean cacheMetadata;
-    private final Listener listener;
+    private final ResponseListener listener;
 
     private State state = State.IDLE;
     private ResponseKind currentKind;
@@ -110,23 +73,7 @@ public final class ResponseTracker {
     private boolean summarizing;
 
     // Transaction pooling: off in SESSION pooling, so the relay pays one flag test per OK packet.
-    private boolean followingState;
-    /** While following state: the warning count of the last OK or EOF that ended a response. */
-    private int lastWarnings;
-    /** The OK packet being read carries session state: its payload, filled as it streams past. */
-    private byte[] statePayload;
-    private int stateFill;
-    /** Shows the client its own format of OK packets that carry session state; {@code null}: relayed as they are. */
-    private OkRewriter rewriter;
-
-    /**
-     * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
-     *     end with an OK packet headed 0xFE
-     * @param listener told about LOCAL INFILE requests and finished responses
-     */
-    public ResponseTracker(boolean deprecateEof, Listener listener) {
-        this(deprecateEof, false, listener);
-    }
+    private final StateReading stateReading;
 
     /**
      * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated: result metadata then has no EOF and results
@@ -137,10 +84,21 @@ public final class ResponseTracker {
      * @param listener told about LOCAL INFILE requests and finished responses
      * @see <a href="https://mariadb.com/kb/en/result-set-packets/#column-count-packet">Column count packet</a>
      */
-    public ResponseTracker(boolean deprecateEof, boolean cacheMetadata, Listener listener) {
+    public ResponseTracker(boolean deprecateEof, boolean cacheMetadata, ResponseListener listener) {
+        this(deprecateEof, cacheMetadata, listener, listener);
+    }
+
+    /**
+     * A tracker whose reports of session state go to their own listener.
+     *
+     * @param stateListener told about the session state the server reports, while {@link StateReading#follow following}
+     */
+    public ResponseTracker(boolean deprecateEof, boolean cacheMetadata, ResponseListener listener,
+            SessionStateListener stateListener) {
         this.deprecateEof = deprecateEof;
         this.cacheMetadata = cacheMetadata;
         this.listener = listener;
+        this.stateReading = new StateReading(stateListener);
     }
 
     /**
@@ -158,26 +116,14 @@ public final class ResponseTracker {
         currentKind = kind;
         responseStarted = false;
         outcome.clear();
-        switch (kind) {
-            case RESULT:
-            case BINARY_RESULT:
-                state = State.RESULT_FIRST;
-                break;
-            case ROWS:
-                state = State.ROWS;
-                break;
-            case PREPARE:
-                state = State.PREPARE_OK;
-                break;
-            case FIELD_LIST:
-                state = State.FIELD_LIST;
-                break;
-            case SINGLE:
-                state = State.SINGLE;
-                break;
-            default:
-                throw new IllegalArgumentException("kind: " + kind + " (expected: a response to follow)");
-        }
+        state = switch (kind) {
+            case RESULT, BINARY_RESULT -> State.RESULT_FIRST;
+            case ROWS -> State.ROWS;
+            case PREPARE -> State.PREPARE_OK;
+            case FIELD_LIST -> State.FIELD_LIST;
+            case SINGLE -> State.SINGLE;
+            default -> throw new IllegalArgumentException("kind: " + kind + " (expected: a response to follow)");
+        };
     }
 
     /**
@@ -231,25 +177,12 @@ public final class ResponseTracker {
         summarizing = on;
     }
 
-    /** Starts or stops reporting session state changes and last-insert ids to the listener (transaction pooling). */
-    public void followState(boolean on) {
-        followingState = on;
-    }
-
     /**
-     * Starts or stops rewriting, in the relayed stream, the OK packets that carry session state (see
-     * {@link OkRewriter}). Change it only between responses.
+     * What the tracker reads of the session state the server reports (transaction pooling): turned on and off there,
+     * only between responses.
      */
-    public void rewriteOks(OkRewriter okRewriter) {
-        rewriter = okRewriter;
-    }
-
-    /**
-     * While following state (transaction pooling): whether the last statement left warnings, which a query of
-     * Sluice's own on the connection would replace before the client's {@code SHOW WARNINGS} could read them.
-     */
-    public boolean lastStatementLeftWarnings() {
-        return lastWarnings > 0;
+    public StateReading sessionState() {
+        return stateReading;
     }
 
     /** Whether the server last reported an open transaction. */
@@ -265,6 +198,7 @@ public final class ResponseTracker {
     public void scan(ByteBuf buf) {
         final int end = buf.writerIndex();
         packetStart = -1;
+        OkRewriter rewriter = stateReading.rewriter;
         if (rewriter != null) {
             rewriter.beginRead();
         }
@@ -330,7 +264,7 @@ public final class ResponseTracker {
                 n = Math.min(head.wanted - head.fill, end - i);
                 buf.getBytes(i, head.bytes, head.fill, n);
                 if (outcome.replacementStatementId != 0 && state == State.PREPARE_OK) {
-                    replaceStatementIdBytes(buf, i, n);
+                    head.overwriteStatementId(buf, i, n, outcome.replacementStatementId);
                 }
                 head.fill += n;
                 if (head.fill == head.wanted) {
@@ -338,9 +272,8 @@ public final class ResponseTracker {
                 }
             } else {
                 n = Math.min(payloadRemaining, end - i);
-                if (statePayload != null) {
-                    buf.getBytes(i, statePayload, stateFill, n);
-                    stateFill += n;
+                if (stateReading.copying()) {
+                    stateReading.copy(buf, i, n);
                 }
             }
             i += n;
@@ -359,20 +292,6 @@ public final class ResponseTracker {
             if (summarizing) {
                 outcome.rows += passed; // counted only while a capture runs
             }
-        }
-    }
-
-    /**
-     * Overwrites bytes 1-4 of a COM_STMT_PREPARE_OK payload (the statement id) with the replacement id, for the
-     * {@code n} head bytes just copied from {@code buf} at {@code at}. Head byte 0 has been copied by then (it comes
-     * first), so an ERR (whose bytes 1-4 are its code and SQLSTATE marker) is left alone.
-     */
-    private void replaceStatementIdBytes(ByteBuf buf, int at, int n) {
-        if ((head.bytes[0] & 0xFF) != Packets.OK_HEADER) {
-            return;
-        }
-        for (int p = Math.max(1, head.fill); p < Math.min(5, head.fill + n); p++) {
-            buf.setByte(at + p - head.fill, outcome.replacementStatementId >>> (8 * (p - 1)));
         }
     }
 
@@ -400,13 +319,8 @@ public final class ResponseTracker {
     /** A packet's last byte has passed, just before {@code i}; whether it completed a response. */
     private boolean endPacket(int i) {
         headerFill = 0;
-        if (statePayload != null) {
-            byte[] payload = statePayload;
-            statePayload = null;
-            if (rewriter != null) {
-                rewriter.cutTo(i, payload, headerValue >>> 24);
-            }
-            listener.onSessionState(payload);
+        if (stateReading.copying()) {
+            stateReading.copied(i, headerValue >>> 24);
         }
         headerValue = 0;
         if (completedInPacket) {
@@ -429,13 +343,13 @@ public final class ResponseTracker {
             outcome.failed = true; // no row, column definition or status string starts with 0xFF
         }
         switch (state) {
-            case RESULT_FIRST:
+            case RESULT_FIRST -> {
                 if (first == Packets.OK_HEADER) {
                     if (summarizing) {
                         outcome.affectedRows += head.okAffectedRows();
                     }
-                    if (followingState) {
-                        okForState(true);
+                    if (stateReading.following) {
+                        stateReading.ok(head, serverStatus, payloadLength, packetStart, true);
                     }
                     endOfResult(head.okStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
@@ -453,37 +367,33 @@ public final class ResponseTracker {
                         state = countdown > 0 ? State.COLUMNS : State.ROWS;
                     }
                 }
-                break;
-            case COLUMNS:
+            }
+            case COLUMNS -> {
                 if (--countdown == 0) {
                     state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
                 }
-                break;
-            case COLUMNS_EOF:
+            }
+            case COLUMNS_EOF -> {
                 if (first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
-                    break;
-                }
-                int status = head.eofStatus(serverStatus);
-                serverStatus = status;
-                if (currentKind == ResponseKind.BINARY_RESULT
-                        && (status & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
-                    complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
                 } else {
-                    state = State.ROWS;
+                    serverStatus = head.eofStatus(serverStatus);
+                    if (currentKind == ResponseKind.BINARY_RESULT
+                            && (serverStatus & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
+                        complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
+                    } else {
+                        state = State.ROWS;
+                    }
                 }
-                break;
-            case ROWS:
+            }
+            case ROWS -> {
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
-                    if (followingState) {
+                    if (stateReading.following) {
                         if (deprecateEof) {
-                            okForState(false); // its counts are about the result, not an insert
+                            stateReading.ok(head, serverStatus, payloadLength, packetStart, false); // its counts are about the result, not an insert
                         } else {
-                            lastWarnings = head.eofWarnings();
-                            if ((head.eofStatus(serverStatus) & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
-                                listener.onUntrackedStateChange();
-                            }
+                            stateReading.eof(head, serverStatus);
                         }
                     }
                     endOfResult(deprecateEof ? head.okStatus(serverStatus) : head.eofStatus(serverStatus));
@@ -493,31 +403,29 @@ public final class ResponseTracker {
                 } else if (summarizing) {
                     outcome.rows++;
                 }
-                break;
-            case PREPARE_OK:
+            }
+            case PREPARE_OK -> {
                 if (first != Packets.OK_HEADER || head.fill < 9) {
                     errorOutcome();
                     complete(); // ERR
-                    break;
+                } else {
+                    outcome.statementId = head.u16(1) | (long) head.u16(3) << 16;
+                    prepareColumns = head.u16(5);
+                    outcome.parameters = head.u16(7);
+                    countdown = outcome.parameters;
+                    afterPrepareOk();
                 }
-                outcome.statementId = head.u16(1) | (long) head.u16(3) << 16;
-                prepareColumns = head.u16(5);
-                outcome.parameters = head.u16(7);
-                countdown = outcome.parameters;
-                afterPrepareOk();
-                break;
-            case PREPARE_PARAMS:
+            }
+            case PREPARE_PARAMS -> {
                 if (--countdown == 0) {
                     state = deprecateEof ? State.PREPARE_COLUMNS : State.PREPARE_PARAMS_EOF;
                     if (deprecateEof) {
                         startPrepareColumns();
                     }
                 }
-                break;
-            case PREPARE_PARAMS_EOF:
-                startPrepareColumns();
-                break;
-            case PREPARE_COLUMNS:
+            }
+            case PREPARE_PARAMS_EOF -> startPrepareColumns();
+            case PREPARE_COLUMNS -> {
                 if (--countdown == 0) {
                     if (deprecateEof) {
                         complete();
@@ -525,21 +433,19 @@ public final class ResponseTracker {
                         state = State.PREPARE_COLUMNS_EOF;
                     }
                 }
-                break;
-            case PREPARE_COLUMNS_EOF:
-                complete();
-                break;
-            case FIELD_LIST:
+            }
+            case PREPARE_COLUMNS_EOF -> complete();
+            case FIELD_LIST -> {
                 if ((first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD)
                         || first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
                 }
-                break;
-            case SINGLE:
+            }
+            case SINGLE -> {
                 if (first == Packets.OK_HEADER) {
-                    if (followingState) {
-                        okForState(true);
+                    if (stateReading.following) {
+                        stateReading.ok(head, serverStatus, payloadLength, packetStart, true);
                     }
                     serverStatus = head.okStatus(serverStatus);
                     if (summarizing) {
@@ -551,9 +457,8 @@ public final class ResponseTracker {
                     errorOutcome();
                 }
                 complete();
-                break;
-            default:
-                throw new ProtocolException("backend packet: unexpected in state " + state);
+            }
+            default -> throw new ProtocolException("backend packet: unexpected in state " + state);
         }
     }
 
@@ -601,28 +506,8 @@ public final class ResponseTracker {
     }
 
     /**
-     * Reports an OK packet that answers a statement (not the one that ends a result set, whose counts MariaDB fills
-     * with the connection's earlier values) to the state listener, and starts copying its payload when it carries
-     * session state. The head holds the bytes read so far; the rest are copied as {@link #scan} passes them.
-     */
-    private void okForState(boolean statementOk) {
-        lastWarnings = head.okWarnings();
-        if (statementOk) {
-            listener.onOk(head.lenencOrZero(1), head.okLastInsertId());
-        }
-        if ((head.okStatus(serverStatus) & ServerStatus.SERVER_SESSION_STATE_CHANGED) != 0) {
-            statePayload = new byte[payloadLength];
-            System.arraycopy(head.bytes, 0, statePayload, 0, head.fill);
-            stateFill = head.fill;
-            if (rewriter != null) {
-                rewriter.cutFrom(packetStart);
-            }
-        }
-    }
-
-    /**
      * Where the packet being read starts, when a read ends before its first bytes tell whether it is an OK packet
-     * the {@link #rewriter} must replace ({@code -1}: it began in an earlier read); else {@link OkRewriter#NO_HOLD}.
+     * the {@link OkRewriter} must replace ({@code -1}: it began in an earlier read); else {@link OkRewriter#NO_HOLD}.
      * Only an OK may carry session state: the first packet of a result, a single OK/ERR answer, or (with
      * CLIENT_DEPRECATE_EOF) the OK headed 0xFE that ends rows.
      */
@@ -631,18 +516,9 @@ public final class ResponseTracker {
             return OkRewriter.NO_HOLD; // between packets, or the packet is classified already
         }
         int first = headerFill == Packets.HEADER_SIZE ? head.first() : -1;
-        boolean mayBeOk;
-        switch (state) {
-            case RESULT_FIRST:
-            case SINGLE:
-                mayBeOk = first == -1 || first == Packets.OK_HEADER;
-                break;
-            case ROWS:
-                mayBeOk = deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
-                break;
-            default:
-                mayBeOk = false;
-        }
+        boolean mayBeOk = state == State.RESULT_FIRST || state == State.SINGLE
+                ? first == -1 || first == Packets.OK_HEADER
+                : state == State.ROWS && deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
         return mayBeOk ? packetStart : OkRewriter.NO_HOLD;
     }
 }

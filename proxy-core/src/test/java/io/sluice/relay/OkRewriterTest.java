@@ -104,7 +104,7 @@ class OkRewriterTest {
         EmbeddedChannel client = new EmbeddedChannel();
         int[] begun = {0};
         ResponseTracker[] holder = new ResponseTracker[1];
-        ResponseTracker tracker = new ResponseTracker(deprecateEof, new ResponseTracker.Listener() {
+        ResponseTracker tracker = new ResponseTracker(deprecateEof, false, new ResponseListener() {
             @Override
             public void onLocalInfileRequest() {
             }
@@ -118,10 +118,10 @@ class OkRewriterTest {
             }
         });
         holder[0] = tracker;
-        tracker.followState(true);
+        tracker.sessionState().follow(true);
         OkRewriter rewriter = new OkRewriter();
         rewriter.use(SessionStateFilter.WITHOUT_SESSION_TRACK);
-        tracker.rewriteOks(rewriter);
+        tracker.sessionState().rewriteOks(rewriter);
         tracker.begin(ResponseKind.RESULT);
         begun[0] = 1;
         List<ByteBuf> reads = new ArrayList<>();

@@ -6,12 +6,12 @@ import java.util.ArrayDeque;
  * A {@link ResponseTracker} with the in-flight queue its owner keeps in production (a backend connection's): the
  * kinds of pipelined commands, each begun when the one before completes. Events go on to {@code inner}.
  */
-final class PipelinedTracker implements ResponseTracker.Listener {
+final class PipelinedTracker implements ResponseListener {
     final ResponseTracker tracker;
     private final ArrayDeque<ResponseKind> pending = new ArrayDeque<>();
-    private final ResponseTracker.Listener inner;
+    private final ResponseListener inner;
 
-    PipelinedTracker(boolean deprecateEof, boolean cacheMetadata, ResponseTracker.Listener inner) {
+    PipelinedTracker(boolean deprecateEof, boolean cacheMetadata, ResponseListener inner) {
         this.tracker = new ResponseTracker(deprecateEof, cacheMetadata, this);
         this.inner = inner;
     }

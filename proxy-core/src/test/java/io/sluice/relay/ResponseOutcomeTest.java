@@ -36,7 +36,7 @@ class ResponseOutcomeTest {
     private static List<Outcome> outcomes(ResponseScript script, boolean byteByByte) {
         List<Outcome> outcomes = new ArrayList<>();
         ResponseTracker[] holder = new ResponseTracker[1];
-        PipelinedTracker pipeline = new PipelinedTracker(script.deprecateEof, false, new ResponseTracker.Listener() {
+        PipelinedTracker pipeline = new PipelinedTracker(script.deprecateEof, false, new ResponseListener() {
             @Override
             public void onLocalInfileRequest() {
             }
@@ -110,7 +110,7 @@ class ResponseOutcomeTest {
                 .command(RESULT).resultSet(2, rows(10), A).done();
         List<Outcome> outcomes = new ArrayList<>();
         ResponseTracker[] holder = new ResponseTracker[1];
-        PipelinedTracker pipeline = new PipelinedTracker(deprecateEof, false, new ResponseTracker.Listener() {
+        PipelinedTracker pipeline = new PipelinedTracker(deprecateEof, false, new ResponseListener() {
             @Override
             public void onLocalInfileRequest() {
             }

@@ -131,7 +131,7 @@ class ResponseTrackerFuzzTest {
         int[] infile = {0};
         int[] completions = {0};
         PipelinedTracker pipeline = new PipelinedTracker(script.deprecateEof, script.cacheMetadata,
-                new ResponseTracker.Listener() {
+                new ResponseListener() {
                     @Override
                     public void onLocalInfileRequest() {
                         infile[0]++;

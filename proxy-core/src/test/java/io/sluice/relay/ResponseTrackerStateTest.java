@@ -26,7 +26,7 @@ class ResponseTrackerStateTest {
                 0, "", MySqlWire.systemVariableChange(name, value));
     }
 
-    private static final class Recorder implements ResponseTracker.Listener {
+    private static final class Recorder implements ResponseListener {
         final List<byte[]> states = new ArrayList<>();
         final List<Long> insertIds = new ArrayList<>();
         int completed;
@@ -61,7 +61,7 @@ class ResponseTrackerStateTest {
         Recorder recorder = new Recorder();
         PipelinedTracker pipeline = new PipelinedTracker(deprecateEof, false, recorder);
         ResponseTracker tracker = pipeline.tracker;
-        tracker.followState(true);
+        tracker.sessionState().follow(true);
         pipeline.expect(ResponseKind.RESULT);
         pipeline.expect(ResponseKind.SINGLE);
         for (int i = 0; i < stream.length; i += chunk) {

@@ -229,7 +229,7 @@ class ResponseTrackerTest {
     void pipelinedCommandsCompleteInOrder() {
         List<Integer> completedAt = new ArrayList<>();
         ResponseTracker[] holder = new ResponseTracker[1];
-        PipelinedTracker pipeline = new PipelinedTracker(false, false, new ResponseTracker.Listener() {
+        PipelinedTracker pipeline = new PipelinedTracker(false, false, new ResponseListener() {
             @Override
             public void onLocalInfileRequest() {
                 completedAt.add(-1);
@@ -263,7 +263,7 @@ class ResponseTrackerTest {
 
     @Test
     void reportsWhetherTheResponseHasStarted() {
-        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+        ResponseTracker tracker = new ResponseTracker(false, false, new Counter());
         ResponseScript script = new ResponseScript("result set", false)
                 .command(RESULT).resultSet(1, textRows(1, 1), A).done();
         byte[] bytes = script.bytes();
@@ -282,7 +282,7 @@ class ResponseTrackerTest {
     @Test
     void aHalfReadFinalPacketKeepsTheTrackerBusyAndCompletesOnItsLastByte() {
         Counter counter = new Counter();
-        ResponseTracker tracker = new ResponseTracker(true, counter);
+        ResponseTracker tracker = new ResponseTracker(true, false, counter);
         byte[] ok = new ResponseScript("OK with info", true).command(RESULT)
                 .ok(1, 0, A, "a long info string, read after the status").done().bytes();
         tracker.begin(RESULT);
@@ -298,7 +298,7 @@ class ResponseTrackerTest {
 
     @Test
     void aPacketWhileIdleIsAProtocolError() {
-        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+        ResponseTracker tracker = new ResponseTracker(false, false, new Counter());
         byte[] ok = new ResponseScript("OK", false).command(SINGLE).ok(A).done().bytes();
 
         assertThatThrownBy(() -> scan(tracker, ok, 0, ok.length)).isInstanceOf(ProtocolException.class)
@@ -308,7 +308,7 @@ class ResponseTrackerTest {
     @Test
     void aHeaderWhileIdleIsRefusedAtItsFirstByteSoNoneOfItIsRelayed() {
         Counter counter = new Counter();
-        ResponseTracker tracker = new ResponseTracker(false, counter);
+        ResponseTracker tracker = new ResponseTracker(false, false, counter);
         byte[] okThenOk = new ResponseScript("OK OK", false).command(SINGLE).ok(A).done()
                 .command(SINGLE).ok(A).done().bytes();
         int secondStarts = okThenOk.length / 2;
@@ -324,7 +324,7 @@ class ResponseTrackerTest {
     @Test
     void aPacketAfterTheLastResponseIsAProtocolError() {
         Counter counter = new Counter();
-        ResponseTracker tracker = new ResponseTracker(false, counter);
+        ResponseTracker tracker = new ResponseTracker(false, false, counter);
         byte[] twoOks = new ResponseScript("OK OK", false).command(SINGLE).ok(A).done()
                 .command(SINGLE).ok(A).done().bytes();
         tracker.begin(SINGLE);
@@ -335,7 +335,7 @@ class ResponseTrackerTest {
 
     @Test
     void refusesToFollowACommandWithoutAResponse() {
-        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+        ResponseTracker tracker = new ResponseTracker(false, false, new Counter());
 
         assertThatThrownBy(() -> tracker.begin(ResponseKind.NONE)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("NONE");
@@ -344,7 +344,7 @@ class ResponseTrackerTest {
 
     @Test
     void refusesToBeginAResponseWhileFollowingAnother() {
-        ResponseTracker tracker = new ResponseTracker(false, new Counter());
+        ResponseTracker tracker = new ResponseTracker(false, false, new Counter());
         tracker.begin(RESULT);
 
         assertThatThrownBy(() -> tracker.begin(SINGLE)).isInstanceOf(IllegalStateException.class)
@@ -366,7 +366,7 @@ class ResponseTrackerTest {
     record Run(List<String> events, List<Integer> statuses, List<Boolean> inTransaction) {
     }
 
-    private static final class Counter implements ResponseTracker.Listener {
+    private static final class Counter implements ResponseListener {
         int infile;
         int completed;
 
@@ -382,7 +382,7 @@ class ResponseTrackerTest {
     }
 
     /** Records events with the stream range being scanned when each happened. */
-    private static final class Recorder implements ResponseTracker.Listener {
+    private static final class Recorder implements ResponseListener {
         final ResponseScript script;
         ResponseTracker tracker;
         PipelinedTracker pipeline;

@@ -7,8 +7,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.ConnectionOwner;
-import io.sluice.backend.InitDb;
-import io.sluice.backend.Ping;
 import io.sluice.backend.ResetConnection;
 import io.sluice.backend.SessionKey;
 import io.sluice.config.DataSourceConfig;
@@ -16,7 +14,6 @@ import io.sluice.state.SessionVariables;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -28,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * lock: every method runs on {@link #loop()}. Only the count of open connections is shared between loops
  * ({@link SlotBalancer}).
  *
- * <p>It coordinates the parts: the {@link IdleConnections}, the sessions that wait for a slot ({@link Waiters}) or
+ * <p>It coordinates the parts: the {@link IdleConnections} and their {@link IdleLending}, the sessions that wait for a slot ({@link Waiters}) or
  * for a reset ({@link ResetHandOff}), and the {@link BackendConnector}. A connection coming back never serves another
  * session's wait in the caller's stack: waiters are served from a task of the pool's own, so a session that gives
  * its connection back from inside the relay of its last response never runs another session's work there.
@@ -42,6 +39,7 @@ public final class EventLoopPool implements ConnectionOwner {
     private final IdleConnections idle = new IdleConnections();
     private final Waiters waiters = new Waiters();
     private final ResetHandOff resets;
+    private final IdleLending idleLending;
     /**
      * Every connection of this loop whose channel is open: idle, lent, logging in or running Sluice's own commands.
      * {@link #shutdown()} closes them all while the loop still runs tasks, so that each one's channelInactive releases
@@ -53,7 +51,7 @@ public final class EventLoopPool implements ConnectionOwner {
     private int minIdleShare;
     private SessionKey lastKey;
     /** {@link #shutdown()} ran: a housekeeping task queued before it must not refill the pool. */
-    private boolean shutDown;
+    boolean shutDown;
     /** Pooled connections of this loop that hold a slot: logging in, idle or lent. */
     private int openHere;
     private boolean serveScheduled;
@@ -67,6 +65,7 @@ public final class EventLoopPool implements ConnectionOwner {
         this.loop = loop;
         this.balancer = balancer;
         this.minIdleShare = minIdleShare;
+        this.idleLending = new IdleLending(this, parent, idle);
         this.resets = new ResetHandOff(loop, w -> openOrEnqueue(w.key(), w.schema(), w.promise()));
     }
 
@@ -189,7 +188,7 @@ public final class EventLoopPool implements ConnectionOwner {
     }
 
     /** Puts a clean connection in the idle list; waiters are served from a task of the pool's own. */
-    private void offer(BackendConnection connection) {
+    void offer(BackendConnection connection) {
         if (!connection.isOpen()) {
             return;
         }
@@ -217,95 +216,16 @@ public final class EventLoopPool implements ConnectionOwner {
         serveScheduled = false;
         serveWaitersIfAny();
         if (resets.hasWaiters()) {
-            resets.serve(waiter -> serveFromIdle(waiter.key(), waiter.schema(), waiter.promise()));
+            resets.serve(waiter -> idleLending.serve(waiter.key(), waiter.schema(), waiter.promise()));
         }
         if (waiters.isEmpty() && balancer.anotherLoopNeedsSlot(openHere)) {
             retireOneIdle(); // a session waits on another loop, which no connection here can serve
         }
     }
 
-    /**
-     * Lends an idle connection of {@code key}, selecting {@code schema} on it first if it has another one.
-     *
-     * @return whether one was found (the promise is then completed, now or once the schema is selected)
-     */
-    private boolean serveFromIdle(SessionKey key, String schema, Promise<BackendConnection> promise) {
-        BackendConnection connection = idle.take(key, schema);
-        if (connection == null) {
-            return false;
-        }
-        connection.markHeld();
-        if (parent.needsCheckBeforeLending(connection)) {
-            checkThenLend(connection, key, schema, promise);
-        } else {
-            lendIdle(connection, key, schema, promise);
-        }
-        return true;
-    }
-
-    /**
-     * Pings a connection idle for long before lending it: a server that was stopped or hung meanwhile would take the
-     * session's first command and never answer. One that does not answer in time is closed, and another connection
-     * lent in its place (a new one to a hung server fails its login, and the session fails over).
-     */
-    private void checkThenLend(BackendConnection connection, SessionKey key, String schema,
-            Promise<BackendConnection> promise) {
-        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
-        Ping ping = new Ping(error -> {
-            if (timer[0] != null) {
-                timer[0].cancel(false);
-            }
-            if (error == null) {
-                lendIdle(connection, key, schema, promise);
-                return;
-            }
-            log.debug("closing {}: idle for long and its ping failed: {}", connection, error.getMessage());
-            connection.close();
-            if (!promise.isDone() && !shutDown) {
-                lend(key, schema, promise);
-            }
-        });
-        connection.run(ping);
-        if (connection.runsOwnCommand()) { // else it failed at once and the callback ran
-            timer[0] = loop.schedule(() -> {
-                log.debug("closing {}: no answer to its ping within {} ms", connection,
-                        parent.idleCheckTimeoutMillis());
-                connection.channel().close(); // fails the ping, whose callback lends another
-            }, parent.idleCheckTimeoutMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /** Lends an idle connection taken from the list, selecting {@code schema} on it first if it has another one. */
-    private void lendIdle(BackendConnection connection, SessionKey key, String schema,
-            Promise<BackendConnection> promise) {
-        if (Objects.equals(connection.state().schema(), schema)) {
-            if (!promise.trySuccess(connection)) {
-                offer(connection); // the session gave up while the connection was checked
-            }
-            return;
-        }
-        connection.run(new InitDb(schema, error -> {
-            if (error == null) {
-                connection.state().schema(schema);
-                if (!promise.trySuccess(connection)) {
-                    offer(connection); // the session gave up (timed out, left) while the schema was selected
-                }
-            } else if (error.serverError() == null && !shutDown) {
-                // It broke before answering: the server had ended it while it was idle (a restart, wait_timeout) and
-                // its close was not seen yet. Nothing of the session's reached it, and it is closed: lend another.
-                if (!promise.isDone()) {
-                    lend(key, schema, promise);
-                }
-            } else {
-                offer(connection); // a refused COM_INIT_DB leaves the connection as it was
-                promise.tryFailure(error);
-            }
-        }));
-    }
-
     /** Lends an idle connection, one being reset, a new one, or the first freed once {@code maxPoolSize} is reached. */
-    private void lend(SessionKey key, String schema, Promise<BackendConnection> promise) {
-        if (!serveFromIdle(key, schema, promise) && !resets.await(key, schema, promise)) {
+    void lend(SessionKey key, String schema, Promise<BackendConnection> promise) {
+        if (!idleLending.serve(key, schema, promise) && !resets.await(key, schema, promise)) {
             openOrEnqueue(key, schema, promise);
         }
     }
@@ -390,7 +310,7 @@ public final class EventLoopPool implements ConnectionOwner {
             if (waiter.promise().isDone()) {
                 continue;
             }
-            if (serveFromIdle(waiter.key(), waiter.schema(), waiter.promise())) {
+            if (idleLending.serve(waiter.key(), waiter.schema(), waiter.promise())) {
                 waiter.stopTimer();
                 continue;
             }
