@@ -15,6 +15,7 @@ import io.sluice.config.ServerConfig;
 import io.sluice.config.UserConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.FrontendInitializer;
+import io.sluice.frontend.SessionMoves;
 import io.sluice.frontend.SessionRegistry;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
@@ -74,6 +75,7 @@ final class Startup {
                         checkGroup::isShuttingDown);
             }
             backends.start(context::addPool);
+            new SessionMoves(context, checkGroup.next()).start();
             Channel serverChannel = bind(server, transport, workerGroup, context);
             Sluice sluice = new Sluice(config, workerGroup, checkGroup, transport, backends, context, serverChannel,
                     traffic, slowQueryLog);

@@ -143,6 +143,17 @@ public final class BackendGroup {
         return started(policy.choose(now, b -> b.acceptsSessions() && !excluding.contains(b.name())));
     }
 
+    /**
+     * Counts a session on the backend named, chosen by name rather than by the policy: a session moved there to
+     * spread the group's sessions.
+     *
+     * @return the backend, or {@code null} when there is none of that name or it takes no sessions
+     */
+    public Backend claim(String name) {
+        Backend backend = backend(name);
+        return backend != null && backend.acceptsSessions() ? started(backend) : null;
+    }
+
     private static Backend started(Backend chosen) {
         if (chosen != null) {
             chosen.sessionStarted();

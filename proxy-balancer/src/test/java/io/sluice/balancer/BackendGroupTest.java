@@ -35,6 +35,18 @@ class BackendGroupTest {
     }
 
     @Test
+    void aSessionMovedByNameIsCountedThereOnlyWhenTheBackendTakesSessions() {
+        group.add("a", "h1:3306", 1, true);
+        group.add("b", "h2:3306", 1, true);
+        assertThat(group.claim("b").name()).isEqualTo("b");
+        assertThat(group.backend("b").activeSessions()).isEqualTo(1);
+        group.drain("a");
+        assertThat(group.claim("a")).isNull();
+        assertThat(group.claim("nope")).isNull();
+        assertThat(group.backend("a").activeSessions()).isZero();
+    }
+
+    @Test
     void statesReportEverythingTheAdminApiShows() {
         group.add("a", "h1:3306", 3, true);
         group.add("b", "h2:3306", 1, false);

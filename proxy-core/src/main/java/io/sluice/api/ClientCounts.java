@@ -34,4 +34,24 @@ public interface ClientCounts {
 
     /** Sessions pinned now whose first reason is the one at {@code index} in {@link #pinReasons()}. */
     int pinnedNow(int index);
+
+    /** Why sessions move to another backend ({@code drain}, {@code down}, {@code rebalance}), in a fixed order. */
+    default List<String> moveReasons() {
+        return List.of();
+    }
+
+    /** Sessions moved to another backend for the reason at {@code index} in {@link #moveReasons()}. */
+    default long moves(int index) {
+        return 0;
+    }
+
+    /** Why sessions asked to move stay ({@code session_pooling}, {@code pinned}, {@code no_backend}), in order. */
+    default List<String> moveRefusals() {
+        return List.of();
+    }
+
+    /** Sessions asked to move that stayed, for the reason at {@code index} in {@link #moveRefusals()}. */
+    default long movesRefused(int index) {
+        return 0;
+    }
 }

@@ -8,10 +8,14 @@ import java.util.Objects;
  * @param mode {@link PoolingMode#SESSION} (the default) or {@link PoolingMode#TRANSACTION}
  * @param preparedStatementCacheSize in TRANSACTION mode, how many prepared statements each backend connection keeps;
  *     the least recently used one beyond it is closed on the server
+ * @param sessionMovesPerSecond in TRANSACTION mode, how many sessions per second move to a backend that comes (back)
+ *     into rotation, to spread them as the balancer would; 0 turns rebalancing off (sessions still leave a drained or
+ *     down backend between their transactions)
  */
-public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize) {
+public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize, int sessionMovesPerSecond) {
 
     public static final int DEFAULT_PREPARED_STATEMENT_CACHE_SIZE = 256;
+    public static final int DEFAULT_SESSION_MOVES_PER_SECOND = 100;
 
     public PoolingConfig {
         Objects.requireNonNull(mode, "mode");
@@ -19,6 +23,15 @@ public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize) {
             throw new IllegalArgumentException("pooling.preparedStatementCacheSize: " + preparedStatementCacheSize
                     + " (expected: at least 1)");
         }
+        if (sessionMovesPerSecond < 0) {
+            throw new IllegalArgumentException("pooling.sessionMovesPerSecond: " + sessionMovesPerSecond
+                    + " (expected: 0 or more)");
+        }
+    }
+
+    /** With the default rate of session moves. */
+    public PoolingConfig(PoolingMode mode, int preparedStatementCacheSize) {
+        this(mode, preparedStatementCacheSize, DEFAULT_SESSION_MOVES_PER_SECOND);
     }
 
     /** One backend connection per session. */

@@ -16,6 +16,7 @@ import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ServerErrors;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -40,9 +41,12 @@ final class BackendLease {
     private final ClientSession session;
     private BorrowingSession relay;
     private CommandPolicy policy = CommandPolicy.SESSION;
-    /** The backend the balancer assigned this session to, and its name and pool on this event loop. */
+    /**
+     * The backend the balancer assigned this session to, and its name and pool on this event loop. The name is read
+     * by other threads too ({@link SessionMoves} choosing sessions to move).
+     */
     private Backend assigned;
-    private String dataSource;
+    private volatile String dataSource;
     private EventLoopPool pool;
     private BackendConnection connection;
     /** Whether a connection was ever bound: from then on the session has server state and cannot move. */
@@ -58,6 +62,12 @@ final class BackendLease {
     private long failoverDeadlineNanos;
     /** Pooled connections found broken while restoring this session's variables, in the acquire under way. */
     private int brokenOnSync;
+    /**
+     * A move asked for while the session held a connection (transaction pooling): done when it lets the connection
+     * go. The target is a backend name, or {@code null} for the balancer's choice among the others.
+     */
+    private volatile SessionMove.Reason pendingMove;
+    private String pendingTarget;
 
     BackendLease(FrontendContext context, ClientSession session) {
         this.context = context;
@@ -93,8 +103,8 @@ final class BackendLease {
     }
 
     /**
-     * Moves a session that holds no server state to another backend. The balancer picks again, leaving out
-     * {@code excluding}; the schema alias is resolved again for the new backend.
+     * Moves a session that holds no server connection to another backend. The balancer picks again, leaving out
+     * {@code excluding}.
      *
      * @return false, and no change, when no other backend takes sessions
      */
@@ -104,11 +114,70 @@ final class BackendLease {
         if (next == null) {
             return false;
         }
-        group.sessionEnded(assigned);
-        log.debug("client {}: moving from backend {} to {}", session.remoteAddress(), dataSource,
-                next.name());
-        assign(next);
+        switchTo(next);
         return true;
+    }
+
+    /**
+     * Makes {@code next}, on which the balancer has already counted the session, its backend. The schema the client
+     * logged in with (an alias maps to each data source's own) is resolved again for the new backend; a schema the
+     * session changed to since is kept: it is a real schema, which the follower selects on the new connection.
+     */
+    private void switchTo(Backend next) {
+        String loggedInSchema = context.resolveSchema(session.requestedSchema(), dataSource);
+        boolean schemaAsLoggedIn = Objects.equals(session.schema(), loggedInSchema);
+        context.group().sessionEnded(assigned);
+        log.debug("client {}: moving from backend {} to {}", session.remoteAddress(), dataSource, next.name());
+        String changedSchema = session.schema();
+        assign(next);
+        if (!schemaAsLoggedIn) {
+            session.schema(session.requestedSchema(), changedSchema);
+        }
+    }
+
+    /**
+     * Moves the session to another backend of the group, between transactions (transaction pooling): at once when it
+     * holds no connection, else as soon as it lets its connection go. Its next connection, on the new backend, is
+     * made to match it as every connection is (variables, schema, user variables; prepared statements are prepared
+     * again on first use). On the session's event loop.
+     *
+     * @param to the backend to move to, or {@code null} for the balancer's choice among the others
+     * @return {@code null} when the session moved or will move, else why it stays (counted)
+     */
+    SessionMove.Refusal move(SessionMove.Reason reason, String to) {
+        SessionMove.Refusal refusal;
+        if (!policy.followsSession()) {
+            refusal = SessionMove.Refusal.SESSION_POOLING;
+        } else if (ended || assigned == null || assigned.name().equals(to)) {
+            return null;
+        } else if (connection != null || acquiring) {
+            pendingMove = reason; // a pinned session moves once what pins it ends
+            pendingTarget = to;
+            refusal = policy.pinnedBy() != null ? SessionMove.Refusal.PINNED : null;
+        } else {
+            refusal = moveNow(reason, to);
+        }
+        if (refusal != null) {
+            context.registry().moveRefused(refusal);
+        }
+        return refusal;
+    }
+
+    /** Whether a move waits for the session to let its connection go. Any thread. */
+    boolean movePending() {
+        return pendingMove != null;
+    }
+
+    private SessionMove.Refusal moveNow(SessionMove.Reason reason, String to) {
+        pendingMove = null;
+        BackendGroup group = context.group();
+        Backend next = to != null ? group.claim(to) : group.pick(List.of(assigned.name()));
+        if (next == null) {
+            return SessionMove.Refusal.NO_BACKEND;
+        }
+        switchTo(next);
+        context.registry().moved(reason);
+        return null;
     }
 
     /** The connection held now, or {@code null}. */
@@ -152,6 +221,10 @@ final class BackendLease {
         this.onBound = onBound;
         this.onFailed = onFailed;
         this.onWaiting = onWaiting;
+        SessionMove.Reason move = pendingMove;
+        if (move != null) {
+            moveNow(move, pendingTarget); // asked for while the session held its last connection
+        }
         if ((!everBound || policy.followsSession()) && !assigned.acceptsSessions()) {
             reassign(null); // assigned at login (or, transaction pooling, between transactions), and it left rotation
         }
@@ -280,6 +353,10 @@ final class BackendLease {
         BackendConnection done = connection;
         connection = null;
         pool.returnAsIs(done);
+        SessionMove.Reason move = pendingMove;
+        if (move != null && moveNow(move, pendingTarget) != null) {
+            context.registry().moveRefused(SessionMove.Refusal.NO_BACKEND);
+        }
     }
 
     /** The session starts afresh (COM_RESET_CONNECTION, COM_CHANGE_USER): the connection goes back to be reset. */

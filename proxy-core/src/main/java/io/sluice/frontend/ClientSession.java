@@ -203,6 +203,42 @@ public final class ClientSession {
         });
     }
 
+    /**
+     * The backend the session is assigned to, {@code null} before its login picked one. Any thread: a hint for
+     * {@link SessionMoves}, which the move itself checks again on the session's loop.
+     */
+    String backendName() {
+        CommandRelayHandler handler = relay;
+        return handler == null ? null : handler.lease().dataSource();
+    }
+
+    /** Whether the session can move at all: its state follows it between connections (transaction pooling). */
+    boolean movable() {
+        CommandRelayHandler handler = relay;
+        return handler != null && handler.policy().followsSession();
+    }
+
+    /** Whether a move asked for earlier waits for the session to let its connection go. Any thread. */
+    boolean movePending() {
+        CommandRelayHandler handler = relay;
+        return handler != null && handler.lease().movePending();
+    }
+
+    /**
+     * Moves the session to another backend between transactions (see {@link BackendLease#move}). Any thread: runs
+     * on the session's loop; a refusal is counted there.
+     *
+     * @param to the backend to move to, or {@code null} for the balancer's choice among the others
+     */
+    void move(SessionMove.Reason reason, String to) {
+        channel.eventLoop().execute(() -> {
+            CommandRelayHandler handler = relay;
+            if (handler != null && handler.isCommandPhase()) {
+                handler.lease().move(reason, to);
+            }
+        });
+    }
+
     /** This session as {@code /api/sessions?verbose} shows it. Call on the session's event loop. */
     public SessionSnapshot snapshot() {
         CommandRelayHandler handler = relay;

@@ -42,6 +42,9 @@ public final class SessionRegistry implements ClientCounts {
     private final AtomicLongArray pins = new AtomicLongArray(PIN_REASONS.length);
     /** Sessions pinned now, by the ordinal of the first {@link PinReason} each is pinned for. */
     private final AtomicIntegerArray pinnedNow = new AtomicIntegerArray(PIN_REASONS.length);
+    /** Sessions moved to another backend, by {@link SessionMove.Reason} ordinal; refusals by {@code Refusal}. */
+    private final AtomicLongArray moves = new AtomicLongArray(SessionMove.Reason.values().length);
+    private final AtomicLongArray movesRefused = new AtomicLongArray(SessionMove.Refusal.values().length);
 
     /**
      * @param maxConnections {@code server.maxConnections}, 0 for no limit (it needs a restart to change)
@@ -125,6 +128,39 @@ public final class SessionRegistry implements ClientCounts {
     @Override
     public int pinnedNow(int index) {
         return pinnedNow.get(index);
+    }
+
+    void moved(SessionMove.Reason reason) {
+        moves.incrementAndGet(reason.ordinal());
+    }
+
+    void moveRefused(SessionMove.Refusal refusal) {
+        movesRefused.incrementAndGet(refusal.ordinal());
+    }
+
+    @Override
+    public List<String> moveReasons() {
+        return SessionMove.reasonLabels();
+    }
+
+    @Override
+    public long moves(int index) {
+        return moves.get(index);
+    }
+
+    @Override
+    public List<String> moveRefusals() {
+        return SessionMove.refusalLabels();
+    }
+
+    @Override
+    public long movesRefused(int index) {
+        return movesRefused.get(index);
+    }
+
+    /** The sessions open now, for {@link SessionMoves}. */
+    Iterable<ClientSession> sessions() {
+        return sessions;
     }
 
     /** Graceful shutdown: refuse new connections and close every session at its first idle moment. */

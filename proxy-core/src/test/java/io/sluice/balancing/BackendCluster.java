@@ -5,6 +5,7 @@ import io.sluice.balancer.BackendStatus;
 import io.sluice.balancer.HealthCheckConfig;
 import io.sluice.balancer.Policy;
 import io.sluice.config.DataSourceConfig;
+import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
 import io.sluice.config.Transport;
@@ -72,7 +73,14 @@ final class BackendCluster implements AutoCloseable {
 
     /** A proxy over every server, each with the weight {@code weights} gives (1 when absent). */
     Sluice startProxy(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights) {
+        return startProxy(policy, checks, weights, PoolingConfig.defaults());
+    }
+
+    /** As above, in the pooling mode given. */
+    Sluice startProxy(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights,
+            PoolingConfig pooling) {
         ProxyConfig.Builder builder = ProxyConfig.builder()
+                .pooling(pooling)
                 .server(new ServerConfig("127.0.0.1", 0, 2, ServerConfig.DEFAULT_CONN_BUFFER_SIZE, 0, null,
                         ServerConfig.DEFAULT_MAX_PACKET_SIZE, Transport.AUTO))
                 .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)

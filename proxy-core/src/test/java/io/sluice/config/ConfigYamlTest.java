@@ -220,6 +220,17 @@ class ConfigYamlTest {
                   preparedStatementCacheSize: 32
                 """);
         assertThat(config.pooling()).isEqualTo(new PoolingConfig(PoolingMode.TRANSACTION, 32));
+        assertThat(config.pooling().sessionMovesPerSecond()).isEqualTo(100);
+        assertThat(parse("""
+                dataSources:
+                  ds_0: {url: "jdbc:mysql://h/d", username: u}
+                pooling: {mode: transaction, sessionMovesPerSecond: 0}
+                """).pooling().sessionMovesPerSecond()).isZero();
+        assertThatThrownBy(() -> parse("""
+                dataSources:
+                  ds_0: {url: "jdbc:mysql://h/d", username: u}
+                pooling: {mode: transaction, sessionMovesPerSecond: -1}
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("pooling.sessionMovesPerSecond: -1");
         assertThat(parse("""
                 dataSources:
                   ds_0: {url: "jdbc:mysql://h/d", username: u}

@@ -121,6 +121,23 @@ public final class SluiceMetrics implements AutoCloseable {
                             + "(pooling: TRANSACTION), by the first reason each is pinned for")
                     .register(registry);
         }
+        List<String> moveReasons = clients.moveReasons();
+        for (int i = 0; i < moveReasons.size(); i++) {
+            int index = i;
+            FunctionCounter.builder("sluice.session.moves", clients, c -> c.moves(index))
+                    .tag("reason", moveReasons.get(i))
+                    .description("Live sessions moved to another backend between transactions (pooling: "
+                            + "TRANSACTION), by what asked for the move")
+                    .register(registry);
+        }
+        List<String> moveRefusals = clients.moveRefusals();
+        for (int i = 0; i < moveRefusals.size(); i++) {
+            int index = i;
+            FunctionCounter.builder("sluice.session.moves.refused", clients, c -> c.movesRefused(index))
+                    .tag("reason", moveRefusals.get(i))
+                    .description("Sessions asked to move to another backend that stayed, by why")
+                    .register(registry);
+        }
         Gauge.builder("sluice.draining", () -> sources.draining().getAsBoolean() ? 1 : 0)
                 .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);
 
