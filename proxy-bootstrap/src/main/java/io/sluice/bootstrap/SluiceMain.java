@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The standalone proxy: {@code sluice [port] [conf-dir]}, or {@code sluice --demo [port]} ({@link SluiceDemo}).
- * Loads {@code <conf-dir>/config.yaml}, starts Sluice with its metrics and admin port ({@link SluiceServer}) and runs until the JVM is asked to stop (SIGTERM from
- * {@code bin/stop.sh}, Ctrl-C), then shuts down gracefully: see {@link Sluice#shutdownGracefully()}. Reloads
- * config.yaml on {@code POST /api/config/reload} and, unless {@code reload.watchFile} is false, when the file
- * changes.
+ * Loads {@code <conf-dir>/config.yaml}, starts Sluice with its metrics and admin port ({@link SluiceServer}) and
+ * runs until the JVM is asked to stop (SIGTERM from {@code bin/stop.sh}, Ctrl-C), then shuts down gracefully: see
+ * {@link Sluice#shutdownGracefully()}. Reloads config.yaml on {@code POST /api/config/reload} and, unless
+ * {@code reload.watchFile} is false, when the file changes.
  *
  * <p>Exit status: 0 after a clean stop, {@code --help} or {@code --version}, 1 when the configuration is refused or the proxy cannot
  * start, 2 for bad arguments. Every failure prints one line {@code sluice: <reason>} to stderr, which
