@@ -61,38 +61,43 @@ public final class SluiceDemo {
             err.println("sluice: demo: " + e.getMessage());
             return EXIT_START_FAILED;
         }
-        ShopDatabase database = null;
+        // Registered before anything starts: a Ctrl-C while MariaDB unpacks (half a minute) still cleans up.
+        Running running = new Running(directory);
+        CountDownLatch stopped = new CountDownLatch(1);
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                LOG.info("Stopping the demo");
+                try {
+                    running.stop();
+                    LOG.info("Stopped");
+                } finally {
+                    stopped.countDown();
+                }
+            }, "sluice-demo-shutdown"));
+        } catch (IllegalStateException shuttingDown) {
+            directory.release();
+            return EXIT_START_FAILED;
+        }
         SluiceServer server;
         try {
             String backendPassword = HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
             LOG.info("Demo: starting an embedded MariaDB in {} (the first start unpacks it: up to a minute)",
                     directory.path());
-            database = ShopDatabase.start(directory.path().resolve("mariadb"), freePort(), backendPassword);
+            ShopDatabase database = running.started(
+                    ShopDatabase.start(directory.path().resolve("mariadb"), freePort(), backendPassword));
             LOG.info("Demo: MariaDB listens on {}:{}, with the sample schema {}", LOOPBACK, database.port(),
                     ShopDatabase.SCHEMA);
             ProxyConfig config = config(port == null ? DEFAULT_PORT : port, database.port(), backendPassword,
                     directory.path().resolve("tls"));
             requireLoopback(config);
-            server = SluiceServer.start(config);
+            server = running.started(SluiceServer.start(config));
         } catch (Exception e) {
             LOG.error("Demo: cannot start", e);
             err.println("sluice: demo: cannot start: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-            stop(database, directory);
+            running.stop();
             return EXIT_START_FAILED;
         }
 
-        ShopDatabase started = database;
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("Stopping the demo");
-            try {
-                server.shutdownGracefully();
-                stop(started, directory);
-                LOG.info("Stopped");
-            } finally {
-                stopped.countDown();
-            }
-        }, "sluice-demo-shutdown"));
         Sluice sluice = server.sluice();
         Path client = directory.linkClient(directory.path().resolve("mariadb").resolve("base").resolve("bin")
                 .resolve("mariadb"));
@@ -160,15 +165,52 @@ public final class SluiceDemo {
         LOG.warn(rule);
     }
 
-    private static void stop(ShopDatabase database, DemoDirectory directory) {
-        if (database != null) {
-            try {
-                database.stop();
-            } catch (Exception e) {
-                LOG.warn("Demo: stopping the embedded MariaDB: {}", e.toString());
-            }
+    /** What the demo has started so far, stopped in reverse order once, by the shutdown hook or a failed start. */
+    private static final class Running {
+        private final DemoDirectory directory;
+        private ShopDatabase database;
+        private SluiceServer server;
+        private boolean stopped;
+
+        Running(DemoDirectory directory) {
+            this.directory = directory;
         }
-        directory.release();
+
+        synchronized ShopDatabase started(ShopDatabase value) throws Exception {
+            if (stopped) { // the JVM is going down: nobody else will stop it
+                value.stop();
+                throw new IllegalStateException("stopped while starting");
+            }
+            database = value;
+            return value;
+        }
+
+        synchronized SluiceServer started(SluiceServer value) {
+            if (stopped) {
+                value.close();
+                throw new IllegalStateException("stopped while starting");
+            }
+            server = value;
+            return value;
+        }
+
+        synchronized void stop() {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            if (server != null) {
+                server.shutdownGracefully(); // sessions first, while their backend is still there
+            }
+            if (database != null) {
+                try {
+                    database.stop();
+                } catch (Exception e) {
+                    LOG.warn("Demo: stopping the embedded MariaDB: {}", e.toString());
+                }
+            }
+            directory.release();
+        }
     }
 
     private static int freePort() throws IOException {
