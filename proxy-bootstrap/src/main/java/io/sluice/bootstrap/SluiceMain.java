@@ -2,6 +2,7 @@ package io.sluice.bootstrap;
 
 import io.sluice.Sluice;
 import io.sluice.api.BuildInfo;
+import io.sluice.bootstrap.demo.SluiceDemo;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigYaml;
 import io.sluice.config.DataSourceConfig;
@@ -9,16 +10,17 @@ import io.sluice.config.ProxyConfig;
 import io.sluice.ops.SluiceServer;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The standalone proxy: {@code sluice [port] [conf-dir]}. Loads {@code <conf-dir>/config.yaml}, starts Sluice with its
- * metrics and admin port ({@link SluiceServer}) and runs until the JVM is asked to stop (SIGTERM from
- * {@code bin/stop.sh}, Ctrl-C), then shuts down gracefully: see {@link Sluice#shutdownGracefully()}. Reloads
- * config.yaml on {@code POST /api/config/reload} and, unless {@code reload.watchFile} is false, when the file
- * changes.
+ * The standalone proxy: {@code sluice [port] [conf-dir]}, or {@code sluice --demo [port]} ({@link SluiceDemo}).
+ * Loads {@code <conf-dir>/config.yaml}, starts Sluice with its metrics and admin port ({@link SluiceServer}) and
+ * runs until the JVM is asked to stop (SIGTERM from {@code bin/stop.sh}, Ctrl-C), then shuts down gracefully: see
+ * {@link Sluice#shutdownGracefully()}. Reloads config.yaml on {@code POST /api/config/reload} and, unless
+ * {@code reload.watchFile} is false, when the file changes.
  *
  * <p>Exit status: 0 after a clean stop, {@code --help} or {@code --version}, 1 when the configuration is refused or the proxy cannot
  * start, 2 for bad arguments. Every failure prints one line {@code sluice: <reason>} to stderr, which
@@ -89,6 +91,10 @@ public final class SluiceMain {
         if (commandLine.version()) {
             out.println("Sluice " + version() + " (Java " + BuildInfo.javaVersion() + ")");
             return 0;
+        }
+        if (commandLine.demo()) {
+            String home = System.getProperty("sluice.home");
+            return SluiceDemo.run(commandLine.port(), home == null ? null : Path.of(home), out, err);
         }
 
         SluiceServer server;

