@@ -327,7 +327,8 @@ final class AdminHandler implements HttpHandler {
                         .member("client", session.client()).member("backend", session.backend())
                         .member("schema", session.schema()).member("state", session.state())
                         .member("connectedAt", session.connectedAtMillis())
-                        .member("pinnedBy", session.pinnedBy()).endObject();
+                        .member("pinnedBy", session.pinnedBy()).member("moves", session.moves())
+                        .member("moveWaiting", session.moveWaiting()).endObject();
             }
             json.endArray().name("byState").beginObject();
             byState.forEach(json::member);

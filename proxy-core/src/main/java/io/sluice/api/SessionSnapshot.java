@@ -13,13 +13,22 @@ package io.sluice.api;
  * @param pinnedBy with {@code pooling: TRANSACTION}, why the session keeps its backend connection between
  *     transactions (a pin reason in lower case, such as {@code user_variable}); {@code null} when it is
  *     not pinned, and always in SESSION pooling
+ * @param moves how many times the session moved to another backend (transaction pooling)
+ * @param moveWaiting why a move asked for waits for the session to let its connection go ({@code drain},
+ *     {@code down}, {@code rebalance}), or {@code null}
  */
 public record SessionSnapshot(int id, String user, String client, String backend, String schema, String state,
-        long connectedAtMillis, String pinnedBy) {
+        long connectedAtMillis, String pinnedBy, int moves, String moveWaiting) {
 
-    /** A session that is not pinned. */
+    /** A session that is not pinned and never moved. */
     public SessionSnapshot(int id, String user, String client, String backend, String schema, String state,
             long connectedAtMillis) {
-        this(id, user, client, backend, schema, state, connectedAtMillis, null);
+        this(id, user, client, backend, schema, state, connectedAtMillis, null, 0, null);
+    }
+
+    /** A session that never moved. */
+    public SessionSnapshot(int id, String user, String client, String backend, String schema, String state,
+            long connectedAtMillis, String pinnedBy) {
+        this(id, user, client, backend, schema, state, connectedAtMillis, pinnedBy, 0, null);
     }
 }

@@ -68,6 +68,7 @@ final class BackendLease {
      */
     private volatile SessionMove.Reason pendingMove;
     private String pendingTarget;
+    private int moves;
 
     BackendLease(FrontendContext context, ClientSession session) {
         this.context = context;
@@ -163,6 +164,16 @@ final class BackendLease {
         return refusal;
     }
 
+    /** How many times the session moved to another backend. */
+    int moves() {
+        return moves;
+    }
+
+    /** Why a move waits for the session to let its connection go, or {@code null}. */
+    SessionMove.Reason moveWaiting() {
+        return pendingMove;
+    }
+
     /** Whether a move waits for the session to let its connection go. Any thread. */
     boolean movePending() {
         return pendingMove != null;
@@ -176,6 +187,7 @@ final class BackendLease {
             return SessionMove.Refusal.NO_BACKEND;
         }
         switchTo(next);
+        moves++;
         context.registry().moved(reason);
         return null;
     }

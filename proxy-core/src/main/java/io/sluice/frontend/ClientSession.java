@@ -245,8 +245,11 @@ public final class ClientSession {
         String state = handler == null ? (channel.isActive() ? "login" : "closing") : state(handler);
         String backend = handler == null ? null : handler.lease().dataSource();
         PinReason pin = handler == null ? null : handler.policy().pinnedBy();
+        int moves = handler == null ? 0 : handler.lease().moves();
+        SessionMove.Reason waiting = handler == null ? null : handler.lease().moveWaiting();
         return new SessionSnapshot(connectionId, user, String.valueOf(remoteAddress()), backend, schema,
-                state, connectedAtMillis, pin == null ? null : pin.label());
+                state, connectedAtMillis, pin == null ? null : pin.label(), moves,
+                waiting == null ? null : waiting.label());
     }
 
     /** {@code closing}, {@code login}, {@code in_transaction}, {@code running} or {@code idle}. */

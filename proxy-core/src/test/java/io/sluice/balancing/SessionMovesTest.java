@@ -150,8 +150,14 @@ class SessionMovesTest {
                 rs.next();
                 assertThat(rs.getInt(1)).isEqualTo(2);
             }
-            // The session with a temporary table stays where its table is.
+            // The session with a temporary table stays where its table is, and says what it waits for.
             assertThat(cluster.backendOf(pinnedB)).isEqualTo("b");
+            assertThat(sluice.sessions()).filteredOn(s -> "b".equals(s.backend()))
+                    .singleElement().satisfies(s -> {
+                        assertThat(s.pinnedBy()).isEqualTo("temporary_table");
+                        assertThat(s.moveWaiting()).isEqualTo("drain");
+                    });
+            assertThat(sluice.sessions()).filteredOn(s -> s.moves() == 1).hasSize(3);
             assertThat(refused(sluice, "pinned")).isEqualTo(1);
             try (Statement s = pinnedB.createStatement()) {
                 s.execute("INSERT INTO move_test.mine VALUES (1)");
