@@ -20,6 +20,8 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     private final SessionVariables variables = new SessionVariables();
     /** The last-insert-id of the session's last statement that generated one: answers SELECT LAST_INSERT_ID(). */
     private long lastInsertId;
+    /** The GTID of the session's last write, as MariaDB's {@code last_gtid} tracker reported it; {@code null}. */
+    private String lastGtid;
     /** A character set changed without its collation being reported: read it once the response is relayed. */
     private boolean collationUnknown;
     /** The flags {@link QuerySniffer} found in the COM_QUERY last forwarded. */
@@ -47,6 +49,11 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
 
     long lastInsertId() {
         return lastInsertId;
+    }
+
+    /** The GTID of the session's last write (MariaDB with a binary log), or {@code null} before its first one. */
+    String lastGtid() {
+        return lastGtid;
     }
 
     /** The status flags of an OK Sluice answers with itself: autocommit as the session last set it. */
@@ -153,6 +160,14 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
 
     @Override
     public void onSystemVariable(String name, String value) {
+        if (name.equalsIgnoreCase("last_gtid")) {
+            // MariaDB with a binary log reports each write's GTID this way. It is the server's read-only record of
+            // the connection's last write, not state the session set: replayed on the next connection it fails with
+            // ERR 1238, and restored to its login value on a connection another session wrote on, the same. The
+            // session's own is kept for read/write splitting's causal reads.
+            lastGtid = value;
+            return;
+        }
         if (name.regionMatches(true, 0, "session_track", 0, 13)) {
             if (clientTrackers != null) {
                 clientTrackers.changed(name, value);
