@@ -55,6 +55,7 @@ public record ReadLoadBalancer(String name, Type type, Map<String, String> props
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw new IllegalArgumentException("props." + dataSource + ": \"" + value + "\" (expected: a weight of 0 or more)");
+        throw new IllegalArgumentException("props." + dataSource + ": \"" + value
+                + "\" (expected: a weight of 0 or more)");
     }
 }

@@ -75,7 +75,8 @@ final class RuleReaders {
         String write = group.requiredString("writeDataSourceName", "the primary's data source name");
         List<String> reads = group.strings("readDataSourceNames", null);
         TransactionalReadQueryStrategy strategy = group.oneOf("transactionalReadQueryStrategy",
-                TransactionalReadQueryStrategy.class, ReadWriteSplittingConfig.DEFAULT_TRANSACTIONAL_READ_QUERY_STRATEGY);
+                TransactionalReadQueryStrategy.class,
+                ReadWriteSplittingConfig.DEFAULT_TRANSACTIONAL_READ_QUERY_STRATEGY);
         String balancerName = group.string("loadBalancerName", null);
         long lag = group.milliseconds("maxReplicationLagMilliseconds",
                 ReadWriteSplittingConfig.DEFAULT_MAX_REPLICATION_LAG.toMillis());

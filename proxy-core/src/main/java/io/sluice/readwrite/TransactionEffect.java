@@ -8,7 +8,7 @@ public enum TransactionEffect {
     BEGIN,
     /** {@code START TRANSACTION READ ONLY}: a transaction that may run on a replica, whole. */
     BEGIN_READ_ONLY,
-    /** {@code COMMIT}, {@code ROLLBACK} (not {@code TO SAVEPOINT}), {@code XA COMMIT/ROLLBACK}: the transaction ends. */
+    /** {@code COMMIT}, {@code ROLLBACK} (not {@code TO SAVEPOINT}), {@code XA COMMIT/ROLLBACK}: it ends. */
     END,
     /** {@code COMMIT AND CHAIN}, {@code ROLLBACK AND CHAIN}: it ends and another with the same mode begins. */
     CHAIN,

@@ -12,7 +12,8 @@ class CausalWaitTest {
 
     @Test
     void theStatementForEachFlavour() {
-        assertThat(CausalWait.sql(MARIADB, Duration.ofMillis(250))).isEqualTo("SELECT MASTER_GTID_WAIT('0-1-42', 0.25)");
+        assertThat(CausalWait.sql(MARIADB, Duration.ofMillis(250)))
+                .isEqualTo("SELECT MASTER_GTID_WAIT('0-1-42', 0.25)");
         assertThat(CausalWait.sql(MARIADB, Duration.ofSeconds(2))).isEqualTo("SELECT MASTER_GTID_WAIT('0-1-42', 2)");
         assertThat(CausalWait.sql(MARIADB, Duration.ofMillis(1005)))
                 .isEqualTo("SELECT MASTER_GTID_WAIT('0-1-42', 1.005)");
