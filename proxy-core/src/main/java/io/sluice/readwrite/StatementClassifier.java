@@ -189,7 +189,8 @@ public final class StatementClassifier {
             case TEMPORARY:
                 return TEMPORARY;
             case INSERT, UPDATE, DELETE, REPLACE:
-                return depth == 0 ? WRITE_WORD : 0;
+                // INSERT(str, ...) and REPLACE(str, ...) are also string functions
+                return depth == 0 && !opensCall(s, text, end, to) ? WRITE_WORD : 0;
             case AUTOCOMMIT:
                 return autocommit(s, text, end, to);
             case VALUE:

@@ -41,6 +41,9 @@ class StatementClassifierTest {
             "SELECT 1;  -- done"                                       | replica
             SELECT get_lock_count FROM t                               | replica
             SELECT t.nextval FROM t                                    | replica
+            WITH c AS (SELECT 'a' s) SELECT REPLACE(s, 'a', 'b'), INSERT(s, 1, 1, 'x') FROM c | replica
+            EXPLAIN ANALYZE SELECT REPLACE(a, 'x', 'y') FROM t         | replica
+            SELECT * FROM t FOR SYSTEM_TIME AS OF '2020-01-01'         | replica
             SELECT * FROM t FOR UPDATE                                 | primary:locking_read
             select * from t for share                                  | primary:locking_read
             SELECT * FROM t LOCK IN SHARE MODE                         | primary:locking_read
