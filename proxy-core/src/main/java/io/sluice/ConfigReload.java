@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *       health checks, when the probe fails);
  *   <li>a data source removed: out of the group at once; its sessions carry on and its pool closes after the last;
  *   <li>weight, drain (when the file's value changed), pool sizes, timeouts and credentials of a data source;
- *   <li>users, databaseName and the load-balancing policy: from the next login;
+ *   <li>users, databaseName, the load-balancing policy and the read/write splitting rules: from the next login;
  *   <li>the slow-query log and the shutdown timings.
  * </ul>
  * Everything else keeps its running value and is reported: the {@code server} section (listener, event loops),
@@ -76,7 +76,11 @@ final class ConfigReload {
         effective = new ProxyConfig(next.databaseName(), dataSources, running.server(), next.users(),
                 next.loadBalancer(), running.healthCheck(), new OperationsConfig(runningOps.admin(),
                         runningOps.metrics(), nextOps.shutdown(), nextOps.slowQueryLog(),
-                        runningOps.watchConfigFile()), running.pooling());
+                        runningOps.watchConfigFile()), running.pooling(), next.readWriteSplitting());
+        if (!running.readWriteSplitting().equals(next.readWriteSplitting())) {
+            changes.add("rules: " + next.readWriteSplitting().size() + " read/write splitting group(s), from the"
+                    + " next login");
+        }
         if (changes.isEmpty() && restartRequired.isEmpty()) {
             log.info("Config reload: no change");
         } else {

@@ -7,9 +7,11 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
@@ -133,11 +135,11 @@ public final class ConfigYaml {
         } else if (dataSources.isEmpty()) {
             top.refuse("dataSources", "empty (expected: at least one data source)");
         }
-        if (!top.isEmptyList("rules")) {
-            // Sluice does not rewrite SQL: accepting sharding or read/write-splitting rules and then ignoring them
-            // would send queries to places the file's author did not intend.
-            top.refuse("rules", "only [] (pass-through) is supported in this version");
-        }
+        // Sluice does not rewrite SQL: of ShardingSphere's rules it runs read/write splitting only (RuleReaders).
+        RuleReaders rules = new RuleReaders(dataSources == null ? Set.of() : dataSources.keySet());
+        List<ReadWriteSplittingConfig> groups = new ArrayList<>();
+        top.list("rules", "a list of rules, such as - !READWRITE_SPLITTING {dataSources: {...}}", rules::rule)
+                .forEach(groups::addAll);
         ServerConfig server = top.section("server", readers.defaultServer(), readers::server);
         List<UserConfig> users = top.section("authority", List.of(), readers::users);
         Policy policy = top.section("loadBalancer", "a mapping such as {type: LEAST_CONNECTIONS}",
@@ -155,7 +157,7 @@ public final class ConfigYaml {
                 PoolingConfig.defaults(), SectionReaders::pooling);
         top.done();
         try {
-            return new ProxyConfig(database, dataSources, server, users, policy, checks, operations, pooling);
+            return new ProxyConfig(database, dataSources, server, users, policy, checks, operations, pooling, groups);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source + ": " + e.getMessage(), e);
         }

@@ -24,6 +24,8 @@ import java.util.Objects;
  * @param healthCheck how the data sources are checked
  * @param operations the admin port, metrics, graceful shutdown, slow-query log and reload
  * @param pooling whether sessions hold a backend connection for their lifetime or per transaction
+ * @param readWriteSplitting the read/write split groups of the {@code !READWRITE_SPLITTING} rule, in file order;
+ *     empty in pass-through mode ({@code rules: []})
  */
 public record ProxyConfig(
         String databaseName,
@@ -33,7 +35,8 @@ public record ProxyConfig(
         Policy loadBalancer,
         HealthCheckConfig healthCheck,
         OperationsConfig operations,
-        PoolingConfig pooling) {
+        PoolingConfig pooling,
+        List<ReadWriteSplittingConfig> readWriteSplitting) {
 
     public static final Policy DEFAULT_LOAD_BALANCER = Policy.LEAST_CONNECTIONS;
 
@@ -50,6 +53,51 @@ public record ProxyConfig(
         }
         dataSources = Collections.unmodifiableMap(new LinkedHashMap<>(dataSources));
         users = List.copyOf(users);
+        readWriteSplitting = List.copyOf(readWriteSplitting);
+        checkGroups(dataSources, readWriteSplitting);
+    }
+
+    /** Without read/write splitting: pass-through ({@code rules: []}). */
+    public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
+            List<UserConfig> users, Policy loadBalancer, HealthCheckConfig healthCheck, OperationsConfig operations,
+            PoolingConfig pooling) {
+        this(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations, pooling, List.of());
+    }
+
+    /** Each group once, naming data sources that exist (config.yaml's reader says so at the line). */
+    private static void checkGroups(Map<String, DataSourceConfig> dataSources, List<ReadWriteSplittingConfig> groups) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (ReadWriteSplittingConfig group : groups) {
+            if (!names.add(group.name())) {
+                throw new IllegalArgumentException("rules: the read/write splitting group " + group.name()
+                        + " is defined twice (expected: each group once)");
+            }
+            for (String dataSource : group.dataSourceNames()) {
+                if (!dataSources.containsKey(dataSource)) {
+                    throw new IllegalArgumentException("rules: the read/write splitting group " + group.name()
+                            + " names the data source " + dataSource + " (expected: one of " + dataSources.keySet()
+                            + ")");
+                }
+            }
+        }
+    }
+
+    /**
+     * The read/write split group a session that asks for the schema {@code schema} uses, or {@code null} (no split:
+     * pass-through). A group is asked for by its name; and, as in ShardingSphere-Proxy, where every table of the
+     * logical database {@code databaseName} goes to the rule's only group, by {@code databaseName} when there is
+     * exactly one group.
+     */
+    public ReadWriteSplittingConfig readWriteGroupFor(String schema) {
+        if (schema == null || readWriteSplitting.isEmpty()) {
+            return null;
+        }
+        for (ReadWriteSplittingConfig group : readWriteSplitting) {
+            if (group.name().equals(schema)) {
+                return group;
+            }
+        }
+        return readWriteSplitting.size() == 1 && schema.equals(databaseName) ? readWriteSplitting.get(0) : null;
     }
 
     /** A configuration with the default load balancer (least connections) and health checks (2000 / 2 / 3). */
@@ -82,27 +130,32 @@ public record ProxyConfig(
 
     public ProxyConfig withServer(ServerConfig newServer) {
         return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck,
-                operations, pooling);
+                operations, pooling, readWriteSplitting);
     }
 
     public ProxyConfig withUsers(List<UserConfig> newUsers) {
         return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck,
-                operations, pooling);
+                operations, pooling, readWriteSplitting);
     }
 
     public ProxyConfig withOperations(OperationsConfig newOperations) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck,
-                newOperations, pooling);
+                newOperations, pooling, readWriteSplitting);
     }
 
     public ProxyConfig withDataSources(Map<String, DataSourceConfig> newDataSources) {
         return new ProxyConfig(databaseName, newDataSources, server, users, loadBalancer, healthCheck,
-                operations, pooling);
+                operations, pooling, readWriteSplitting);
+    }
+
+    public ProxyConfig withReadWriteSplitting(List<ReadWriteSplittingConfig> groups) {
+        return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
+                pooling, groups);
     }
 
     public ProxyConfig withPooling(PoolingConfig newPooling) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                newPooling);
+                newPooling, readWriteSplitting);
     }
 
     /** Builds a {@link ProxyConfig} in code, for embedding. */
@@ -115,6 +168,7 @@ public record ProxyConfig(
         private HealthCheckConfig healthCheck = HealthCheckConfig.defaults();
         private OperationsConfig operations = OperationsConfig.embedded();
         private PoolingConfig pooling = PoolingConfig.defaults();
+        private final List<ReadWriteSplittingConfig> readWriteSplitting = new ArrayList<>();
 
         private Builder() {
         }
@@ -192,9 +246,15 @@ public record ProxyConfig(
             return this;
         }
 
+        /** Adds a read/write split group over data sources added with {@link #dataSource}. */
+        public Builder readWriteSplitting(ReadWriteSplittingConfig group) {
+            readWriteSplitting.add(Objects.requireNonNull(group));
+            return this;
+        }
+
         public ProxyConfig build() {
             return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                    pooling);
+                    pooling, readWriteSplitting);
         }
     }
 }

