@@ -12,6 +12,7 @@ import io.sluice.balancer.BackendStatus;
 import io.sluice.balancer.HealthChecker;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
+import io.sluice.config.PoolingMode;
 import io.sluice.config.ProxyConfig;
 import io.sluice.transport.TransportKind;
 import java.util.ArrayList;
@@ -48,6 +49,8 @@ final class Backends {
     private final SessionKey defaultKey;
     /** Fixed at start: a reload that changes it needs a restart. */
     private final PoolingConfig pooling;
+    /** The data sources of read/write split groups, whose sessions take a connection per transaction. */
+    private final java.util.Set<String> splitDataSources;
     private HealthChecker healthChecker;
     /** A login slower than a health check allows fails the attempt, so a session can fail over in time. */
     private final long loginAttemptTimeoutMillis;
@@ -72,6 +75,8 @@ final class Backends {
         this.connBufferSize = config.server().connBufferSize();
         this.defaultKey = defaultKey;
         this.pooling = config.pooling();
+        this.splitDataSources = config.readWriteSplitting().stream()
+                .flatMap(group -> group.dataSourceNames().stream()).collect(java.util.stream.Collectors.toSet());
         this.loginAttemptTimeoutMillis = config.healthCheck().timeoutMilliseconds();
         this.idleCheckAfterMillis = config.healthCheck().intervalMilliseconds();
     }
@@ -82,7 +87,12 @@ final class Backends {
      */
     Backend add(DataSourceConfig dataSource, boolean reachable) {
         BackendPool pool = new BackendPool(dataSource, workers, transport, connBufferSize, defaultKey, checks.next());
-        pool.usePooling(pooling);
+        // A read/write split session takes its connections per transaction whatever the pooling mode: its group's
+        // connections report session state, so that its state can follow it between the primary and replicas.
+        pool.usePooling(splitDataSources.contains(dataSource.name()) && !pooling.transactionPooling()
+                ? new PoolingConfig(PoolingMode.TRANSACTION, pooling.preparedStatementCacheSize(),
+                        pooling.sessionMovesPerSecond())
+                : pooling);
         pool.idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
         pools.put(dataSource.name(), pool);
         poolAdded.accept(dataSource.name(), pool);

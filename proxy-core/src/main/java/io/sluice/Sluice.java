@@ -88,7 +88,8 @@ public final class Sluice implements ProxyControl, AutoCloseable {
         this.slowQueryLog = slowQueryLog;
         this.shutdown = new GracefulShutdown(sessions);
         this.metricSources = traffic == null ? null
-                : new MetricSources(traffic, workerGroup, sessions, backends::snapshots, shutdown::isDraining);
+                : new MetricSources(traffic, workerGroup, sessions, backends::snapshots, shutdown::isDraining,
+                        List.copyOf(context.readWriteGroups()));
     }
 
     /**

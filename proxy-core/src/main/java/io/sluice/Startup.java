@@ -39,12 +39,6 @@ final class Startup {
 
     /** See {@link Sluice#start(ProxyConfig)}. */
     static Sluice start(ProxyConfig config) {
-        if (!config.readWriteSplitting().isEmpty()) {
-            // The groups are read and checked (issue #28); until the session core routes by them, serving the file
-            // would ignore them, and send writes for the group to wherever pass-through put the session.
-            throw new ConfigException("rules: read/write splitting (" + config.readWriteSplitting().get(0).name()
-                    + ") is read but not served by this build yet (issue #28)");
-        }
         config = withDefaultUsers(config);
         ProbeResult probe = ProbeResult.probe(config.dataSources().values());
         boolean provisional = probe.serverInfo() == null;
@@ -68,7 +62,11 @@ final class Startup {
                             serverInfo.mariaDbCapabilities(), config.pooling().transactionPooling()));
             backends = new Backends(config, workerGroup, checkGroup, transport, defaultKey);
             for (DataSourceConfig dataSource : config.dataSources().values()) {
-                backends.add(dataSource, probe.reachable().contains(dataSource.name()));
+                // A read/write split group's replicas take reads from its sessions only: never a session of their own.
+                boolean replica = config.readWriteSplitting().stream()
+                        .anyMatch(g -> g.readDataSourceNames().contains(dataSource.name()));
+                backends.add(replica ? dataSource.withWeight(0) : dataSource,
+                        probe.reachable().contains(dataSource.name()));
             }
             SessionRegistry registry = new SessionRegistry(server.maxConnections(),
                     config.pooling().transactionPooling());

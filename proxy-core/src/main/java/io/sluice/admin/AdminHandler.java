@@ -224,6 +224,12 @@ final class AdminHandler implements HttpHandler {
             Reply denied = authorizeRead(request);
             return denied != null ? denied : Reply.json(OK, sessions(isSet(request.parameters().get("verbose"))));
         }
+        if (path.equals("/api/readwrite/route")) {
+            List<String> sql = request.parameters().get("sql");
+            return !method.equals("GET") ? notAllowed("GET") : sql == null || sql.get(0).isBlank()
+                    ? Reply.json(BAD_REQUEST, error("sql: missing (expected: ?sql=<statement>)"))
+                    : Reply.json(OK, RouteExplanation.json(sql.get(0)));
+        }
         if (path.equals("/api/config/reload")) {
             if (!method.equals("POST")) {
                 return notAllowed("POST");
@@ -253,8 +259,8 @@ final class AdminHandler implements HttpHandler {
         }
         return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics, /health, /livez,"
                 + " /readyz, /api/version, /api/config, /api/backends, /api/backends/{name}/drain,"
-                + " /api/backends/{name}/undrain, /api/sessions, /api/config/reload, /api/traffic/capture,"
-                + " /api/traffic/capture/start, /api/traffic/capture/stop)"));
+                + " /api/backends/{name}/undrain, /api/sessions, /api/readwrite/route, /api/config/reload,"
+                + " /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
     }
 
     /**

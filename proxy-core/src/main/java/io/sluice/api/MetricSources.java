@@ -17,9 +17,16 @@ import java.util.function.Supplier;
  * @param clients client connections, refusals, failed logins and pins
  * @param backends every backend's state and pool
  * @param draining whether graceful shutdown has begun
+ * @param readWrite the read/write split groups, as configured at start
  */
 public record MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,
-        Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining) {
+        Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining, List<ReadWriteCounts> readWrite) {
+
+    /** Without read/write split groups. */
+    public MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,
+            Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining) {
+        this(traffic, workers, clients, backends, draining, List.of());
+    }
 
     public MetricSources {
         Objects.requireNonNull(traffic, "traffic");
@@ -27,5 +34,6 @@ public record MetricSources(TrafficCounters traffic, EventLoopGroup workers, Cli
         Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(backends, "backends");
         Objects.requireNonNull(draining, "draining");
+        readWrite = List.copyOf(readWrite);
     }
 }

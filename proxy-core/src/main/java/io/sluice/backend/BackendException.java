@@ -6,7 +6,7 @@ import io.sluice.protocol.Packets.BackendError;
  * A backend connection could not be opened, authenticated or prepared for a session. When the server itself
  * refused (unknown database, access denied), {@link #serverError()} holds its ERR so the client sees it unchanged.
  */
-public final class BackendException extends Exception {
+public class BackendException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final transient BackendError serverError;

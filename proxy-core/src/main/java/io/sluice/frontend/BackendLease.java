@@ -11,6 +11,8 @@ import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.pooling.CommandPolicy;
+import io.sluice.pooling.FallBackToPrimary;
+import io.sluice.pooling.ReadWriteGroup;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ServerErrors;
@@ -48,7 +50,13 @@ final class BackendLease {
     private Backend assigned;
     private volatile String dataSource;
     private EventLoopPool pool;
+    /** Whether the session is read/write split: assigned to its group's primary, never moved off it. */
+    private boolean split;
+    /** Read/write splitting: the pool the next acquire takes from instead of {@link #pool}, or {@code null}. */
+    private EventLoopPool routed;
     private BackendConnection connection;
+    /** The pool {@link #connection} came from, where it goes back. */
+    private EventLoopPool lentFrom;
     /** Whether a connection was ever bound: from then on the session has server state and cannot move. */
     private boolean everBound;
     private boolean acquiring;
@@ -87,7 +95,9 @@ final class BackendLease {
      * @return false when no backend takes sessions
      */
     boolean assign() {
-        Backend picked = context.group().pick();
+        ReadWriteGroup group = context.readWriteGroup(session.requestedSchema());
+        split = group != null;
+        Backend picked = split ? context.group().claim(group.primary()) : context.group().pick();
         if (picked == null) {
             return false;
         }
@@ -147,7 +157,10 @@ final class BackendLease {
      */
     SessionMove.Refusal move(SessionMove.Reason reason, String to) {
         SessionMove.Refusal refusal;
-        if (!policy.followsSession()) {
+        if (!policy.movesBetweenBackends()) {
+            if (policy.followsSession()) {
+                return null; // read/write splitting: the session's backends are its group's, chosen per statement
+            }
             refusal = SessionMove.Refusal.SESSION_POOLING;
         } else if (ended || assigned == null || assigned.name().equals(to)) {
             return null;
@@ -190,6 +203,14 @@ final class BackendLease {
         moves++;
         context.registry().moved(reason);
         return null;
+    }
+
+    /**
+     * Read/write splitting: the next acquire takes a connection of {@code dataSource} ({@code null}: of the
+     * session's own backend, the group's primary).
+     */
+    void routeTo(String dataSource) {
+        routed = dataSource == null ? null : context.pool(dataSource).forLoop(session.eventLoop());
     }
 
     /** The connection held now, or {@code null}. */
@@ -237,7 +258,7 @@ final class BackendLease {
         if (move != null) {
             moveNow(move, pendingTarget); // asked for while the session held its last connection
         }
-        if ((!everBound || policy.followsSession()) && !assigned.acceptsSessions()) {
+        if (!split && (!everBound || policy.movesBetweenBackends()) && !assigned.acceptsSessions()) {
             reassign(null); // assigned at login (or, transaction pooling, between transactions), and it left rotation
         }
         failedBackends = null;
@@ -248,15 +269,20 @@ final class BackendLease {
     }
 
     private void tryAcquire() {
+        EventLoopPool from = routed != null ? routed : pool;
         if (policy.followsSession()) {
-            BackendConnection idle = pool.pollIdle(session.key(), session.schema(), policy.variables());
+            BackendConnection idle = from.pollIdle(session.key(), session.schema(), policy.variables());
+            if (idle != null && !policy.mustPrepare(idle)) {
+                bind(idle, from); // the usual case, once per transaction: nothing to wait for, nothing to sync
+                return;
+            }
             if (idle != null) {
-                bind(idle); // the usual case, once per transaction: nothing to wait for, nothing to sync
+                acquiring = true;
+                prepareThenBind(from, idle);
                 return;
             }
         }
         acquiring = true;
-        EventLoopPool from = pool;
         Future<BackendConnection> acquired = from.acquire(session.key(), session.schema());
         if (!acquired.isDone()) {
             // Reading stops only while a connection is really awaited: an idle one (the usual case in transaction
@@ -266,7 +292,12 @@ final class BackendLease {
         acquired.addListener(f -> {
             acquiring = false;
             if (!f.isSuccess()) {
-                if (!ended && failOver(f.cause())) {
+                if (!ended && from == routed) {
+                    routed = null; // a replica gave no connection: the primary serves the read
+                    log.debug("client {}: no connection from a replica ({}); reading from the primary",
+                            session.remoteAddress(), f.cause().toString());
+                    tryAcquire();
+                } else if (!ended && failOver(f.cause())) {
                     tryAcquire();
                 } else if (!ended) {
                     failed(f.cause());
@@ -279,23 +310,31 @@ final class BackendLease {
                 return;
             }
             acquiring = true;
-            policy.prepareConnection(taken, error -> {
-                acquiring = false;
-                if (ended) {
-                    from.returnUnused(taken);
-                } else if (error != null && connectionGone(error) && ++brokenOnSync <= MAX_BROKEN_ON_SYNC) {
-                    // The server ended the connection while it was idle in the pool (killed, timed out, shutting
-                    // down) and its close was not yet seen. Nothing of the client's reached it, and it is closed
-                    // now: take another one.
-                    log.debug("client {}: {}; taking another connection", session.remoteAddress(),
-                            error.getMessage());
-                    tryAcquire();
-                } else if (error != null) {
-                    failed(error);
-                } else {
-                    bind(taken);
-                }
-            });
+            prepareThenBind(from, taken);
+        });
+    }
+
+    /** Makes a connection just taken match the session, then binds it. */
+    private void prepareThenBind(EventLoopPool from, BackendConnection taken) {
+        policy.prepareConnection(taken, error -> {
+            acquiring = false;
+            if (ended) {
+                from.returnUnused(taken);
+            } else if (error instanceof FallBackToPrimary) {
+                from.returnAsIs(taken); // matched and clean, only not caught up: it serves another read
+                routed = null;
+                tryAcquire();
+            } else if (error != null && connectionGone(error) && ++brokenOnSync <= MAX_BROKEN_ON_SYNC) {
+                // The server ended the connection while it was idle in the pool (killed, timed out, shutting
+                // down) and its close was not yet seen. Nothing of the client's reached it, and it is closed
+                // now: take another one.
+                log.debug("client {}: {}; taking another connection", session.remoteAddress(), error.getMessage());
+                tryAcquire();
+            } else if (error != null) {
+                failed(error);
+            } else {
+                bind(taken, from);
+            }
         });
     }
 
@@ -308,8 +347,10 @@ final class BackendLease {
         onFailed.accept(cause);
     }
 
-    private void bind(BackendConnection taken) {
+    private void bind(BackendConnection taken, EventLoopPool from) {
         connection = taken;
+        lentFrom = from;
+        routed = null;
         everBound = true;
         taken.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(taken));
         onBound.accept(taken);
@@ -328,7 +369,7 @@ final class BackendLease {
             return false;
         }
         context.group().reportConnectFailure(dataSource, cause.getMessage());
-        if (System.nanoTime() - failoverDeadlineNanos >= 0) {
+        if (split || System.nanoTime() - failoverDeadlineNanos >= 0) {
             return false;
         }
         if (failedBackends == null) {
@@ -364,7 +405,7 @@ final class BackendLease {
     void giveBack() {
         BackendConnection done = connection;
         connection = null;
-        pool.returnAsIs(done);
+        lentFrom.returnAsIs(done);
         SessionMove.Reason move = pendingMove;
         if (move != null && moveNow(move, pendingTarget) != null) {
             context.registry().moveRefused(SessionMove.Refusal.NO_BACKEND);
@@ -376,7 +417,7 @@ final class BackendLease {
         if (connection != null) {
             BackendConnection old = connection;
             connection = null;
-            pool.resetAndReturn(old);
+            lentFrom.resetAndReturn(old);
         }
     }
 

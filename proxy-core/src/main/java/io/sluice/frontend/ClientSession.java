@@ -215,7 +215,7 @@ public final class ClientSession {
     /** Whether the session can move at all: its state follows it between connections (transaction pooling). */
     boolean movable() {
         CommandRelayHandler handler = relay;
-        return handler != null && handler.policy().followsSession();
+        return handler != null && handler.policy().movesBetweenBackends();
     }
 
     /** Whether a move asked for earlier waits for the session to let its connection go. Any thread. */

@@ -88,7 +88,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.capture = new CaptureHook(context.capture(), session);
         this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
                 session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
-                new PolicyPort(this, lease, session, context));
+                context.readWriteGroup(session.requestedSchema()), new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
         this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());
         lease.attach(this, policy);

@@ -7,9 +7,11 @@ import io.sluice.balancer.BackendGroup;
 import io.sluice.capture.TrafficCapture;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
+import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.pooling.ReadWriteGroup;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
 import java.util.Map;
@@ -38,6 +40,7 @@ public final class FrontendContext {
     private final SessionRegistry registry;
     private final PoolExhaustion poolExhaustion;
     private final TrafficCapture capture = new TrafficCapture();
+    private final Map<String, ReadWriteGroup> readWriteGroups = new ConcurrentHashMap<>();
     /** Per-loop command and byte counters; {@code null} when metrics are off. */
     private final TrafficCounters traffic;
     private final SlowQueryLog slowQueryLog;
@@ -61,6 +64,9 @@ public final class FrontendContext {
         this.users = new ProxyUsers(config.users());
         this.offer = Offer.of(serverInfo, pooling.transactionPooling());
         this.group = group;
+        for (ReadWriteSplittingConfig split : config.readWriteSplitting()) {
+            readWriteGroups.put(split.name(), new ReadWriteGroup(split, group));
+        }
         this.pools = new ConcurrentHashMap<>(pools);
         this.registry = registry;
         this.poolExhaustion = new PoolExhaustion(registry, pooling.transactionPooling());
@@ -161,11 +167,34 @@ public final class FrontendContext {
      * to the database in that data source's URL; every other name passes through.
      */
     String resolveSchema(String requested, String dataSource) {
-        if (requested == null || !requested.equals(config.databaseName())) {
+        if (requested == null || (!requested.equals(config.databaseName())
+                && config.readWriteGroupFor(requested) == null)) {
             return requested;
         }
         String target = pools.get(dataSource).urlDatabase(); // not dataSource().jdbcUrl(): that parses per login
         return target != null ? target : requested;
+    }
+
+    /**
+     * The read/write split group a session asking for {@code schema} uses, or {@code null} (pass-through). One
+     * runtime group per configured group, kept across reloads by name.
+     */
+    ReadWriteGroup readWriteGroup(String schema) {
+        ReadWriteSplittingConfig wanted = config.readWriteGroupFor(schema);
+        if (wanted == null) {
+            return null;
+        }
+        ReadWriteGroup known = readWriteGroups.get(wanted.name());
+        if (known == null || !known.config().equals(wanted)) {
+            known = readWriteGroups.merge(wanted.name(), new ReadWriteGroup(wanted, group),
+                    (old, fresh) -> old.config().equals(wanted) ? old : fresh);
+        }
+        return known;
+    }
+
+    /** The read/write split groups sessions used since start, for the metrics. */
+    public java.util.Collection<ReadWriteGroup> readWriteGroups() {
+        return readWriteGroups.values();
     }
 
     /** Applies a reloaded configuration: users and databaseName take effect for the next login. */

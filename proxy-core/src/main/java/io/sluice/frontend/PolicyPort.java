@@ -4,8 +4,8 @@ import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.SessionPort;
-import io.sluice.protocol.Packets;
 import io.sluice.protocol.Packets.BackendError;
+import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +88,11 @@ final class PolicyPort implements SessionPort {
     @Override
     public void resume() {
         relay.sendHeld();
+    }
+
+    @Override
+    public void routeTo(String dataSource) {
+        lease.routeTo(dataSource);
     }
 
     @Override

@@ -44,7 +44,20 @@ public interface CommandPolicy {
      */
     static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
             SessionPort port) {
-        if (!transactionPooling) {
+        return of(transactionPooling, key, clientTracksState, mariaDb, null, port);
+    }
+
+    /**
+     * As above, for a session of a read/write split group ({@code split}, else {@code null}): such a session takes a
+     * connection per transaction from the group's primary or a replica, whatever the pooling mode, when the server
+     * can report session state (else it stays on the primary, pinned).
+     */
+    static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
+            ReadWriteGroup split, SessionPort port) {
+        if (split != null && followsState(true, key)) {
+            return new ReadWriteSplitting(port, split, key.deprecateEof(), clientTracksState, mariaDb);
+        }
+        if (!transactionPooling && split == null) {
             return SESSION;
         }
         if (!followsState(true, key)) {
@@ -70,6 +83,19 @@ public interface CommandPolicy {
 
     /** Whether the hooks below are used: false for session pooling. Read once per session. */
     default boolean followsSession() {
+        return false;
+    }
+
+    /** Whether the session may be moved to another backend of the group between transactions. */
+    default boolean movesBetweenBackends() {
+        return followsSession();
+    }
+
+    /**
+     * Whether {@code connection}, an idle one that already matches the session, must still go through
+     * {@link #prepareConnection} before it is lent (read/write splitting's causal wait on a replica).
+     */
+    default boolean mustPrepare(BackendConnection connection) {
         return false;
     }
 

@@ -41,6 +41,14 @@ public interface SessionPort {
     /** Commands held back while Sluice's own command ran may go now. */
     void resume();
 
+    /**
+     * Read/write splitting: the session's next connection comes from this data source ({@code null}: the one the
+     * session is assigned to, the group's primary). Called between transactions, before the acquire.
+     */
+    default void routeTo(String dataSource) {
+        throw new UnsupportedOperationException("routeTo");
+    }
+
     /** Lets the connection go between transactions, its state kept (transaction pooling). */
     void giveBack();
 

@@ -259,6 +259,11 @@ public final class TransactionPooling implements CommandPolicy {
         return follower.variables();
     }
 
+    /** The GTID of the session's last write (MariaDB with a binary log), or {@code null}. */
+    String lastGtid() {
+        return follower.lastGtid();
+    }
+
     @Override
     public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
         String statement = SessionVariables.syncStatement(connection.state().variables(), follower.variables(),

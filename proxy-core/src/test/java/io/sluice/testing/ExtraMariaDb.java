@@ -94,7 +94,10 @@ public final class ExtraMariaDb implements AutoCloseable {
     }
 
     private void install() throws IOException, InterruptedException {
+        // Each server its own tmpdir: installs running at once in the shared /tmp collide on their temporary tables.
+        Files.createDirectories(base.resolve("tmp"));
         List<String> command = new ArrayList<>(List.of(INSTALL_DB, "--no-defaults", "--datadir=" + base.resolve("data"),
+                "--tmpdir=" + base.resolve("tmp"),
                 "--auth-root-authentication-method=normal", "--skip-test-db"));
         if (isRoot()) {
             command.add("--user=root");
@@ -131,7 +134,8 @@ public final class ExtraMariaDb implements AutoCloseable {
                 TestMariaDb.startPatiently(embedded);
             } else {
                 List<String> command = new ArrayList<>(List.of(MARIADBD, "--no-defaults",
-                        "--datadir=" + base.resolve("data"), "--port=" + port, "--bind-address=" + TestMariaDb.HOST,
+                        "--datadir=" + base.resolve("data"), "--tmpdir=" + base.resolve("tmp"), "--port=" + port,
+                        "--bind-address=" + TestMariaDb.HOST,
                         "--socket=" + base.resolve("mysqld.sock"), "--pid-file=" + base.resolve("mysqld.pid"),
                         "--skip-name-resolve", "--init-file=" + base.resolve("init.sql"),
                         "--innodb-buffer-pool-size=16M", "--max-connections=300", "--character-set-server=utf8mb4",

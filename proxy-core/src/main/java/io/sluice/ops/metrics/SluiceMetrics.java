@@ -18,20 +18,21 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.InfoSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.InfoSnapshot.InfoDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.api.BackendSnapshot;
 import io.sluice.api.BuildInfo;
 import io.sluice.api.ClientCounts;
 import io.sluice.api.MetricSources;
+import io.sluice.api.ReadWriteCounts;
 import io.sluice.balancer.BackendState;
 import io.sluice.balancer.BackendStatus;
 import io.sluice.metrics.CommandTypes;
@@ -137,6 +138,24 @@ public final class SluiceMetrics implements AutoCloseable {
                     .tag("reason", moveRefusals.get(i))
                     .description("Sessions asked to move to another backend that stayed, by why")
                     .register(registry);
+        }
+        for (ReadWriteCounts split : sources.readWrite()) {
+            List<String> reasons = split.routeReasons();
+            for (int i = 0; i < reasons.size(); i++) {
+                int index = i;
+                FunctionCounter.builder("sluice.readwrite.statements", split, g -> g.routes(index))
+                        .tag("group", split.group()).tag("route", reasons.get(i))
+                        .description("Statements of read/write split sessions, by where they went and why")
+                        .register(registry);
+            }
+            List<String> outcomes = split.causalOutcomes();
+            for (int i = 0; i < outcomes.size(); i++) {
+                int index = i;
+                FunctionCounter.builder("sluice.readwrite.causal.waits", split, g -> g.causalWaits(index))
+                        .tag("group", split.group()).tag("outcome", outcomes.get(i))
+                        .description("Causal reads' waits on a replica for the session's last write, by outcome")
+                        .register(registry);
+            }
         }
         Gauge.builder("sluice.draining", () -> sources.draining().getAsBoolean() ? 1 : 0)
                 .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);

@@ -1,0 +1,121 @@
+package io.sluice.pooling;
+
+import io.sluice.api.ReadWriteCounts;
+import io.sluice.balancer.Backend;
+import io.sluice.balancer.BackendGroup;
+import io.sluice.config.ReadLoadBalancer;
+import io.sluice.config.ReadWriteSplittingConfig;
+import io.sluice.readwrite.RouteReason;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A read/write split group at run time: its configuration, which of its replicas may take reads now, and what its
+ * sessions' statements did (routes by reason, causal waits). Shared by the group's sessions on every event loop, so
+ * everything here is atomic; the replicas' health is the backend group's (health checks, drain).
+ */
+public final class ReadWriteGroup implements ReadWriteCounts {
+    private static final RouteReason[] REASONS = RouteReason.values();
+
+    /** How a causal wait ended, a metrics label each. */
+    public enum CausalOutcome {
+        /** The replica had applied the session's last write: the read ran there. */
+        REACHED,
+        /** It had not within the timeout: the read ran on the primary. */
+        TIMED_OUT,
+        /** The wait failed (an error, NULL): the read ran on the primary. */
+        FAILED;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private final ReadWriteSplittingConfig config;
+    private final BackendGroup backends;
+    private final AtomicInteger next = new AtomicInteger();
+    private final AtomicLongArray routes = new AtomicLongArray(REASONS.length);
+    private final AtomicLongArray causal = new AtomicLongArray(CausalOutcome.values().length);
+
+    public ReadWriteGroup(ReadWriteSplittingConfig config, BackendGroup backends) {
+        this.config = config;
+        this.backends = backends;
+    }
+
+    public ReadWriteSplittingConfig config() {
+        return config;
+    }
+
+    public String name() {
+        return config.name();
+    }
+
+    @Override
+    public String group() {
+        return config.name();
+    }
+
+    @Override
+    public List<String> routeReasons() {
+        return java.util.Arrays.stream(REASONS).map(RouteReason::label).toList();
+    }
+
+    @Override
+    public long routes(int index) {
+        return routes.get(index);
+    }
+
+    @Override
+    public List<String> causalOutcomes() {
+        return java.util.Arrays.stream(CausalOutcome.values()).map(CausalOutcome::label).toList();
+    }
+
+    @Override
+    public long causalWaits(int index) {
+        return causal.get(index);
+    }
+
+    /** The primary's data source. */
+    public String primary() {
+        return config.writeDataSourceName();
+    }
+
+    /**
+     * A replica that may take a read now, chosen by the group's load balancer, or {@code null} when none may (all
+     * down or drained: the read goes to the primary).
+     */
+    public String pickReplica() {
+        List<String> reads = config.readDataSourceNames();
+        int n = reads.size();
+        int start = config.loadBalancer().type() == ReadLoadBalancer.Type.RANDOM
+                ? ThreadLocalRandom.current().nextInt(n) : Math.floorMod(next.getAndIncrement(), n);
+        for (int i = 0; i < n; i++) {
+            String name = reads.get((start + i) % n);
+            Backend backend = backends.backend(name);
+            if (backend != null && backend.isUp() && !backend.isDraining()) {
+                return name;
+            }
+        }
+        return null;
+    }
+
+    void routed(RouteReason reason) {
+        routes.incrementAndGet(reason.ordinal());
+    }
+
+    void causalWait(CausalOutcome outcome) {
+        causal.incrementAndGet(outcome.ordinal());
+    }
+
+    /** Statements routed for {@code reason} since start. */
+    public long routes(RouteReason reason) {
+        return routes.get(reason.ordinal());
+    }
+
+    /** Causal waits that ended in {@code outcome} since start. */
+    public long causalWaits(CausalOutcome outcome) {
+        return causal.get(outcome.ordinal());
+    }
+}

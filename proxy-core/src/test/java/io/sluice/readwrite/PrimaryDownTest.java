@@ -1,0 +1,90 @@
+package io.sluice.readwrite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.Sluice;
+import io.sluice.balancer.BackendStatus;
+import io.sluice.balancer.HealthCheckConfig;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.ReadWriteSplittingConfig;
+import io.sluice.testing.ExtraMariaDb;
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.ReplicationGroup;
+import io.sluice.testing.TestMariaDb;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The primary of a read/write split group dies (issue #28): an open session's writes get a clear error naming the
+ * primary, its reads go on from the replicas, and once the primary is back its writes work again.
+ */
+class PrimaryDownTest {
+
+    @Test
+    void writesFailClearlyAndReadsGoOnWhileThePrimaryIsDown() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("down")) {
+            servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+                    "INSERT INTO app.t VALUES (1)");
+            servers.awaitCaughtUp();
+            ProxyConfig config = ProxyConfig.builder()
+                    .port(0)
+                    .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                    .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
+                    .dataSource(dataSource("primary", servers.primary()))
+                    .dataSource(dataSource("replica_0", servers.replica(0)))
+                    .dataSource(dataSource("replica_1", servers.replica(1)))
+                    .readWriteSplitting(ReadWriteSplittingConfig.of("app_rw", "primary",
+                            List.of("replica_0", "replica_1")))
+                    .build();
+            try (Sluice sluice = Sluice.start(config);
+                 Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(),
+                         "app_rw", ""), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+                 Statement s = c.createStatement()) {
+                assertThat(count(s)).isEqualTo(1);
+                servers.killPrimary();
+                awaitStatus(sluice, "primary", BackendStatus.DOWN);
+
+                assertThatThrownBy(() -> s.executeUpdate("INSERT INTO t VALUES (2)"))
+                        .isInstanceOf(SQLException.class).hasMessageContaining("primary");
+                for (int i = 0; i < 4; i++) {
+                    assertThat(count(s)).isEqualTo(1); // from the replicas
+                }
+
+                servers.startPrimary();
+                awaitStatus(sluice, "primary", BackendStatus.UP);
+                s.executeUpdate("INSERT INTO t VALUES (2)");
+                assertThat(count(s)).isEqualTo(2); // read-your-writes: the replica waits for it
+            }
+        }
+    }
+
+    private static DataSourceConfig dataSource(String name, ExtraMariaDb server) {
+        return new DataSourceConfig(name, server.jdbcUrl("app"), TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
+                2000, 60_000, 600_000, 8, 0, 1, false);
+    }
+
+    private static int count(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private static void awaitStatus(Sluice sluice, String name, BackendStatus wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (sluice.backends().stream().noneMatch(b -> b.state().name().equals(name)
+                && b.state().status() == wanted)) {
+            assertThat(System.nanoTime()).as(name + " never " + wanted + ": " + sluice.backends())
+                    .isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package io.sluice.readwrite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.Sluice;
+import io.sluice.api.ReadWriteCounts;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.PoolingConfig;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.ReadWriteSplittingConfig;
+import io.sluice.ops.SluiceServer;
+import io.sluice.testing.AdminClient;
+import io.sluice.testing.ExtraMariaDb;
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.ReplicationGroup;
+import io.sluice.testing.TestMariaDb;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Read/write splitting end to end (issue #28): a MariaDB primary with two GTID replicas behind one Sluice port.
+ * Where each statement ran is read on the servers themselves ({@code @@port}, and {@code Com_select} /
+ * {@code Com_insert} counters), not on Sluice's own counters.
+ */
+class ReadWriteSplittingTest {
+    private static ReplicationGroup servers;
+    private static Sluice sluice;
+
+    @BeforeAll
+    static void start() {
+        servers = ReplicationGroup.start("split");
+        servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v INT)");
+        servers.awaitCaughtUp();
+        ProxyConfig config = ProxyConfig.builder()
+                .port(0)
+                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                .pooling(PoolingConfig.defaults())
+                .dataSource(dataSource("primary", servers.primary()))
+                .dataSource(dataSource("replica_0", servers.replica(0)))
+                .dataSource(dataSource("replica_1", servers.replica(1)))
+                .readWriteSplitting(ReadWriteSplittingConfig.of("app_rw", "primary",
+                        List.of("replica_0", "replica_1")))
+                .build();
+        sluice = Sluice.start(config);
+    }
+
+    private static DataSourceConfig dataSource(String name, ExtraMariaDb server) {
+        return new DataSourceConfig(name, server.jdbcUrl("app"), TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
+                3000, 60_000, 600_000, 8, 0, 1, false);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (sluice != null) {
+            sluice.close();
+        }
+        if (servers != null) {
+            servers.close();
+        }
+    }
+
+    private static Connection connect(String database) throws SQLException {
+        return JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), database, ""),
+                ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+    }
+
+    private static String role(int port) {
+        if (port == servers.primary().port()) {
+            return "primary";
+        }
+        return port == servers.replica(0).port() ? "replica_0" : port == servers.replica(1).port() ? "replica_1"
+                : "port " + port;
+    }
+
+    private static String ranOn(Connection c, String select) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(select)) {
+            rs.next();
+            return role(rs.getInt(1));
+        }
+    }
+
+    @Test
+    void readsGoToTheReplicasInTurnAndWritesToThePrimary() throws Exception {
+        try (Connection c = connect("app_rw"); Statement s = c.createStatement()) {
+            Map<String, Integer> reads = new HashMap<>();
+            for (int i = 0; i < 6; i++) {
+                reads.merge(ranOn(c, "SELECT @@port"), 1, Integer::sum);
+            }
+            assertThat(reads).isEqualTo(Map.of("replica_0", 3, "replica_1", 3));
+            long insertsBefore = status(servers.primary(), "Com_insert");
+            s.executeUpdate("INSERT INTO t VALUES (1, 1)");
+            assertThat(status(servers.primary(), "Com_insert")).isEqualTo(insertsBefore + 1);
+            // Locking reads, and everything in a read-write transaction, run on the primary.
+            assertThat(ranOn(c, "SELECT @@port FROM t WHERE id = 1 FOR UPDATE")).isEqualTo("primary");
+            c.setAutoCommit(false);
+            assertThat(ranOn(c, "SELECT @@port")).isEqualTo("primary");
+            s.executeUpdate("UPDATE t SET v = 2 WHERE id = 1");
+            assertThat(ranOn(c, "SELECT @@port")).isEqualTo("primary");
+            c.commit();
+            c.setAutoCommit(true);
+            assertThat(ranOn(c, "SELECT @@port")).startsWith("replica_");
+            // A hint sends a read to the primary.
+            assertThat(ranOn(c, "/* sluice: primary */ SELECT @@port")).isEqualTo("primary");
+        }
+    }
+
+    @Test
+    void aSessionReadsItsOwnWriteAtOnceEvenFromALaggingReplica() throws Exception {
+        try (Connection c = connect("app_rw"); Statement s = c.createStatement()) {
+            s.executeUpdate("DELETE FROM t WHERE id >= 100");
+            for (int i = 100; i < 120; i++) {
+                s.executeUpdate("INSERT INTO t VALUES (" + i + ", " + i + ")");
+                try (ResultSet rs = s.executeQuery("SELECT v, @@port FROM t WHERE id = " + i)) {
+                    assertThat(rs.next()).as("row " + i + " read back").isTrue();
+                    assertThat(rs.getInt(1)).isEqualTo(i);
+                }
+            }
+            // A replica that stopped applying: the causal wait times out there and the read goes to the primary.
+            servers.stopApplying(0);
+            servers.stopApplying(1);
+            try {
+                s.executeUpdate("INSERT INTO t VALUES (200, 200)");
+                try (ResultSet rs = s.executeQuery("SELECT v, @@port FROM t WHERE id = 200")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(role(rs.getInt(2))).isEqualTo("primary");
+                }
+            } finally {
+                servers.startApplying(0);
+                servers.startApplying(1);
+            }
+        }
+        ReadWriteCounts counts = sluice.metricSources().readWrite().get(0);
+        assertThat(counts.group()).isEqualTo("app_rw");
+        assertThat(counts.causalWaits(counts.causalOutcomes().indexOf("reached"))).isPositive();
+        assertThat(counts.causalWaits(counts.causalOutcomes().indexOf("timed_out"))).isPositive();
+        assertThat(counts.routes(counts.routeReasons().indexOf("primary:causal_timeout"))).isPositive();
+        assertThat(counts.routes(counts.routeReasons().indexOf("replica"))).isPositive();
+    }
+
+    @Test
+    void theAdminApiSaysWhereAStatementWouldGoAndWhy() throws Exception {
+        try (SluiceServer withAdmin = SluiceServer.start(ProxyConfig.builder().port(0)
+                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                .dataSource(dataSource("primary", servers.primary()))
+                .admin("127.0.0.1", 0, null).build())) {
+            AdminClient admin = new AdminClient("127.0.0.1", withAdmin.adminPort());
+            String read = admin.get("/api/readwrite/route?sql="
+                    + URLEncoder.encode("SELECT * FROM t", StandardCharsets.UTF_8)).body();
+            assertThat(read).contains("\"route\":\"replica\"").contains("\"reason\":\"replica\"");
+            String locking = admin.get("/api/readwrite/route?sql="
+                    + URLEncoder.encode("SELECT * FROM t FOR UPDATE", StandardCharsets.UTF_8)).body();
+            assertThat(locking).contains("\"route\":\"primary\"")
+                    .contains("\"reason\":\"primary:locking_read\"");
+            assertThat(admin.get("/api/readwrite/route").status()).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void aSessionOutsideTheGroupUsesThePrimaryOnly() throws Exception {
+        try (Connection c = connect("app")) {
+            for (int i = 0; i < 4; i++) {
+                assertThat(ranOn(c, "SELECT @@port")).isEqualTo("primary");
+            }
+        }
+    }
+
+    private static long status(ExtraMariaDb server, String name) throws SQLException {
+        try (Connection c = server.rootConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
+            rs.next();
+            return rs.getLong(2);
+        }
+    }
+}
