@@ -94,11 +94,11 @@ public final class ExtraMariaDb implements AutoCloseable {
     }
 
     private void install() throws IOException, InterruptedException {
-        // Each server its own tmpdir: installs running at once in the shared /tmp collide on their temporary tables.
+        // A temporary directory of its own: the bootstrap's temporary tables in the shared /tmp went missing while
+        // other servers were installed beside it ("Could not remove temporary table", then "Unknown table").
         Files.createDirectories(base.resolve("tmp"));
         List<String> command = new ArrayList<>(List.of(INSTALL_DB, "--no-defaults", "--datadir=" + base.resolve("data"),
-                "--tmpdir=" + base.resolve("tmp"),
-                "--auth-root-authentication-method=normal", "--skip-test-db"));
+                "--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir=" + base.resolve("tmp")));
         if (isRoot()) {
             command.add("--user=root");
         }
@@ -137,6 +137,7 @@ public final class ExtraMariaDb implements AutoCloseable {
                         "--datadir=" + base.resolve("data"), "--tmpdir=" + base.resolve("tmp"), "--port=" + port,
                         "--bind-address=" + TestMariaDb.HOST,
                         "--socket=" + base.resolve("mysqld.sock"), "--pid-file=" + base.resolve("mysqld.pid"),
+                        "--tmpdir=" + base.resolve("tmp"),
                         "--skip-name-resolve", "--init-file=" + base.resolve("init.sql"),
                         "--innodb-buffer-pool-size=16M", "--max-connections=300", "--character-set-server=utf8mb4",
                         "--collation-server=utf8mb4_general_ci"));
