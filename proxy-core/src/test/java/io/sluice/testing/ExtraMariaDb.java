@@ -134,8 +134,7 @@ public final class ExtraMariaDb implements AutoCloseable {
                 TestMariaDb.startPatiently(embedded);
             } else {
                 List<String> command = new ArrayList<>(List.of(MARIADBD, "--no-defaults",
-                        "--datadir=" + base.resolve("data"), "--tmpdir=" + base.resolve("tmp"), "--port=" + port,
-                        "--bind-address=" + TestMariaDb.HOST,
+                        "--datadir=" + base.resolve("data"), "--port=" + port, "--bind-address=" + TestMariaDb.HOST,
                         "--socket=" + base.resolve("mysqld.sock"), "--pid-file=" + base.resolve("mysqld.pid"),
                         "--tmpdir=" + base.resolve("tmp"),
                         "--skip-name-resolve", "--init-file=" + base.resolve("init.sql"),
