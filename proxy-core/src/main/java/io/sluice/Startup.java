@@ -80,6 +80,9 @@ final class Startup {
             }
             backends.start(context::addPool);
             new SessionMoves(context, checkGroup.next()).start();
+            long watchInterval = config.healthCheck().enabled() ? config.healthCheck().intervalMilliseconds() : 2_000;
+            new ReplicaWatch(List.copyOf(context.readWriteGroups()), backends.pools()::get,
+                    Math.max(1_000, config.healthCheck().timeoutMilliseconds())).start(checkGroup.next(), watchInterval);
             Channel serverChannel = bind(server, transport, workerGroup, context);
             Sluice sluice = new Sluice(config, workerGroup, checkGroup, transport, backends, context, serverChannel,
                     traffic, slowQueryLog);

@@ -22,4 +22,19 @@ public interface ReadWriteCounts {
 
     /** Causal waits that ended as the outcome at {@code index} in {@link #causalOutcomes()}. */
     long causalWaits(int index);
+
+    /** The group's replicas, in configuration order. */
+    default List<String> replicas() {
+        return List.of();
+    }
+
+    /** The last replication delay read on the replica at {@code index}, in seconds; NaN when unknown. */
+    default double secondsBehind(int index) {
+        return Double.NaN;
+    }
+
+    /** Whether the replica at {@code index} takes reads now. */
+    default boolean usable(int index) {
+        return true;
+    }
 }

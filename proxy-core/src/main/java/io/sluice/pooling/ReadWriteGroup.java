@@ -3,6 +3,7 @@ package io.sluice.pooling;
 import io.sluice.api.ReadWriteCounts;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.balancer.replication.ReplicaEligibility;
 import io.sluice.config.ReadLoadBalancer;
 import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.readwrite.RouteReason;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * everything here is atomic; the replicas' health is the backend group's (health checks, drain).
  */
 public final class ReadWriteGroup implements ReadWriteCounts {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReadWriteGroup.class);
     private static final RouteReason[] REASONS = RouteReason.values();
 
     /** How a causal wait ended, a metrics label each. */
@@ -38,6 +40,9 @@ public final class ReadWriteGroup implements ReadWriteCounts {
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicLongArray routes = new AtomicLongArray(REASONS.length);
     private final AtomicLongArray causal = new AtomicLongArray(CausalOutcome.values().length);
+    /** The replica watch's last word on each replica; none yet: usable while its health checks say up. */
+    private final java.util.Map<String, ReplicaEligibility.Judgement> judgements =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     public ReadWriteGroup(ReadWriteSplittingConfig config, BackendGroup backends) {
         this.config = config;
@@ -94,11 +99,43 @@ public final class ReadWriteGroup implements ReadWriteCounts {
         for (int i = 0; i < n; i++) {
             String name = reads.get((start + i) % n);
             Backend backend = backends.backend(name);
-            if (backend != null && backend.isUp() && !backend.isDraining()) {
+            ReplicaEligibility.Judgement judged = judgements.get(name);
+            if (backend != null && backend.isUp() && !backend.isDraining()
+                    && (judged == null || judged.usable())) {
                 return name;
             }
         }
         return null;
+    }
+
+    /** The replica watch judged a replica: a stopped, lagging or writable one takes no reads until it is usable. */
+    public void judged(ReplicaEligibility.Judgement judgement) {
+        ReplicaEligibility.Judgement before = judgements.put(judgement.server(), judgement);
+        if (before == null || before.usable() != judgement.usable()) {
+            if (judgement.usable()) {
+                log.info("read/write group {}: replica {} takes reads", config.name(), judgement.server());
+            } else {
+                log.warn("read/write group {}: replica {} takes no reads: {} ({})", config.name(),
+                        judgement.server(), judgement.verdict().label(), judgement.detail());
+            }
+        }
+    }
+
+    @Override
+    public List<String> replicas() {
+        return config.readDataSourceNames();
+    }
+
+    @Override
+    public double secondsBehind(int index) {
+        ReplicaEligibility.Judgement judged = judgements.get(config.readDataSourceNames().get(index));
+        return judged == null ? Double.NaN : judged.secondsBehind();
+    }
+
+    @Override
+    public boolean usable(int index) {
+        ReplicaEligibility.Judgement judged = judgements.get(config.readDataSourceNames().get(index));
+        return judged == null || judged.usable();
     }
 
     void routed(RouteReason reason) {

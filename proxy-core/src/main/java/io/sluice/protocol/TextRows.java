@@ -57,4 +57,39 @@ public final class TextRows {
         }
         return rows;
     }
+
+    /**
+     * Every row of a text result, each as a map from column name to value ({@code SHOW REPLICA STATUS}, whose
+     * columns differ between servers and versions), or {@code null} on ERR.
+     *
+     * @param packets the response's frames, header included, in order (borrowed)
+     * @param deprecateEof whether CLIENT_DEPRECATE_EOF was negotiated, so no EOF follows the column definitions
+     */
+    public static List<java.util.Map<String, String>> named(List<ByteBuf> packets, boolean deprecateEof) {
+        if (packets.isEmpty() || Packets.isErr(Packets.payload(packets.get(0)))) {
+            return null;
+        }
+        int columns = (int) Packets.readLenenc(Packets.payload(packets.get(0)));
+        String[] names = new String[columns];
+        for (int i = 0; i < columns && 1 + i < packets.size(); i++) {
+            ByteBuf definition = Packets.payload(packets.get(1 + i));
+            for (int field = 0; field < 4; field++) {
+                Packets.readLenencString(definition); // catalog, schema, table, org_table
+            }
+            names[i] = Packets.readLenencString(definition);
+        }
+        List<String[]> rows = all(packets, deprecateEof, columns);
+        if (rows == null) {
+            return null;
+        }
+        List<java.util.Map<String, String>> named = new ArrayList<>(rows.size());
+        for (String[] row : rows) {
+            java.util.Map<String, String> byName = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < columns; i++) {
+                byName.put(names[i], row[i]);
+            }
+            named.add(byName);
+        }
+        return named;
+    }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.Sluice;
 import io.sluice.api.ReadWriteCounts;
+import io.sluice.balancer.HealthCheckConfig;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
@@ -46,6 +47,7 @@ class ReadWriteSplittingTest {
                 .port(0)
                 .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
                 .pooling(PoolingConfig.defaults())
+                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
                 .dataSource(dataSource("primary", servers.primary()))
                 .dataSource(dataSource("replica_0", servers.replica(0)))
                 .dataSource(dataSource("replica_1", servers.replica(1)))
@@ -90,8 +92,43 @@ class ReadWriteSplittingTest {
         }
     }
 
+    /** Waits until the replica watch has replica {@code index} as {@code usable}. */
+    private static void awaitUsable(int index, boolean usable) throws InterruptedException {
+        ReadWriteCounts group = sluice.metricSources().readWrite().get(0);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (group.usable(index) != usable) {
+            assertThat(System.nanoTime()).as("replica " + index + " never usable=" + usable).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void aReplicaThatStopsReplicatingTakesNoReadsUntilItResumes() throws Exception {
+        awaitUsable(0, true);
+        awaitUsable(1, true);
+        try (Connection c = connect("app_rw")) {
+            servers.stopReplication(0);
+            try {
+                awaitUsable(0, false);
+                for (int i = 0; i < 4; i++) {
+                    assertThat(ranOn(c, "SELECT @@port")).isEqualTo("replica_1");
+                }
+            } finally {
+                servers.startReplication(0);
+            }
+            awaitUsable(0, true);
+            Map<String, Integer> reads = new HashMap<>();
+            for (int i = 0; i < 4; i++) {
+                reads.merge(ranOn(c, "SELECT @@port"), 1, Integer::sum);
+            }
+            assertThat(reads).containsOnlyKeys("replica_0", "replica_1");
+        }
+    }
+
     @Test
     void readsGoToTheReplicasInTurnAndWritesToThePrimary() throws Exception {
+        awaitUsable(0, true);
+        awaitUsable(1, true);
         try (Connection c = connect("app_rw"); Statement s = c.createStatement()) {
             Map<String, Integer> reads = new HashMap<>();
             for (int i = 0; i < 6; i++) {

@@ -8,11 +8,12 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendEndpoint;
 import io.sluice.backend.SessionKey;
+import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
 import io.sluice.config.PoolingConfig;
-import io.sluice.tls.BackendTls;
 import io.sluice.metrics.LatencyBuckets;
+import io.sluice.tls.BackendTls;
 import io.sluice.transport.TransportKind;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
@@ -239,6 +240,22 @@ public final class BackendPool {
                 }
             });
             checks.check(timeoutMillis, done);
+        });
+        return outcome;
+    }
+
+    /**
+     * Reads the server's replication state (a read/write split group's replica watch), on the check loop, on a
+     * connection of its own; an unreachable reading when it cannot.
+     */
+    public CompletableFuture<ReplicationReading> readReplication(long timeoutMillis) {
+        CompletableFuture<ReplicationReading> outcome = new CompletableFuture<>();
+        EventLoop loop = checks.loop();
+        loop.execute(() -> {
+            Promise<ReplicationReading> done = loop.newPromise();
+            done.addListener(f -> outcome.complete(f.isSuccess() ? (ReplicationReading) f.getNow()
+                    : ReplicationReading.unreachable(dataSource().name(), String.valueOf(f.cause()))));
+            checks.readReplication(timeoutMillis, done);
         });
         return outcome;
     }

@@ -7,8 +7,10 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.ConnectionOwner;
+import io.sluice.backend.ReadReplication;
 import io.sluice.backend.ResetConnection;
 import io.sluice.backend.SessionKey;
+import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.state.SessionVariables;
 import java.util.ArrayList;
@@ -274,6 +276,30 @@ public final class EventLoopPool implements ConnectionOwner {
             } else {
                 outcome.tryFailure(f.cause());
             }
+        });
+        parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false);
+    }
+
+    /**
+     * Reads a read/write split group's server's replication state on a connection of its own, then closes it: as
+     * {@link #check}, plus the two queries of {@link ReadReplication}.
+     */
+    void readReplication(long timeoutMillis, Promise<ReplicationReading> outcome) {
+        Promise<BackendConnection> ready = loop.newPromise();
+        ready.addListener(f -> {
+            if (!f.isSuccess()) {
+                outcome.trySuccess(ReplicationReading.unreachable(parent.dataSource().name(),
+                        String.valueOf(f.cause().getMessage())));
+                return;
+            }
+            BackendConnection connection = (BackendConnection) f.getNow();
+            ScheduledFuture<?> timer = loop.schedule(connection::close, timeoutMillis, TimeUnit.MILLISECONDS);
+            connection.run(ReadReplication.of(parent.dataSource().name(), connection.key().deprecateEof(), reading -> {
+                timer.cancel(false);
+                connection.markIdle();
+                connection.close();
+                outcome.trySuccess(reading);
+            }));
         });
         parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false);
     }

@@ -148,6 +148,18 @@ public final class SluiceMetrics implements AutoCloseable {
                         .description("Statements of read/write split sessions, by where they went and why")
                         .register(registry);
             }
+            List<String> replicas = split.replicas();
+            for (int i = 0; i < replicas.size(); i++) {
+                int index = i;
+                Gauge.builder("sluice.readwrite.replica.lag", split, g -> g.secondsBehind(index))
+                        .tag("group", split.group()).tag("replica", replicas.get(i)).baseUnit("seconds")
+                        .description("Replication delay the replica last reported (Seconds_Behind_Master)")
+                        .register(registry);
+                Gauge.builder("sluice.readwrite.replica.usable", split, g -> g.usable(index) ? 1 : 0)
+                        .tag("group", split.group()).tag("replica", replicas.get(i))
+                        .description("1 while the replica takes reads: up, replicating, within the lag threshold")
+                        .register(registry);
+            }
             List<String> outcomes = split.causalOutcomes();
             for (int i = 0; i < outcomes.size(); i++) {
                 int index = i;
