@@ -58,11 +58,7 @@ class UserVariablesReadBackRaceTest {
         }
     }
 
-    /**
-     * A client that negotiates CLIENT_SESSION_TRACK, as libmariadb (mariadb-test's client) does: with it, the OK
-     * reaches the client while the read still runs (seen failing before the fix; a client without it, in this
-     * test's setup, sent its next statement only after the read).
-     */
+    /** A client that negotiates CLIENT_SESSION_TRACK, as libmariadb (mariadb-test's client) does. */
     private static RawMySqlClient trackingLogin(ProxyUnderTest proxy) throws Exception {
         RawMySqlClient client = RawMySqlClient.connect(proxy.host(), proxy.port());
         RawMySqlClient.Packet reply = client.authenticate(proxy.user(), proxy.password(), null,
