@@ -214,10 +214,12 @@ nice -n "$NICE" mariadb-install-db --no-defaults --user=root --datadir="$WORK/da
   --auth-root-authentication-method=normal >"$WORK/install-db.log" 2>&1 \
   || { tail -20 "$WORK/install-db.log" >&2; die "mariadb-install-db failed"; }
 # --no-defaults: nothing from /etc/mysql, except the character set Debian's 50-server.cnf sets (utf8mb4), which the
-# statements of issue #27 were seen with. secure_file_priv keeps INTO OUTFILE / LOAD DATA inside the scratch folder.
+# statements of issue #27 were seen with. secure_file_priv keeps INTO OUTFILE / LOAD DATA inside the scratch folder,
+# and tmpdir the server's temporary tables: in the shared /tmp, their files were deleted under it ("Error on delete
+# of '/tmp/#sql-temptable-...MAI'", func_gconcat and sp-i_s_columns failing at random).
 MARIADB_OPTS=(--no-defaults --user=root --datadir="$WORK/data" --port="$MARIADB_PORT" --bind-address="$HOST"
   --socket="$WORK/mariadb.sock" --pid-file="$WORK/mariadb.pid" --log-error="$WORK/mariadb.err"
-  --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci --secure-file-priv="$VAR"
+  --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci --secure-file-priv="$VAR" --tmpdir="$VAR/tmp"
   --innodb-buffer-pool-size=128M --max-connections=300 --skip-log-bin --loose-skip-innodb-adaptive-hash-index)
 log "starting mariadbd on $HOST:$MARIADB_PORT (nice $NICE)"
 nice -n "$NICE" "$MARIADBD" "${MARIADB_OPTS[@]}" </dev/null >"$WORK/mariadbd.stdout" 2>&1 &

@@ -29,6 +29,12 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     /** A statement named a user variable since they were last read back: read them before the connection goes. */
     private boolean userVariablesUnknown;
     /**
+     * How many statements naming a user variable arrived so far. A statement is looked at when it arrives, which may
+     * be while a read-back runs (it is then held, and runs after it): such a statement is not in what that read
+     * found, so the read must not mark the variables known.
+     */
+    private long userVariableStatements;
+    /**
      * The last statement left warnings and only diagnostics (SHOW WARNINGS...) ran since: a query of Sluice's own
      * would replace them before the client reads them.
      */
@@ -118,6 +124,16 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     /** A statement named a user variable (transaction pooling carries them on MariaDB instead of pinning). */
     void userVariablesTouched() {
         userVariablesUnknown = true;
+        userVariableStatements++;
+    }
+
+    /**
+     * A read of the user variables begins: the statements that arrived so far have all run.
+     *
+     * @return what to hand to {@link #userVariablesRead} when it ends
+     */
+    long userVariablesReadBegins() {
+        return userVariableStatements;
     }
 
     /** They cannot be read back: the session is pinned instead, and they need not be read any more. */
@@ -130,11 +146,16 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         return userVariablesUnknown;
     }
 
-    /** What {@link ReadUserVariables} found: the session's user variables, which {@code on} holds now. */
-    void userVariablesRead(BackendConnection on, Map<String, String> literals) {
+    /**
+     * What {@link ReadUserVariables} found: the session's user variables, which {@code on} holds now. They stay
+     * unknown if a statement naming one arrived while the read ran: it runs after the read, and may change them.
+     *
+     * @param readBegan what {@link #userVariablesReadBegins} returned when this read began
+     */
+    void userVariablesRead(BackendConnection on, Map<String, String> literals, long readBegan) {
         variables.userVariables(literals);
         on.state().variables().userVariables(literals);
-        userVariablesUnknown = false;
+        userVariablesUnknown = userVariableStatements != readBegan;
     }
 
     @Override

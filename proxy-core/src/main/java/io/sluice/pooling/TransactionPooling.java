@@ -214,11 +214,15 @@ public final class TransactionPooling implements CommandPolicy {
             // the connection until a statement leaves none.
             return false;
         }
+        long readBegan = follower.userVariablesReadBegins();
         on.run(new ReadUserVariables(on, deprecateEof, new ReadUserVariables.Outcome() {
             @Override
             public void read(Map<String, String> literals) {
-                follower.userVariablesRead(on, literals);
-                port.resume(); // which gives the connection back when nothing else came meanwhile
+                follower.userVariablesRead(on, literals, readBegan);
+                // which gives the connection back when nothing else came meanwhile; a statement that did (the
+                // client's next, sent as soon as it had its answer) runs first, and the variables are read again
+                // after it if it named one
+                port.resume();
             }
 
             @Override

@@ -60,6 +60,36 @@ class UserVariablesReadBackTest {
         }
     }
 
+    /**
+     * A client that sends its next statement as soon as it has its answer sends it while the read runs: it waits, runs
+     * after the read, and the variables are read again after it, since the read could not see what it set (decision
+     * 098: the variable was lost when the session moved).
+     */
+    @Test
+    void aStatementThatArrivesDuringTheReadIsReadBackAfterIt() {
+        try (ScriptedSluice sluice = ScriptedSluice.transactionPoolingOnMariaDb(1)) {
+            ScriptedClient client = sluice.connectAndLogin("app");
+            ScriptedServerConnection server = sluice.backend().connection(0);
+            client.send(MySqlWire.comQuery("SET @x = 42"));
+            server.expectQuery("SET @x = 42");
+            server.respond(MySqlWire.ok(AUTOCOMMIT));
+            client.expectOk();
+            server.expectQuery(NAMES);
+
+            client.send(MySqlWire.comQuery("SET @y = 7"));
+            server.expectNothing(); // held until Sluice's own queries are answered
+            server.respond(result(List.of("VARIABLE_NAME", "VARIABLE_TYPE"), List.of("x", "INT"), server));
+            server.expectQuery("SELECT @`x`, HEX(@`x`), CHARSET(@`x`), COLLATION(@`x`)");
+            server.respond(result(List.of("a", "b", "c", "d"), List.of("42", "2A", "binary", "binary"), server));
+            server.expectQuery("SET @y = 7");
+            server.respond(MySqlWire.ok(AUTOCOMMIT));
+            client.expectOk();
+
+            server.expectQuery(NAMES); // @y is not known yet: read again before the connection goes
+            assertThat(sluice.pool().idleConnections()).as("not given back before the second read").isZero();
+        }
+    }
+
     @Test
     void aServerThatRefusesTheReadPinsTheSession() {
         try (ScriptedSluice sluice = ScriptedSluice.transactionPoolingOnMariaDb(1)) {

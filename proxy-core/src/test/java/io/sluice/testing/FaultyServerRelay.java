@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       "Too many connections" without a SQLSTATE (the marker comes only with CLIENT_PROTOCOL_41, which the server
  *       does not know yet), and is closed;</li>
  *   <li>{@link #hang()}: hung (SIGSTOPped, say), each is accepted, as the kernel does for a stopped process, and
- *       never hears a byte; {@link #freeze()} also stops the connections relayed so far, both ways.</li>
+ *       never hears a byte; {@link #freeze()} also stops the connections relayed so far, both ways;</li>
+ *   <li>{@link #slowReplies(long)}: far away, or busy: what the server sends arrives that much later (every
+ *       connection, from then on), which widens the window in which a client's next command meets a query of
+ *       Sluice's own still running.</li>
  * </ul>
  * The shared test server cannot be filled or stopped without disturbing the others that use it.
  */
@@ -42,6 +45,7 @@ public final class FaultyServerRelay implements AutoCloseable {
     private volatile boolean full;
     private volatile boolean hung;
     private volatile boolean frozen;
+    private volatile long replyDelayMillis;
 
     /** Listens on a free port of 127.0.0.1 and relays to {@code targetHost:targetPort}. */
     public FaultyServerRelay(String targetHost, int targetPort) throws IOException {
@@ -74,6 +78,11 @@ public final class FaultyServerRelay implements AutoCloseable {
     public void freeze() {
         hung = true;
         frozen = true;
+    }
+
+    /** From now on, each chunk the server sends is held {@code millis} before it is passed on. */
+    public void slowReplies(long millis) {
+        replyDelayMillis = millis;
     }
 
     /** How many connections were turned away. */
@@ -115,18 +124,22 @@ public final class FaultyServerRelay implements AutoCloseable {
     private void relay(Socket client) throws IOException {
         Socket server = new Socket();
         server.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
-        threads.execute(() -> pump(client, server));
-        threads.execute(() -> pump(server, client));
+        threads.execute(() -> pump(client, server, false));
+        threads.execute(() -> pump(server, client, true));
     }
 
     /** Copies until either side ends, then closes both. */
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean fromServer) {
         byte[] buffer = new byte[16 * 1024];
         try (InputStream in = from.getInputStream()) {
             OutputStream out = to.getOutputStream();
             for (int n; (n = in.read(buffer)) >= 0; ) {
                 while (frozen && !listener.isClosed()) {
                     Thread.sleep(10); // a stopped server: the bytes stay where they are
+                }
+                long delay = replyDelayMillis;
+                if (fromServer && delay > 0) {
+                    Thread.sleep(delay);
                 }
                 out.write(buffer, 0, n);
             }

@@ -1,0 +1,83 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.testing.FaultyServerRelay;
+import io.sluice.testing.LeakDetection;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
+import io.sluice.testing.TestMariaDb;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Transaction pooling reads a session's user variables back before its connection goes (decision 088), and a client
+ * that sends its next statement as soon as it has its answer (mariadb-test does) sends it while that read still runs.
+ * The statement waits, runs after the read, and may set a variable the read did not see: it must be read back too,
+ * or the variable is lost when the session moves (MariaDB's {@code sys_vars/character_set_client_func} failed so:
+ * {@code SET @@session.character_set_client = @saved} found {@code @saved} NULL, decision 098). A relay that delays
+ * the server's replies makes the read long enough for the client's statement to arrive during it every time.
+ */
+@ExtendWith(LeakDetection.class)
+class UserVariablesReadBackRaceTest {
+    /** Each reply from the server arrives this much later: the read (two queries) takes twice that. */
+    private static final long REPLY_DELAY_MILLIS = 40;
+
+    @BeforeAll
+    static void notDirect() {
+        Assumptions.assumeFalse(ProxyUnderTest.isDirect(), "checks Sluice's transaction pooling");
+    }
+
+    @Test
+    void aVariableSetWhileTheLastWereReadBackMovesWithTheSessionToo() throws Exception {
+        TestMariaDb mariaDb = TestMariaDb.get();
+        try (FaultyServerRelay far = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
+                ProxyUnderTest proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(1).workerThreads(1)
+                        .backendUrl(far.jdbcUrl()).start();
+                RawMySqlClient session = trackingLogin(proxy);
+                RawMySqlClient other = proxy.rawLogin(null)) {
+            far.slowReplies(REPLY_DELAY_MILLIS);
+
+            ok(session.query("SET @global_saved = @@global.character_set_client"));
+            // sent at once, while Sluice still reads @global_saved back: it waits, then runs
+            ok(session.query("SET @session_saved = @@session.character_set_client"));
+            // The other session takes the one server connection: the first session's variables are set to NULL
+            // there, and must be set again when the first session comes back to it.
+            assertThat(other.query("SELECT @global_saved, @session_saved").rows())
+                    .containsExactly(Arrays.asList(null, null));
+
+            List<List<String>> rows = session.query("SELECT @global_saved, @session_saved").rows();
+            List<List<String>> direct = direct(mariaDb);
+            assertThat(rows).as("as directly").isEqualTo(direct);
+            assertThat(rows.get(0)).doesNotContainNull();
+            ok(session.query("SET @@session.character_set_client = @session_saved")); // 1231 (NULL) before the fix
+        }
+    }
+
+    /** A client that negotiates CLIENT_SESSION_TRACK, as libmariadb (mariadb-test's client) does. */
+    private static RawMySqlClient trackingLogin(ProxyUnderTest proxy) throws Exception {
+        RawMySqlClient client = RawMySqlClient.connect(proxy.host(), proxy.port());
+        RawMySqlClient.Packet reply = client.authenticate(proxy.user(), proxy.password(), null,
+                RawMySqlClient.CLIENT_SESSION_TRACK);
+        assertThat(reply.isOk()).as("%s", reply).isTrue();
+        return client;
+    }
+
+    /** The same two assignments on a connection of one's own, without Sluice. */
+    private static List<List<String>> direct(TestMariaDb mariaDb) throws Exception {
+        try (RawMySqlClient direct = RawMySqlClient.login(mariaDb.host(), mariaDb.port(), TestMariaDb.ROOT_USER,
+                TestMariaDb.ROOT_PASSWORD, null)) {
+            ok(direct.query("SET @global_saved = @@global.character_set_client"));
+            ok(direct.query("SET @session_saved = @@session.character_set_client"));
+            return direct.query("SELECT @global_saved, @session_saved").rows();
+        }
+    }
+
+    private static void ok(RawMySqlClient.QueryResult result) {
+        assertThat(result.end().isOk()).as("%s", result.end()).isTrue();
+    }
+}
