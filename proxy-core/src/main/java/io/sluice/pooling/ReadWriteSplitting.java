@@ -18,6 +18,7 @@ import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
+import io.sluice.state.PreparedStatement;
 import io.sluice.state.SessionVariables;
 import java.util.function.Consumer;
 
@@ -29,8 +30,9 @@ import java.util.function.Consumer;
  * wraps). With causal reads (the default) a read after the session's write runs on a replica only once that replica
  * has applied the write ({@code MASTER_GTID_WAIT} before the read, up to the group's timeout), else on the primary.
  *
- * <p>Statements of the binary protocol (prepared statements) and every command other than COM_QUERY go to the
- * primary; so does everything while a connection is held (a transaction, a pin), which runs where it began.
+ * <p>A prepared statement's executions go where its SQL would go as a query (it is prepared again on a replica
+ * connection on first use); every other command goes to the primary; so does everything while a connection is held
+ * (a transaction, a pin), which runs where it began.
  */
 public final class ReadWriteSplitting implements CommandPolicy {
     private final TransactionPooling inner;
@@ -55,7 +57,8 @@ public final class ReadWriteSplitting implements CommandPolicy {
     public ByteBuf onCommand(int command, ByteBuf frame) {
         if (port.connection() == null && port.isQuiet()) {
             route(command == Command.COM_QUERY ? transaction.route(StatementClassifier.classify(frame,
-                    frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex())) : RouteReason.OTHER);
+                    frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex()))
+                    : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER);
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
             // its effect on the transaction is still followed.
@@ -63,6 +66,19 @@ public final class ReadWriteSplitting implements CommandPolicy {
                     frame.writerIndex()));
         }
         return inner.onCommand(command, frame);
+    }
+
+    /**
+     * A prepared statement runs where its SQL would as a query: a SELECT's executions on a replica, where it is
+     * prepared again on first use, as on any connection the session takes.
+     */
+    private RouteReason executeRoute(ByteBuf frame) {
+        if (frame.readableBytes() < Packets.HEADER_SIZE + 5) {
+            return RouteReason.OTHER;
+        }
+        PreparedStatement statement = inner.statement(frame.getIntLE(frame.readerIndex() + Packets.HEADER_SIZE + 1));
+        return statement == null ? RouteReason.OTHER
+                : transaction.route(StatementClassifier.classify(statement.sql()));
     }
 
     /** Chooses the data source the session's next connection comes from. */

@@ -11,6 +11,7 @@ import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
+import io.sluice.state.PreparedStatement;
 import io.sluice.state.SessionVariables;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -261,6 +262,11 @@ public final class TransactionPooling implements CommandPolicy {
     @Override
     public SessionVariables variables() {
         return follower.variables();
+    }
+
+    /** The session's prepared statement of this client id, or {@code null}. */
+    PreparedStatement statement(int clientId) {
+        return statements.get(clientId);
     }
 
     /** The GTID of the session's last write (MariaDB with a binary log), or {@code null}. */

@@ -41,7 +41,8 @@ class ReadWriteSplittingTest {
     @BeforeAll
     static void start() {
         servers = ReplicationGroup.start("split");
-        servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v INT)");
+        servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v INT)",
+                "INSERT INTO app.t VALUES (0, 0)");
         servers.awaitCaughtUp();
         ProxyConfig config = ProxyConfig.builder()
                 .port(0)
@@ -149,6 +150,36 @@ class ReadWriteSplittingTest {
             assertThat(ranOn(c, "SELECT @@port")).startsWith("replica_");
             // A hint sends a read to the primary.
             assertThat(ranOn(c, "/* sluice: primary */ SELECT @@port")).isEqualTo("primary");
+        }
+    }
+
+    @Test
+    void preparedStatementsRunWhereTheirSqlWould() throws Exception {
+        awaitUsable(0, true);
+        awaitUsable(1, true);
+        try (Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), "app_rw",
+                "useServerPrepStmts=true"), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+             java.sql.PreparedStatement port = c.prepareStatement("SELECT @@port FROM t WHERE id > ? LIMIT 1");
+             java.sql.PreparedStatement insert = c.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
+            Map<String, Integer> reads = new HashMap<>();
+            for (int i = 0; i < 4; i++) {
+                port.setInt(1, -1);
+                try (ResultSet rs = port.executeQuery()) {
+                    if (rs.next()) {
+                        reads.merge(role(rs.getInt(1)), 1, Integer::sum);
+                    }
+                }
+            }
+            long insertsBefore = status(servers.primary(), "Com_stmt_execute");
+            insert.setInt(1, 300);
+            insert.setInt(2, 300);
+            insert.executeUpdate();
+            assertThat(status(servers.primary(), "Com_stmt_execute")).isEqualTo(insertsBefore + 1);
+            port.setInt(1, 299);
+            try (ResultSet rs = port.executeQuery()) {
+                assertThat(rs.next()).as("the row just inserted, read back from a replica").isTrue();
+            }
+            assertThat(reads).containsOnlyKeys("replica_0", "replica_1");
         }
     }
 
