@@ -308,7 +308,10 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         HandshakeResponse41 handshake = session.handshake();
         int capabilities = handshake.capabilities() & context.capabilities();
-        if (context.pooling().transactionPooling()) {
+        // A read/write split session runs on transaction pooling whatever the mode (decision 101).
+        boolean multiplexed = context.pooling().transactionPooling()
+                || context.readWriteGroup(handshake.database()) != null;
+        if (multiplexed) {
             // Transaction pooling follows session state through the server's trackers, so every backend connection
             // negotiates them whatever the client did; the client is shown OK packets in its own format
             // (OkRewriter), and its sessions share one pool.
@@ -326,7 +329,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         // login found it (transaction pooling: the first statement then takes a connection, and a schema dropped in
         // between is reported on that statement instead).
         String schema = session.schema();
-        boolean followsState = CommandPolicy.followsState(context.pooling().transactionPooling(), session.key());
+        boolean followsState = CommandPolicy.followsState(multiplexed, session.key());
         boolean checkSchema = schema != null && !(followsState && lease.backendPool().knowsSchema(schema));
         relay = new CommandRelayHandler(context, security, session, lease);
         this.lease = lease;

@@ -235,6 +235,26 @@ class ReadWriteSplittingTest {
     }
 
     @Test
+    void aClientWithoutSessionTrackingIsSplitToo() throws Exception {
+        awaitUsable(0, true);
+        awaitUsable(1, true);
+        // MySQL Connector/J with a default URL does not ask for CLIENT_SESSION_TRACK: Sluice's connections do.
+        try (Connection c = JdbcDriver.MYSQL.connect(JdbcDriver.MYSQL.url("127.0.0.1", sluice.port(), "app_rw", ""),
+                ProxyUnderTest.USER, ProxyUnderTest.PASSWORD); Statement s = c.createStatement()) {
+            s.execute("SET SESSION sql_mode = 'ANSI_QUOTES'");
+            Map<String, Integer> reads = new HashMap<>();
+            for (int i = 0; i < 4; i++) {
+                try (ResultSet rs = s.executeQuery("SELECT @@port, @@SESSION.sql_mode")) {
+                    rs.next();
+                    reads.merge(role(rs.getInt(1)), 1, Integer::sum);
+                    assertThat(rs.getString(2)).isEqualTo("ANSI_QUOTES");
+                }
+            }
+            assertThat(reads).containsOnlyKeys("replica_0", "replica_1");
+        }
+    }
+
+    @Test
     void aSessionOutsideTheGroupUsesThePrimaryOnly() throws Exception {
         try (Connection c = connect("app")) {
             for (int i = 0; i < 4; i++) {
