@@ -150,6 +150,10 @@ final class BackendLease {
         this.onBound = onBound;
         this.onFailed = onFailed;
         this.onWaiting = onWaiting;
+        if (acquiring || connection != null) {
+            // Two acquires would each bind a connection, and the first would stay lent to nobody, its slot taken.
+            throw new IllegalStateException("acquire while " + (acquiring ? "another is under way" : "one is held"));
+        }
         if ((!everBound || policy.followsSession()) && !assigned.acceptsSessions()) {
             reassign(null); // assigned at login (or, transaction pooling, between transactions), and it left rotation
         }
