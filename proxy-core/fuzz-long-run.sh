@@ -3,7 +3,9 @@
 # until each has run at least TOTAL cases (per pooling mode for the scripted ones). A failure stops the run and
 # names its seed and case; replay it with
 #   ./mvnw -o -pl proxy-balancer,proxy-core test -Dtest=<Test> -Dsluice.fuzz.seed=<seed> -Dsluice.fuzz.cases=<n>
-# Each Maven run stays well inside surefire's 15-minute fork limit: PER_SEED cases, then the next seed.
+# Each Maven run (one target, PER_SEED cases) stays inside surefire's 15-minute fork limit, then the next seed.
+# STOP_AT (anything `date -d` reads, e.g. "09:15 UTC") ends the run in slices: no seed starts that the last one's
+# time says would end after it; the run then prints how far it got, and FIRST_SEED=<next> DONE=<n> resumes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,14 +14,29 @@ PER_SEED=${PER_SEED:-50000}
 FIRST_SEED=${FIRST_SEED:-1000}
 TESTS=${TESTS:-CommandFuzzTest,HostileBackendFuzzTest,ResponseTrackerFuzzTest,CaptureReaderFuzzTest}
 
+STOP_AT=${STOP_AT:-}
+stop_epoch=$([ -n "$STOP_AT" ] && date -d "$STOP_AT" +%s || echo 0)
+
 seed=$FIRST_SEED
-done_cases=0
+done_cases=${DONE:-0}
+last_took=0
 while [ "$done_cases" -lt "$TOTAL" ]; do
     started=$(date +%s)
-    ./mvnw -B -q -o -pl proxy-balancer,proxy-core test -Dtest="$TESTS" -Dsurefire.failIfNoSpecifiedTests=false \
-        -Dsluice.fuzz.seed="$seed" -Dsluice.fuzz.cases="$PER_SEED" \
-        -Djunit.jupiter.execution.timeout.default=14m
+    if [ "$stop_epoch" -gt 0 ] && [ $((started + last_took)) -gt "$stop_epoch" ]; then
+        echo "stopped before seed $seed at STOP_AT: $done_cases of $TOTAL cases per target;" \
+            "resume with FIRST_SEED=$seed DONE=$done_cases"
+        exit 0
+    fi
+    # One Maven run (one surefire fork, 15 minutes at most) per target: on a loaded machine the four together
+    # outlast the fork's limit.
+    for test in ${TESTS//,/ }; do
+        ./mvnw -B -q -o -pl proxy-balancer,proxy-core test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+            -Dsluice.fuzz.seed="$seed" -Dsluice.fuzz.cases="$PER_SEED" \
+            -Djunit.jupiter.execution.timeout.default=14m
+        echo "seed $seed: $test passed $PER_SEED cases ($(( $(date +%s) - started )) s into the seed)"
+    done
     done_cases=$((done_cases + PER_SEED))
-    echo "seed $seed: $PER_SEED cases per target passed in $(( $(date +%s) - started )) s ($done_cases of $TOTAL)"
+    last_took=$(( $(date +%s) - started ))
+    echo "seed $seed: $PER_SEED cases per target passed in $last_took s ($done_cases of $TOTAL)"
     seed=$((seed + 1))
 done

@@ -94,6 +94,11 @@ final class Backends {
                         pooling.sessionMovesPerSecond())
                 : pooling);
         pool.idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
+        if (group.healthCheck().enabled()) {
+            // A hung server is reported like a connect that failed: down at once, its sessions fail over.
+            pool.watchStalls(loginAttemptTimeoutMillis,
+                    why -> group.reportConnectFailure(dataSource.name(), why));
+        }
         pools.put(dataSource.name(), pool);
         poolAdded.accept(dataSource.name(), pool);
         Backend backend = group.add(dataSource.name(), pool.address(), dataSource.weight(), reachable);
@@ -168,6 +173,9 @@ final class Backends {
         BackendPool pool = pools.get(now.name());
         if (pool != null) {
             pool.setRetiring(now.status() != BackendStatus.UP);
+            if (now.status() == BackendStatus.UP) {
+                pool.serverAnswers();
+            }
         }
         String why = now.lastCheck() == null ? "" : " (" + now.lastCheck().detail() + ")";
         if (now.status() == BackendStatus.DOWN) {

@@ -70,6 +70,10 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private int serverConnectionId;
     private long idleSinceNanos;
     private boolean slotReleased;
+    /** Reads from the server so far, and at the stall watch's last sweep: a sweep compares them. */
+    private long reads;
+    private long readsAtLastSweep;
+    private int silentSweeps;
 
     // Set while lent.
     private BorrowingSession session;
@@ -264,6 +268,22 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         return mode == Mode.RELAY && inFlight.isEmpty() && tracker.isIdle();
     }
 
+    /**
+     * The stall watch's look at this connection, once per sweep: how many sweeps in a row have found a command in
+     * flight (a client's or Sluice's own), the connection reading, and no byte from the server since the sweep
+     * before. 0: nothing awaited, reading paused for a slow client, or the server spoke. The login has a timeout of
+     * its own and is not counted.
+     */
+    public int silentSweeps() {
+        if (mode == Mode.LOGGING_IN || mode == Mode.CLOSED || inFlight.isEmpty() || channel == null
+                || !channel.config().isAutoRead() || reads != readsAtLastSweep) {
+            readsAtLastSweep = reads;
+            silentSweeps = 0;
+            return 0;
+        }
+        return ++silentSweeps;
+    }
+
     /** Starts reading again once the client has drained what was relayed. */
     public void resumeReading() {
         if (mode == Mode.RELAY) {
@@ -325,6 +345,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf buf = (ByteBuf) msg;
+        reads++;
         if (mode == Mode.RELAY && inFlight.ownCommands() == 0) {
             relay(buf);
         } else {

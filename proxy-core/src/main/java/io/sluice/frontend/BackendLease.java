@@ -254,6 +254,10 @@ final class BackendLease {
         this.onBound = onBound;
         this.onFailed = onFailed;
         this.onWaiting = onWaiting;
+        if (acquiring || connection != null) {
+            // Two acquires would each bind a connection, and the first would stay lent to nobody, its slot taken.
+            throw new IllegalStateException("acquire while " + (acquiring ? "another is under way" : "one is held"));
+        }
         SessionMove.Reason move = pendingMove;
         if (move != null) {
             moveNow(move, pendingTarget); // asked for while the session held its last connection

@@ -171,11 +171,14 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         if (command == Command.COM_CHANGE_USER) {
-            try {
-                changeUser(frame);
-            } finally {
-                frame.release();
+            if (!isQuiet() || !isBetweenResponses()) {
+                // A pipelining client: the commands before it are answered first, on the old user's connection, as
+                // a server does. Started now, it would let that connection go (or start a second acquire beside
+                // the one under way, leaving the first connection bound to nobody).
+                held.addChangeUser(frame);
+                return;
             }
+            startChangeUser(frame);
             return;
         }
         ResponseKind kind = ResponseKind.of(command);
@@ -272,6 +275,30 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         boolean answered = false;
         while (!held.isEmpty()) {
             HeldCommands.Held next = held.peek();
+            if (next.isChangeUser()) {
+                if (connection != null && !connection.isBetweenCommands()) {
+                    break; // the responses to the commands before it go first
+                }
+                held.poll();
+                if (answered) {
+                    answered = false;
+                    channel.flush();
+                }
+                startChangeUser(next.frame());
+                if (state != State.COMMAND) {
+                    if (state == State.CHANGING_USER && !held.isEmpty()) {
+                        // Frames sent before the exchange's first answer: not the client's part of it. The
+                        // exchange's stage lets go of its login when the channel closes.
+                        failAndClose(ClientErrors.packetsOutOfOrder(channel.alloc(), held.peek().replySequenceId()));
+                    }
+                    return; // the exchange goes on; what waits behind it is sent once it has ended
+                }
+                connection = lease.connection();
+                if (connection == null && !held.isEmpty() && !lease.isAcquiring()) {
+                    lease.acquire(onBound, onAcquireFailed, onWaiting); // the new user's commands need one
+                }
+                continue;
+            }
             if (next.isOwnAnswer()) {
                 if (connection != null && !connection.isBetweenCommands()) {
                     break; // the responses to the commands before it go first
@@ -317,7 +344,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         log.debug("client {}: no backend connection: {}", session.remoteAddress(), cause.toString());
         int sequenceId = replySequenceId;
         if (!held.isEmpty()) {
-            sequenceId = held.peek().replySequenceId();
+            if (sequenceId < 0) {
+                sequenceId = held.peek().replySequenceId();
+            }
             held.dropAll();
         }
         if (sequenceId < 0) {
@@ -326,6 +355,15 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         reply(lease.acquireFailed(channel.alloc(), sequenceId, cause));
         continuation = false;
         resumeReading(SUSPEND_ACQUIRING);
+    }
+
+    /** Begins the COM_CHANGE_USER exchange for a frame (taken). */
+    private void startChangeUser(ByteBuf frame) {
+        try {
+            changeUser(frame);
+        } finally {
+            frame.release();
+        }
     }
 
     /** The exchange takes the client's packets, in a pipeline stage of its own, until it ends. */

@@ -16,6 +16,8 @@ import java.util.ArrayDeque;
 final class HeldCommands {
     /** The {@code command} of an entry that is Sluice's own answer, for the client, not a frame for the backend. */
     static final int OWN_ANSWER = -2;
+    /** The {@code command} of a COM_CHANGE_USER that waits for the responses to the commands before it. */
+    static final int CHANGE_USER = -3;
 
     /**
      * A waiting frame: a command with its response kind, (kind {@code null}) bytes that continue one (the rest of a
@@ -26,6 +28,11 @@ final class HeldCommands {
         int replySequenceId() {
             int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
             return isOwnAnswer() ? sequenceId : sequenceId + 1;
+        }
+
+        /** Whether this is a COM_CHANGE_USER, which Sluice handles itself once the commands before it are done. */
+        boolean isChangeUser() {
+            return command == CHANGE_USER;
         }
 
         /** Whether this is Sluice's answer to a command, for the client. */
@@ -54,6 +61,11 @@ final class HeldCommands {
     /** Holds Sluice's answer to a command (taken) until the responses to the commands before it have gone out. */
     void addOwnAnswer(ByteBuf answer) {
         add(answer, null, OWN_ANSWER, null);
+    }
+
+    /** Holds a COM_CHANGE_USER frame (taken) until the responses to the commands before it have gone out. */
+    void addChangeUser(ByteBuf frame) {
+        add(frame, null, CHANGE_USER, null);
     }
 
     boolean isEmpty() {

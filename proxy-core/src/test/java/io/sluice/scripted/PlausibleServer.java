@@ -172,6 +172,20 @@ final class PlausibleServer {
             reply(connection, seq, connection.sessionCheckResult(text.contains("session_track")));
             return;
         }
+        if (c == MySqlWire.COM_INIT_DB) {
+            // Sluice selects a schema on an idle connection itself before lending it, and pools it again, schema
+            // and all, when the session it was for has left meanwhile: the pool keys on the schema. Nor does a USE
+            // ever open or end a transaction. (Long run, seed 1006, case 36,192: this model had flipped the
+            // transaction state on Sluice's own COM_INIT_DB and counted it as the client's.)
+            // The same draws from the random as any other command's answer, so that a seed replays as it ran.
+            if (random.nextInt(6) == 0) {
+                reply(connection, seq, List.of(MySqlWire.err(1049, "42000", "Unknown database")));
+            } else {
+                random.nextInt(5);
+                reply(connection, seq, List.of(MySqlWire.ok(status(k.inTransaction))));
+            }
+            return;
+        }
         if (text.startsWith(SESSION_TRACKERS) || c == MySqlWire.COM_RESET_CONNECTION) {
             if (c == MySqlWire.COM_RESET_CONNECTION) {
                 k.inTransaction = false;

