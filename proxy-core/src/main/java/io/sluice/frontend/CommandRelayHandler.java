@@ -9,7 +9,6 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
-import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
@@ -32,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * from {@link io.sluice.codec.PacketFrameDecoder}; each is forwarded (the backend channel releases it once written),
  * held until a connection is ready, or released here.
  */
-final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession, ChangeUser.Outcome {
+final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession {
 
     private static final Logger log = LoggerFactory.getLogger(CommandRelayHandler.class);
     private enum State {
@@ -60,6 +59,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final CaptureHook capture;
     private final LoopCounters counters;
     private final ClientClosing closing;
+    private final UserChange userChange;
 
     private State state = State.STARTING;
     /** Frames waiting for a connection, or for Sluice's own command on it, in order. */
@@ -91,6 +91,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
                 context.readWriteGroup(session.requestedSchema()), new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
         this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());
+        this.userChange = new UserChange(this, session, security, context, lease, capture, policy);
         lease.attach(this, policy);
     }
 
@@ -171,14 +172,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         if (command == Command.COM_CHANGE_USER) {
-            if (!isQuiet() || !isBetweenResponses()) {
-                // A pipelining client: the commands before it are answered first, on the old user's connection, as
-                // a server does. Started now, it would let that connection go (or start a second acquire beside
-                // the one under way, leaving the first connection bound to nobody).
-                held.addChangeUser(frame);
-                return;
-            }
-            startChangeUser(frame);
+            userChange.requested(frame);
             return;
         }
         ResponseKind kind = ResponseKind.of(command);
@@ -284,13 +278,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
                     answered = false;
                     channel.flush();
                 }
-                startChangeUser(next.frame());
-                if (state != State.COMMAND) {
-                    if (state == State.CHANGING_USER && !held.isEmpty()) {
-                        // Frames sent before the exchange's first answer: not the client's part of it. The
-                        // exchange's stage lets go of its login when the channel closes.
-                        failAndClose(ClientErrors.packetsOutOfOrder(channel.alloc(), held.peek().replySequenceId()));
-                    }
+                if (!userChange.resumed(next.frame())) {
                     return; // the exchange goes on; what waits behind it is sent once it has ended
                 }
                 connection = lease.connection();
@@ -342,62 +330,36 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** No connection: the held commands, or the request waiting for OK, get the error; the session goes on. */
     private void acquireFailed(Throwable cause, int replySequenceId) {
         log.debug("client {}: no backend connection: {}", session.remoteAddress(), cause.toString());
-        int sequenceId = replySequenceId;
-        if (!held.isEmpty()) {
-            if (sequenceId < 0) {
-                sequenceId = held.peek().replySequenceId();
-            }
-            held.dropAll();
-        }
-        if (sequenceId < 0) {
-            sequenceId = lastSequenceId + 1;
-        }
+        int sequenceId = replySequenceId >= 0 ? replySequenceId
+                : held.isEmpty() ? lastSequenceId + 1 : held.peek().replySequenceId();
+        held.dropAll();
         reply(lease.acquireFailed(channel.alloc(), sequenceId, cause));
         continuation = false;
         resumeReading(SUSPEND_ACQUIRING);
     }
 
-    /** Begins the COM_CHANGE_USER exchange for a frame (taken). */
-    private void startChangeUser(ByteBuf frame) {
-        try {
-            changeUser(frame);
-        } finally {
-            frame.release();
-        }
-    }
-
-    /** The exchange takes the client's packets, in a pipeline stage of its own, until it ends. */
-    private void changeUser(ByteBuf frame) {
-        state = State.CHANGING_USER;
-        ChangeUser exchange = ChangeUser.start(frame, session, security, context, this);
-        if (exchange != null && state == State.CHANGING_USER) {
-            channel.pipeline().addBefore("commands", "changeUser", exchange);
-        }
-    }
-
-    @Override
-    public void failed(ByteBuf err) {
-        failAndClose(err);
-    }
-
-    /** The new user starts with a fresh session: the old backend connection goes back to be reset. */
-    @Override
-    public void changed(ComChangeUser request, int okSequenceId) {
-        state = State.COMMAND;
-        session.schema(request.database(), context.resolveSchema(request.database(), lease.dataSource()));
-        capture.changedUser(lease.connection(), session.user(), session.requestedSchema());
-        policy.forget();
-        lease.release();
-        if (session.schema() == null) {
-            reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
-            return;
-        }
-        lease.acquire(connection -> { // the OK waits until the new user's session can work
+    /** COM_CHANGE_USER succeeded: takes a connection for the new user, then runs {@code onReady} (its OK). */
+    void acquireThen(int replySequenceId, Runnable onReady) {
+        lease.acquire(connection -> {
             if (state != State.CLOSED) {
-                reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
+                onReady.run();
             }
             bound(connection);
-        }, cause -> acquireFailed(cause, okSequenceId), onWaiting);
+        }, cause -> acquireFailed(cause, replySequenceId), onWaiting);
+    }
+
+    /** COM_CHANGE_USER's exchange began; its client packets go to its own stage. */
+    void changingUser() {
+        state = State.CHANGING_USER;
+    }
+
+    /** COM_CHANGE_USER's exchange ended: commands flow again. */
+    void commandPhase() {
+        state = State.COMMAND;
+    }
+
+    boolean isChangingUser() {
+        return state == State.CHANGING_USER;
     }
 
     // ---- backend to client ----------------------------------------------------------------------------------
