@@ -75,6 +75,11 @@ class RollingRestartTest {
                 client.join(10_000);
             }
             assertThat(errors).isEmpty();
+            // Every client closed its connection: Sluice sees each close shortly after.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!sluice.sessions().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             assertThat(sluice.sessions()).isEmpty();
         }
     }
