@@ -3,6 +3,7 @@ package io.sluice.pooling;
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
+import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.CausalWait;
 import io.sluice.balancer.replication.GtidPosition;
 import io.sluice.balancer.replication.MariaDbGtidPosition;
@@ -133,7 +134,8 @@ public final class ReadWriteSplitting implements CommandPolicy {
             }
             GtidPosition position = MariaDbGtidPosition.parse(inner.lastGtid());
             String sql = CausalWait.sql(position, group.config().causalReadsTimeout());
-            connection.run(new CausalWaitQuery(sql, deprecateEof, value -> {
+            connection.run(new TextQuery(sql, deprecateEof, rows -> {
+                String value = rows.isEmpty() ? null : rows.get(0).values().iterator().next();
                 CausalWait.Outcome outcome = CausalWait.read(position, value);
                 if (outcome == CausalWait.Outcome.REACHED) {
                     group.causalWait(ReadWriteGroup.CausalOutcome.REACHED);
