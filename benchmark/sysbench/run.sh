@@ -47,6 +47,7 @@ CHURN_WARMUP=0                        # workload d: seconds of churn before the 
 CHURN_BLOCKS=0                        # workload d: 0 = churn_0 baseline runs; N = churn in N 5-s blocks of one run
 CHURN_PREWARM=0                       # workload d: seconds of churn at the highest rate in each target's warm-up
 IDLE_CONCURRENCY=200                  # logins in flight while opening the idle connections
+IDLE_SETTLE=1         # workload c: seconds between the last idle login and sysbench's start
 IDLE_CLIENT=python    # workload c: python (idle_clients.py, raw logins) or jdbc (MySQL Connector/J, default URL)
 SLUICE_SCHED=""             # empty = bin/start.sh's default (batch, decision 059)
 HAPROXY_SCHED=normal         # as the Debian package starts HAProxy
@@ -166,6 +167,9 @@ Workloads
                          libmariadb does) or jdbc (MySQL Connector/J with a default URL, which
                          does not; needs benchmark/target/benchmarks.jar, built by
                          ./mvnw -Pbenchmark -pl benchmark -am package -DskipTests)  [$IDLE_CLIENT]
+  --idle-settle S        workload c: seconds to wait after the last idle login before sysbench
+                         starts, so the logins' JIT and GC work (in Sluice and in a jdbc idle
+                         client) is over before the window opens     [$IDLE_SETTLE]
   --idle-db DB|none|auto workload c: schema the idle clients name at login [$IDLE_DB]
                          auto = sbtest when a leg pools by TRANSACTION (sluice_tx or
                          --pooling transaction), so that a SESSION leg holds one backend
@@ -245,6 +249,7 @@ while [[ $# -gt 0 ]]; do
     --idle-counts) IDLE_COUNTS=$2; shift 2 ;;
     --idle-concurrency) IDLE_CONCURRENCY=$2; shift 2 ;;
     --idle-client) IDLE_CLIENT=$2; shift 2 ;;
+    --idle-settle) IDLE_SETTLE=$2; shift 2 ;;
     --churn-rates) CHURN_RATES=$2; shift 2 ;;
     --churn-warmup) CHURN_WARMUP=$2; shift 2 ;;
     --churn-prewarm) CHURN_PREWARM=$2; shift 2 ;;
@@ -271,7 +276,7 @@ is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 [[ -z $SLUICE_SCHED || $SLUICE_SCHED == batch || $SLUICE_SCHED == normal ]] || die "--sluice-sched: batch or normal (got '$SLUICE_SCHED')"
 [[ -z $SLUICE_TX_SCHED || $SLUICE_TX_SCHED == batch || $SLUICE_TX_SCHED == normal ]] || die "--sluice-tx-sched: batch or normal (got '$SLUICE_TX_SCHED')"
 [[ $HAPROXY_SCHED == batch || $HAPROXY_SCHED == normal ]] || die "--haproxy-sched: batch or normal (got '$HAPROXY_SCHED')"
-for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT SLUICE_TX_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE IDLE_CONCURRENCY POOL_IDLE_MS; do
+for v in WORKER_THREADS HAPROXY_PORT SLUICE_PORT SLUICE_TX_PORT MYSQL_PORT TIME REPEATS WARMUP TABLES TABLE_SIZE IDLE_CONCURRENCY IDLE_SETTLE POOL_IDLE_MS; do
   is_uint "${!v}" || die "--$(tr 'A-Z_' 'a-z-' <<<"$v") must be a non-negative integer (got '${!v}')"
 done
 (( TIME > 0 && REPEATS > 0 && TABLES > 0 && WORKER_THREADS > 0 )) || die "--time, --repeats, --tables, --worker-threads must be > 0"
@@ -888,6 +893,9 @@ box_idle_ticks() {  # idle + iowait clock ticks of all CPUs together (first line
   awk '/^cpu /{print $5 + $6; exit}' /proc/stat
 }
 
+proc_cpu_s() {  # proc_cpu_s PID: CPU seconds (user + system) the live process PID has used so far
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
 children_cpu_s() {  # children_cpu_s FILE: CPU seconds (user + system) of this shell's reaped children, into FILE
   # `times` must run in this shell itself: in a pipeline or $(...) it would report a fresh fork's (empty) children
   times >"$1"
@@ -1161,7 +1169,8 @@ sideload_start() {
     [[ -n $SIDE_NEWC && -n $SIDE_CONN0 ]] && SIDE_NEWC=$(( SIDE_NEWC - SIDE_CONN0 - 1 )) || SIDE_NEWC=""
     log "  $SIDE_N idle connections to $target: $(grep '^READY' "$logf" | cut -d' ' -f2-); new server connections: $SIDE_NEWC"
     (( ${connected:-0} > 0 )) || { sideload_stop now; return 1; }
-    sleep 1   # let the proxy settle (allocations, GC) before sysbench starts
+    sleep "$IDLE_SETTLE"   # let the proxy and the idle client settle (JIT, GC) before sysbench starts
+    SIDE_IDLE_CPU0=$(proc_cpu_s "$SIDELOAD_PID")
     return 0
   fi
   # churn (also for rate 0: the window measures the baseline's new server connections)
@@ -1211,6 +1220,11 @@ sideload_stop() {
     py=$(cat "$WORK/side_churn.pid" 2>/dev/null || true)
     [[ -n $py ]] && stop_pid "$py" "churn client" 15
     rm -f "$WORK/side_churn.pid"
+    if [[ $SIDE_KIND == idle && -n ${SIDE_IDLE_CPU0:-} ]]; then
+      # an idle client must be idle while sysbench runs: say what it spent, so a ratio can be judged
+      log "  idle client CPU while sysbench ran: $(awk -v a="$SIDE_IDLE_CPU0" -v b="$(proc_cpu_s "$SIDELOAD_PID")" 'BEGIN{printf "%.2f", b - a}') s"
+      SIDE_IDLE_CPU0=""
+    fi
     # the idle client sends COM_QUIT on up to 15k connections on TERM
     stop_pid "$SIDELOAD_PID" "side load" 60
     wait "$SIDELOAD_PID" 2>/dev/null || true
