@@ -5,8 +5,8 @@ public enum TransactionEffect {
     /** Nothing. */
     NONE,
     /**
-     * {@code BEGIN}, {@code START TRANSACTION}, {@code XA START}: a transaction in the session's access mode, read-write
-     * unless the session is {@code READ ONLY} ({@link TransactionState#sessionReadOnly}; never for XA).
+     * {@code BEGIN}, {@code START TRANSACTION}, {@code XA START}: a transaction in the session's access mode,
+     * read-write unless the session is {@code READ ONLY} ({@link TransactionState#sessionReadOnly}; never for XA).
      */
     BEGIN,
     /** {@code START TRANSACTION READ ONLY}: a transaction that may run on a replica, whole. */

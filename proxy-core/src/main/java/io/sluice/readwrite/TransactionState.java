@@ -86,7 +86,8 @@ public final class TransactionState {
 
     private void follow(TransactionEffect effect, Route route) {
         switch (effect) {
-            case BEGIN, BEGIN_READ_ONLY, BEGIN_READ_WRITE -> begin(route == Route.REPLICA ? Route.REPLICA : Route.PRIMARY);
+            case BEGIN, BEGIN_READ_ONLY, BEGIN_READ_WRITE ->
+                    begin(route == Route.REPLICA ? Route.REPLICA : Route.PRIMARY);
             case END, IMPLICIT_COMMIT -> inTransaction = false;
             case CHAIN -> {
                 // the next transaction starts on the same connection, at once
