@@ -100,6 +100,15 @@ class CausalReadsGlobalTest {
         }
     }
 
+    /** Waits until the health checks and the replica watch let reads reach the replicas (just after start). */
+    private static void awaitReadsOnReplicas(Connection reader) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!read(reader, 0)[1].startsWith("replica_")) {
+            assertThat(System.nanoTime()).as("reads never reached a replica").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
     /** Holds every replica's applier back: a session of the test's own on each keeps {@code t} read-locked. */
     private static List<Connection> lockReplicas() throws SQLException {
         List<Connection> locks = new ArrayList<>();
@@ -134,7 +143,7 @@ class CausalReadsGlobalTest {
     @Test
     void anotherSessionsWriteIsReadAtOnceFromAReplicaThatWaitsForIt() throws Exception {
         try (Connection writer = connect(); Connection reader = connect(); Statement w = writer.createStatement()) {
-            assertThat(read(reader, 0)[1]).startsWith("replica_"); // nothing pending: the wait returns at once
+            awaitReadsOnReplicas(reader); // nothing pending: the wait returns at once
             long reached = waits("reached");
             long global = count("replica:causal_global");
             List<Connection> locks = lockReplicas();
@@ -165,6 +174,7 @@ class CausalReadsGlobalTest {
     @Test
     void aReplicaThatDoesNotCatchUpInTimeLeavesTheReadToThePrimary() throws Exception {
         try (Connection writer = connect(); Connection reader = connect(); Statement w = writer.createStatement()) {
+            awaitReadsOnReplicas(reader);
             long timedOut = waits("timed_out");
             long toPrimary = count("primary:causal_timeout");
             List<Connection> locks = lockReplicas();

@@ -57,6 +57,21 @@ class ReadOnlyTransactionsTest {
                         List.of("replica_0", "replica_1")))
                 .build();
         sluice = Sluice.start(config);
+        awaitReadsOnReplicas();
+    }
+
+    /** Waits until the health checks and the replica watch let reads reach the replicas (just after start). */
+    private static void awaitReadsOnReplicas() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        try (Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), "app_rw",
+                ""), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)) {
+            while (!ranOn(c).startsWith("replica_")) {
+                assertThat(System.nanoTime()).as("reads never reached a replica").isLessThan(deadline);
+                Thread.sleep(50);
+            }
+        } catch (SQLException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @AfterAll
