@@ -58,7 +58,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         if (port.connection() == null && port.isQuiet()) {
             route(command == Command.COM_QUERY ? transaction.route(StatementClassifier.classify(frame,
                     frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex()))
-                    : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER);
+                    : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER, frame);
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
             // its effect on the transaction is still followed.
@@ -96,7 +96,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
     }
 
     /** Chooses the data source the session's next connection comes from. */
-    private void route(RouteReason wanted) {
+    private void route(RouteReason wanted, ByteBuf frame) {
         RouteReason reason = wanted;
         String target = group.primary();
         waitSkipped = wanted == RouteReason.REPLICA_HINT;
@@ -112,9 +112,10 @@ public final class ReadWriteSplitting implements CommandPolicy {
             }
         } else if (wanted.route() == Route.PREVIOUS && previous != null) {
             target = previous;
-        } else if (wanted == RouteReason.SESSION_SET && !group.primaryUp()) {
+        } else if (wanted == RouteReason.SESSION_SET && !group.primaryUp() && !GlobalScope.named(frame)) {
             // SET and USE change only the session: while the primary is down a replica answers them (a driver's
             // connect-time SETs among them), and the follower carries the change to the primary once it is back.
+            // Not SET GLOBAL / PERSIST: that would change the replica's server.
             String replica = group.pickReplica();
             if (replica != null) {
                 target = replica;

@@ -99,6 +99,10 @@ class PrimaryDownTest {
                         assertThat(count(each)).isEqualTo(1); // the session goes on
                         each.execute("SET SESSION sql_mode = 'ANSI_QUOTES'"); // answered by a replica
                     }
+                    // A server-wide SET is never answered by a replica in the primary's place.
+                    assertThatThrownBy(() -> s.execute("SET GLOBAL max_connections = 321"))
+                            .isInstanceOfSatisfying(SQLException.class,
+                                    e -> assertThat(e.getErrorCode()).isEqualTo(1290));
 
                     servers.startPrimary();
                     awaitStatus(sluice, "primary", BackendStatus.UP);
