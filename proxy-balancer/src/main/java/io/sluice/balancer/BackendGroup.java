@@ -154,6 +154,17 @@ public final class BackendGroup {
         return backend != null && backend.acceptsSessions() ? started(backend) : null;
     }
 
+    /**
+     * The primary of a read/write split group for a session that logs in while it is down (its replicas serve the
+     * session's reads meanwhile, decision 103): counted as {@link #claim} counts, so that {@link #sessionEnded}
+     * balances it. {@code null} when there is no such backend, or it is drained or weighted out on purpose: only a
+     * backend that health checks took out is taken anyway.
+     */
+    public Backend claimDown(String name) {
+        Backend backend = backend(name);
+        return backend != null && !backend.isUp() && !backend.isDraining() ? started(backend) : null;
+    }
+
     private static Backend started(Backend chosen) {
         if (chosen != null) {
             chosen.sessionStarted();

@@ -18,6 +18,7 @@ import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ServerErrors;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -52,6 +53,10 @@ final class BackendLease {
     private EventLoopPool pool;
     /** Whether the session is read/write split: assigned to its group's primary, never moved off it. */
     private boolean split;
+    /** The session's read/write split group, or {@code null}. */
+    private ReadWriteGroup readWriteGroup;
+    /** Whether the last connection tried came from {@link #pool}: for a split session, from its primary. */
+    private boolean triedPrimary;
     /** Read/write splitting: the pool the next acquire takes from instead of {@link #pool}, or {@code null}. */
     private EventLoopPool routed;
     private BackendConnection connection;
@@ -97,12 +102,28 @@ final class BackendLease {
     boolean assign() {
         ReadWriteGroup group = context.readWriteGroup(session.requestedSchema());
         split = group != null;
-        Backend picked = split ? context.group().claim(group.primary()) : context.group().pick();
+        readWriteGroup = group;
+        Backend picked = split ? claimPrimary(group) : context.group().pick();
         if (picked == null) {
             return false;
         }
         assign(picked);
+        if (split && !picked.isUp()) {
+            // The login's schema check (and anything before the first statement's own route) asks a replica: the
+            // primary would refuse the connect, and the session is the group's whatever its primary's state.
+            routeTo(group.pickReplica());
+        }
         return true;
+    }
+
+    /**
+     * A split session belongs to its group's primary, also while the primary is down as long as a replica may take
+     * reads (decision 103): it logs in, reads from the replicas, and each statement that needs the primary gets
+     * {@link ClientErrors#primaryDown} until the primary is back.
+     */
+    private Backend claimPrimary(ReadWriteGroup group) {
+        Backend primary = context.group().claim(group.primary());
+        return primary != null || !group.anyReplicaUsable() ? primary : context.group().claimDown(group.primary());
     }
 
     /** Makes {@code chosen} this session's backend; the balancer has already counted the session on it. */
@@ -213,6 +234,14 @@ final class BackendLease {
         routed = dataSource == null ? null : context.pool(dataSource).forLoop(session.eventLoop());
     }
 
+    /**
+     * Read/write splitting: runs one query of Sluice's own on a connection of the session's primary (its assigned
+     * backend), not bound to the session ({@link PrimaryQuery}).
+     */
+    void queryPrimary(String sql, Consumer<List<Map<String, String>>> rows, Consumer<BackendException> failed) {
+        PrimaryQuery.run(pool, session.key(), session.schema(), sql, rows, failed);
+    }
+
     /** The connection held now, or {@code null}. */
     BackendConnection connection() {
         return connection;
@@ -274,6 +303,7 @@ final class BackendLease {
 
     private void tryAcquire() {
         EventLoopPool from = routed != null ? routed : pool;
+        triedPrimary = from == pool;
         if (policy.followsSession()) {
             BackendConnection idle = from.pollIdle(session.key(), session.schema(), policy.variables());
             if (idle != null && !policy.mustPrepare(idle)) {
@@ -427,6 +457,11 @@ final class BackendLease {
 
     /** The ERR for a client whose session got no connection (taken by the caller). */
     ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause) {
+        if (readWriteGroup != null && triedPrimary && cause instanceof BackendException be
+                && (be.serverError() == null || be.isServerUnavailable())) {
+            return ClientErrors.primaryDown(alloc, sequenceId, readWriteGroup.name(), dataSource(),
+                    backendPool().address(), be.getMessage());
+        }
         return ClientErrors.acquireFailed(alloc, sequenceId, cause, dataSource(), backendPool().address(),
                 triedBackends(), context.poolExhaustion());
     }

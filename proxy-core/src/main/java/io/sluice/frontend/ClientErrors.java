@@ -165,6 +165,17 @@ final class ClientErrors {
      *
      * @param tried the backends tried, the last one first failed over from included
      */
+    /**
+     * A read/write split session's statement needs the group's primary, which cannot be reached (decision 103): the
+     * session stays, its reads go on from the replicas, and its writes work again once the primary is back.
+     */
+    static ByteBuf primaryDown(ByteBufAllocator alloc, int sequenceId, String group, String primary, String address,
+            String why) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_OPTION_PREVENTS_STATEMENT, "The primary of read/write "
+                + "group '" + group + "' is down ('" + primary + "' at " + address + ": " + why + "): this statement "
+                + "needs it and did not run; reads go on from the replicas, writes work again once it is back");
+    }
+
     static ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause, String dataSource,
             String address, List<String> tried, PoolExhaustion exhaustion) {
         if (cause instanceof BackendException be && be.serverError() != null) {

@@ -2,11 +2,15 @@ package io.sluice.frontend;
 
 import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.SessionPort;
 import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,6 +97,11 @@ final class PolicyPort implements SessionPort {
     @Override
     public void routeTo(String dataSource) {
         lease.routeTo(dataSource);
+    }
+
+    @Override
+    public void queryPrimary(String sql, Consumer<List<Map<String, String>>> rows, Consumer<BackendException> failed) {
+        lease.queryPrimary(sql, rows, failed);
     }
 
     @Override

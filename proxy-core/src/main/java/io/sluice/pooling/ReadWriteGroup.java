@@ -98,14 +98,33 @@ public final class ReadWriteGroup implements ReadWriteCounts {
                 ? ThreadLocalRandom.current().nextInt(n) : Math.floorMod(next.getAndIncrement(), n);
         for (int i = 0; i < n; i++) {
             String name = reads.get((start + i) % n);
-            Backend backend = backends.backend(name);
-            ReplicaEligibility.Judgement judged = judgements.get(name);
-            if (backend != null && backend.isUp() && !backend.isDraining()
-                    && (judged == null || judged.usable())) {
+            if (usableNow(name)) {
                 return name;
             }
         }
         return null;
+    }
+
+    /** Whether any replica may take a read now (as {@link #pickReplica} would find one). */
+    public boolean anyReplicaUsable() {
+        for (String name : config.readDataSourceNames()) {
+            if (usableNow(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the health checks have the primary up: while it is down, SET and USE run on a replica. */
+    public boolean primaryUp() {
+        Backend backend = backends.backend(primary());
+        return backend != null && backend.isUp();
+    }
+
+    private boolean usableNow(String name) {
+        Backend backend = backends.backend(name);
+        ReplicaEligibility.Judgement judged = judgements.get(name);
+        return backend != null && backend.isUp() && !backend.isDraining() && (judged == null || judged.usable());
     }
 
     /** The replica watch judged a replica: a stopped, lagging or writable one takes no reads until it is usable. */

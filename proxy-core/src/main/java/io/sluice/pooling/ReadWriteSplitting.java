@@ -3,10 +3,6 @@ package io.sluice.pooling;
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
-import io.sluice.backend.TextQuery;
-import io.sluice.balancer.replication.CausalWait;
-import io.sluice.balancer.replication.GtidPosition;
-import io.sluice.balancer.replication.MariaDbGtidPosition;
 import io.sluice.config.CausalReads;
 import io.sluice.config.TransactionalReadQueryStrategy;
 import io.sluice.protocol.Command;
@@ -40,26 +36,29 @@ public final class ReadWriteSplitting implements CommandPolicy {
     private final SessionPort port;
     private final ReadWriteGroup group;
     private final TransactionState transaction;
-    private final boolean deprecateEof;
+    private final CausalWaiter causal;
     /** Where the session's previous statement ran: {@code SHOW WARNINGS} and the like go there. */
     private String previous;
+    /** The read being routed asked for no causal wait ({@code /* sluice: replica *}{@code /}). */
+    private boolean waitSkipped;
 
     public ReadWriteSplitting(SessionPort port, ReadWriteGroup group, boolean deprecateEof, boolean clientTracksState,
             boolean mariaDb) {
         this.inner = new TransactionPooling(port, deprecateEof, clientTracksState, mariaDb);
         this.port = port;
         this.group = group;
-        this.deprecateEof = deprecateEof;
+        this.causal = new CausalWaiter(group, port, deprecateEof, () -> previous = group.primary());
         this.transaction = new TransactionState(
                 group.config().transactionalReadQueryStrategy() != TransactionalReadQueryStrategy.PRIMARY);
     }
 
     @Override
     public ByteBuf onCommand(int command, ByteBuf frame) {
+        transaction.sessionReadOnly(sessionReadOnly());
         if (port.connection() == null && port.isQuiet()) {
             route(command == Command.COM_QUERY ? transaction.route(StatementClassifier.classify(frame,
                     frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex()))
-                    : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER);
+                    : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER, frame);
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
             // its effect on the transaction is still followed.
@@ -67,6 +66,20 @@ public final class ReadWriteSplitting implements CommandPolicy {
                     frame.writerIndex()));
         }
         return inner.onCommand(command, frame);
+    }
+
+    /**
+     * Whether the session's transaction access mode is READ ONLY, as the server's tracker last reported it (MariaDB's
+     * {@code tx_read_only}, MySQL's and MariaDB 11.1's {@code transaction_read_only}): two map lookups, no
+     * allocation.
+     */
+    private boolean sessionReadOnly() {
+        SessionVariables variables = inner.variables();
+        return isOn(variables.get("tx_read_only")) || isOn(variables.get("transaction_read_only"));
+    }
+
+    private static boolean isOn(String value) {
+        return value != null && (value.equalsIgnoreCase("ON") || value.equals("1") || value.equalsIgnoreCase("TRUE"));
     }
 
     /**
@@ -83,18 +96,31 @@ public final class ReadWriteSplitting implements CommandPolicy {
     }
 
     /** Chooses the data source the session's next connection comes from. */
-    private void route(RouteReason wanted) {
+    private void route(RouteReason wanted, ByteBuf frame) {
         RouteReason reason = wanted;
         String target = group.primary();
+        waitSkipped = wanted == RouteReason.REPLICA_HINT;
         if (wanted.route() == Route.REPLICA) {
-            String replica = group.config().causalReads() == CausalReads.GLOBAL ? null : group.pickReplica();
+            String replica = group.pickReplica();
             if (replica == null) {
                 reason = RouteReason.NO_REPLICA;
             } else {
                 target = replica;
+                if (wanted == RouteReason.REPLICA && group.config().causalReads() == CausalReads.GLOBAL) {
+                    reason = RouteReason.CAUSAL_GLOBAL; // a read that waits for the primary's position
+                }
             }
         } else if (wanted.route() == Route.PREVIOUS && previous != null) {
             target = previous;
+        } else if (wanted == RouteReason.SESSION_SET && !group.primaryUp() && !GlobalScope.named(frame)) {
+            // SET and USE change only the session: while the primary is down a replica answers them (a driver's
+            // connect-time SETs among them), and the follower carries the change to the primary once it is back.
+            // Not SET GLOBAL / PERSIST: that would change the replica's server.
+            String replica = group.pickReplica();
+            if (replica != null) {
+                target = replica;
+                reason = RouteReason.SET_WHILE_PRIMARY_DOWN;
+            }
         }
         group.routed(reason);
         previous = target;
@@ -121,8 +147,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
     }
 
     private boolean causalWaitNeeded() {
-        String gtid = inner.lastGtid();
-        return group.config().causalReads() != CausalReads.NONE && gtid != null && !gtid.isEmpty();
+        return !waitSkipped && causal.needed(inner.lastGtid());
     }
 
     @Override
@@ -130,38 +155,10 @@ public final class ReadWriteSplitting implements CommandPolicy {
         inner.prepareConnection(connection, error -> {
             if (error != null || !isReplica(connection) || !causalWaitNeeded()) {
                 done.accept(error);
-                return;
+            } else {
+                causal.await(connection, inner.lastGtid(), done);
             }
-            GtidPosition position = MariaDbGtidPosition.parse(inner.lastGtid());
-            String sql = CausalWait.sql(position, group.config().causalReadsTimeout());
-            connection.run(new TextQuery(sql, deprecateEof, rows -> {
-                String value = rows.isEmpty() ? null : rows.get(0).values().iterator().next();
-                CausalWait.Outcome outcome = CausalWait.read(position, value);
-                if (outcome == CausalWait.Outcome.REACHED) {
-                    group.causalWait(ReadWriteGroup.CausalOutcome.REACHED);
-                    done.accept(null);
-                } else {
-                    fallBack(outcome == CausalWait.Outcome.TIMED_OUT ? ReadWriteGroup.CausalOutcome.TIMED_OUT
-                            : ReadWriteGroup.CausalOutcome.FAILED, connection, done);
-                }
-            }, failure -> {
-                if (failure.serverError() != null) {
-                    fallBack(ReadWriteGroup.CausalOutcome.FAILED, connection, done); // the replica refused the wait
-                } else {
-                    done.accept(failure); // the connection broke
-                }
-            }));
         });
-    }
-
-    private void fallBack(ReadWriteGroup.CausalOutcome outcome, BackendConnection replica,
-            Consumer<BackendException> done) {
-        group.causalWait(outcome);
-        group.routed(RouteReason.CAUSAL_TIMEOUT);
-        previous = group.primary();
-        port.routeTo(null);
-        done.accept(new FallBackToPrimary("causal read: " + replica.dataSourceName() + " had not applied "
-                + inner.lastGtid() + " (" + outcome.label() + ")"));
     }
 
     @Override

@@ -2,7 +2,11 @@ package io.sluice.pooling;
 
 import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
 import io.sluice.protocol.Packets.BackendError;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * What a {@link CommandPolicy} may ask of the client session it serves. Implemented by the frontend's command relay;
@@ -47,6 +51,16 @@ public interface SessionPort {
      */
     default void routeTo(String dataSource) {
         throw new UnsupportedOperationException("routeTo");
+    }
+
+    /**
+     * Read/write splitting ({@code causalReads: GLOBAL}): runs one text query of Sluice's own on a connection of the
+     * group's primary, taken for it alone and given back; the session's own connection is not involved. Exactly one
+     * of {@code rows} and {@code failed} is told, on the session's event loop.
+     */
+    default void queryPrimary(String sql, Consumer<List<Map<String, String>>> rows,
+            Consumer<BackendException> failed) {
+        throw new UnsupportedOperationException("queryPrimary");
     }
 
     /** Lets the connection go between transactions, its state kept (transaction pooling). */

@@ -41,6 +41,12 @@ public enum ErrorCode {
      * C client's HY000, because that is what makes JDBC drivers and pools discard the connection.
      */
     CR_SERVER_LOST(2013, "08S01"),
+    /**
+     * A statement of a read/write split session that needs the group's primary while it is down (decision 103):
+     * the code a read-only server answers a write with, SQLSTATE HY000 so that drivers and pools keep the connection,
+     * whose reads go on from the replicas.
+     */
+    ER_OPTION_PREVENTS_STATEMENT(1290, "HY000"),
     /** A plain-text login while {@code server.tls.requireSecureTransport} is on. */
     ER_SECURE_TRANSPORT_REQUIRED(3159, "HY000"),
     /** A client silent for longer than {@code server.idleTimeoutMilliseconds}, as MySQL 8.0.24+ says it. */

@@ -12,8 +12,15 @@ public enum RouteReason {
     REPLICA(Route.REPLICA, "replica"),
     /** A read the client sent to a replica with {@code /* sluice: replica *}{@code /}: no causal-read wait. */
     REPLICA_HINT(Route.REPLICA, "replica:hint"),
+    /**
+     * A plain read with {@code causalReads: GLOBAL}: it runs on a replica once that replica has applied the
+     * primary's position read at the time of the read ({@code primary:causal_timeout} when it has not in time).
+     */
+    CAUSAL_GLOBAL(Route.REPLICA, "replica:causal_global"),
     /** Any statement of a {@code START TRANSACTION READ ONLY} transaction, which runs whole on one replica. */
     READ_ONLY_TRANSACTION(Route.REPLICA, "replica:read_only_transaction"),
+    /** The policy's: SET or USE while the group's primary is down, answered by a replica (decision 103). */
+    SET_WHILE_PRIMARY_DOWN(Route.REPLICA, "replica:primary_down"),
     /** Reads what the previous statement left: SHOW WARNINGS, FOUND_ROWS(), ROW_COUNT(), @@warning_count... */
     DIAGNOSTICS(Route.PREVIOUS, "previous:diagnostics"),
     /** INSERT, UPDATE, DELETE, REPLACE, LOAD DATA, CALL, DDL, GRANT, SELECT ... INTO, ANALYZE TABLE... */

@@ -46,6 +46,8 @@ public final class StatementClassifier {
     private static final int LOCK_WORD = 1 << 16;
     /** CREATE or DROP TEMPORARY TABLE: pins, and leaves the transaction open. */
     private static final int TEMPORARY = 1 << 17;
+    /** READ WRITE (START TRANSACTION READ WRITE): read-write whatever the session's access mode says. */
+    private static final int READ_WRITE = 1 << 18;
 
     private static final TransactionEffect[] EFFECTS = TransactionEffect.values();
 
@@ -176,6 +178,8 @@ public final class StatementClassifier {
                 return INTO;
             case ONLY:
                 return previous == Keyword.READ ? READ_ONLY : 0;
+            case WRITE:
+                return previous == Keyword.READ ? READ_WRITE : 0;
             case CHAIN:
                 return previous == Keyword.AND ? CHAIN : 0;
             case TO:
@@ -252,6 +256,9 @@ public final class StatementClassifier {
                     } else if ((flags & READ_ONLY) != 0) {
                         reason = RouteReason.READ_ONLY_TRANSACTION;
                         effect = TransactionEffect.BEGIN_READ_ONLY;
+                    } else if ((flags & READ_WRITE) != 0) {
+                        reason = RouteReason.TRANSACTION;
+                        effect = TransactionEffect.BEGIN_READ_WRITE;
                     } else {
                         reason = RouteReason.TRANSACTION;
                         effect = TransactionEffect.BEGIN;

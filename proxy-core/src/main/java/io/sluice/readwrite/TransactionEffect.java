@@ -4,7 +4,10 @@ package io.sluice.readwrite;
 public enum TransactionEffect {
     /** Nothing. */
     NONE,
-    /** {@code BEGIN}, {@code START TRANSACTION} [{@code READ WRITE}], {@code XA START}: a read-write transaction. */
+    /**
+     * {@code BEGIN}, {@code START TRANSACTION}, {@code XA START}: a transaction in the session's access mode,
+     * read-write unless the session is {@code READ ONLY} ({@link TransactionState#sessionReadOnly}; never for XA).
+     */
     BEGIN,
     /** {@code START TRANSACTION READ ONLY}: a transaction that may run on a replica, whole. */
     BEGIN_READ_ONLY,
@@ -20,5 +23,7 @@ public enum TransactionEffect {
      * A statement that commits the open transaction before it runs (DDL, {@code LOCK TABLES}, {@code GRANT}...): the
      * transaction ends, on the connection that ran it.
      */
-    IMPLICIT_COMMIT
+    IMPLICIT_COMMIT,
+    /** {@code START TRANSACTION READ WRITE}: a read-write transaction, whatever the session's access mode. */
+    BEGIN_READ_WRITE
 }

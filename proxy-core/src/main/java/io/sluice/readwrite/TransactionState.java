@@ -19,6 +19,8 @@ public final class TransactionState {
     private boolean inTransaction;
     private boolean autocommit = true;
     private Route transactionRoute;
+    /** The session's transaction access mode is READ ONLY ({@code SET SESSION TRANSACTION READ ONLY}). */
+    private boolean sessionReadOnly;
 
     /**
      * @param readOnlyTransactionsOnReplicas whether a {@code START TRANSACTION READ ONLY} transaction may run on a
@@ -40,12 +42,15 @@ public final class TransactionState {
             result = transactionRoute == Route.REPLICA ? RouteReason.READ_ONLY_TRANSACTION
                     : reason.route() == Route.PREVIOUS ? reason : RouteReason.IN_TRANSACTION;
         } else if (!autocommit && effect != TransactionEffect.AUTOCOMMIT_ON) {
-            result = reason.route() == Route.PREVIOUS ? reason : RouteReason.IN_TRANSACTION;
+            boolean readOnly = readOnlyTransaction(reason, effect);
+            result = readOnly ? RouteReason.READ_ONLY_TRANSACTION
+                    : reason.route() == Route.PREVIOUS ? reason : RouteReason.IN_TRANSACTION;
             if (effect == TransactionEffect.NONE) {
-                begin(Route.PRIMARY); // with autocommit off, any statement opens a transaction
+                begin(readOnly ? Route.REPLICA : Route.PRIMARY); // with autocommit off, any statement opens one
             }
-        } else if (reason == RouteReason.READ_ONLY_TRANSACTION && !readOnlyTransactionsOnReplicas) {
-            result = RouteReason.TRANSACTION;
+        } else if (effect == TransactionEffect.BEGIN_READ_ONLY || effect == TransactionEffect.BEGIN) {
+            result = readOnlyTransaction(reason, effect) ? RouteReason.READ_ONLY_TRANSACTION
+                    : effect == TransactionEffect.BEGIN_READ_ONLY ? RouteReason.TRANSACTION : reason;
         } else {
             result = reason;
         }
@@ -53,9 +58,36 @@ public final class TransactionState {
         return result;
     }
 
+    /**
+     * Whether a transaction that {@code effect} begins (explicitly, or implicitly with autocommit off) is read-only
+     * and may run on a replica: {@code START TRANSACTION READ ONLY}, or, while the session is {@code READ ONLY}, a
+     * plain {@code BEGIN} / {@code START TRANSACTION} or a read that opens one. A write that opens one under
+     * autocommit off goes to the primary, where the server refuses it (1792) as a replica would: no write is ever
+     * sent to a replica on the strength of the session's mode.
+     */
+    private boolean readOnlyTransaction(RouteReason reason, TransactionEffect effect) {
+        if (!readOnlyTransactionsOnReplicas) {
+            return false;
+        }
+        return effect == TransactionEffect.BEGIN_READ_ONLY
+                || sessionReadOnly && (effect == TransactionEffect.BEGIN && reason == RouteReason.TRANSACTION
+                        || effect == TransactionEffect.NONE && reason.route() == Route.REPLICA);
+    }
+
+    /**
+     * The session's transaction access mode as the server reported it ({@code tx_read_only} /
+     * {@code transaction_read_only}, set by {@code SET SESSION TRANSACTION READ ONLY}, JDBC's
+     * {@code setReadOnly(true)}): while it is READ ONLY, a transaction that begins is read-only, and so runs on a
+     * replica as {@code START TRANSACTION READ ONLY} does. Call it before {@link #route}.
+     */
+    public void sessionReadOnly(boolean readOnly) {
+        this.sessionReadOnly = readOnly;
+    }
+
     private void follow(TransactionEffect effect, Route route) {
         switch (effect) {
-            case BEGIN, BEGIN_READ_ONLY -> begin(route == Route.REPLICA ? Route.REPLICA : Route.PRIMARY);
+            case BEGIN, BEGIN_READ_ONLY, BEGIN_READ_WRITE ->
+                    begin(route == Route.REPLICA ? Route.REPLICA : Route.PRIMARY);
             case END, IMPLICIT_COMMIT -> inTransaction = false;
             case CHAIN -> {
                 // the next transaction starts on the same connection, at once

@@ -56,6 +56,11 @@ public final class SessionVariables {
         values.clear();
     }
 
+    /** The value recorded for {@code lowerCaseName}, or {@code null}; allocates nothing. */
+    public String get(String lowerCaseName) {
+        return values.get(lowerCaseName);
+    }
+
     public boolean isEmpty() {
         return values.isEmpty();
     }

@@ -66,6 +66,80 @@ class PrimaryDownTest {
         }
     }
 
+    /**
+     * A client that names the group logs in while the primary is stopped (before decision 103 the login was refused
+     * with "No backend is available"): its reads come from the replicas, a write gets ERR 1290 naming the group and
+     * its down primary while the session goes on, and once the primary is back the same session writes again. Both
+     * drivers: their connect-time SETs must be answered too.
+     */
+    @Test
+    void aClientLogsInToTheGroupWhileThePrimaryIsDownAndWritesOnceItIsBack() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("login-down")) {
+            servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+                    "INSERT INTO app.t VALUES (1)");
+            servers.awaitCaughtUp();
+            try (Sluice sluice = Sluice.start(config(servers))) {
+                servers.stopPrimary();
+                awaitStatus(sluice, "primary", BackendStatus.DOWN);
+                try (Connection mariadb = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1",
+                        sluice.port(), "app_rw", ""), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+                     Connection mysql = JdbcDriver.MYSQL.connect(JdbcDriver.MYSQL.url("127.0.0.1",
+                             sluice.port(), "app_rw", ""), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+                     Statement s = mariadb.createStatement(); Statement m = mysql.createStatement()) {
+                    for (Statement each : List.of(s, m)) {
+                        assertThat(count(each)).isEqualTo(1);
+                        assertThat(ranOn(servers, each)).startsWith("replica_");
+                        assertThatThrownBy(() -> each.executeUpdate("INSERT INTO t VALUES (2)"))
+                                .isInstanceOfSatisfying(SQLException.class, e -> {
+                                    assertThat(e.getErrorCode()).isEqualTo(1290);
+                                    assertThat(e.getSQLState()).isEqualTo("HY000");
+                                    assertThat(e.getMessage()).contains("'app_rw'").contains("primary")
+                                            .contains("down");
+                                });
+                        assertThat(count(each)).isEqualTo(1); // the session goes on
+                        each.execute("SET SESSION sql_mode = 'ANSI_QUOTES'"); // answered by a replica
+                    }
+                    // A server-wide SET is never answered by a replica in the primary's place.
+                    assertThatThrownBy(() -> s.execute("SET GLOBAL max_connections = 321"))
+                            .isInstanceOfSatisfying(SQLException.class,
+                                    e -> assertThat(e.getErrorCode()).isEqualTo(1290));
+
+                    servers.startPrimary();
+                    awaitStatus(sluice, "primary", BackendStatus.UP);
+                    s.executeUpdate("INSERT INTO t VALUES (2)");
+                    m.executeUpdate("INSERT INTO t VALUES (3)");
+                    assertThat(count(s)).isEqualTo(3); // read-your-writes once the primary is back
+                    try (ResultSet rs = m.executeQuery("SELECT @@SESSION.sql_mode")) {
+                        rs.next();
+                        assertThat(rs.getString(1)).isEqualTo("ANSI_QUOTES"); // carried to whichever ran it
+                    }
+                }
+            }
+        }
+    }
+
+    private static ProxyConfig config(ReplicationGroup servers) {
+        return ProxyConfig.builder()
+                .port(0)
+                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
+                .dataSource(dataSource("primary", servers.primary()))
+                .dataSource(dataSource("replica_0", servers.replica(0)))
+                .dataSource(dataSource("replica_1", servers.replica(1)))
+                .readWriteSplitting(ReadWriteSplittingConfig.of("app_rw", "primary",
+                        List.of("replica_0", "replica_1")))
+                .build();
+    }
+
+    private static String ranOn(ReplicationGroup servers, Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT @@port")) {
+            rs.next();
+            int port = rs.getInt(1);
+            return port == servers.primary().port() ? "primary" : port == servers.replica(0).port() ? "replica_0"
+                    : port == servers.replica(1).port() ? "replica_1" : "port " + port;
+        }
+    }
+
     private static DataSourceConfig dataSource(String name, ExtraMariaDb server) {
         return new DataSourceConfig(name, server.jdbcUrl("app"), TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
                 2000, 60_000, 600_000, 8, 0, 1, false);

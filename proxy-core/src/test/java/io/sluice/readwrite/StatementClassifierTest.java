@@ -181,6 +181,8 @@ class StatementClassifierTest {
             begin work                                        | BEGIN
             START TRANSACTION                                 | BEGIN
             START TRANSACTION READ ONLY                       | BEGIN_READ_ONLY
+            START TRANSACTION READ WRITE                      | BEGIN_READ_WRITE
+            start transaction with consistent snapshot, read write | BEGIN_READ_WRITE
             XA START 'x'                                      | BEGIN
             COMMIT                                            | END
             COMMIT WORK                                       | END

@@ -65,4 +65,35 @@ class TransactionStateTest {
         state.reset();
         assertThat(route("SELECT 1")).containsExactly("replica");
     }
+
+    @Test
+    void aTransactionBegunWhileTheSessionIsReadOnlyRunsOnAReplica() {
+        state.sessionReadOnly(true); // SET SESSION TRANSACTION READ ONLY, JDBC's setReadOnly(true)
+        assertThat(route("BEGIN", "SELECT 1", "COMMIT", "START TRANSACTION READ WRITE", "SELECT 1", "COMMIT",
+                "XA START 'x'")).containsExactly("replica:read_only_transaction", "replica:read_only_transaction",
+                "replica:read_only_transaction", "primary:transaction", "primary:in_transaction",
+                "primary:in_transaction", "primary:pinning");
+        state.reset();
+        state.sessionReadOnly(false);
+        assertThat(route("BEGIN", "SELECT 1")).containsExactly("primary:transaction", "primary:in_transaction");
+    }
+
+    @Test
+    void withAutocommitOffAReadOnlySessionsReadsOpenReadOnlyTransactionsAndItsWritesStayOnThePrimary() {
+        state.sessionReadOnly(true);
+        assertThat(route("SET autocommit = 0", "SELECT 1", "SELECT 2", "COMMIT", "INSERT INTO t VALUES (1)",
+                "COMMIT")).containsExactly("primary:set", "replica:read_only_transaction",
+                "replica:read_only_transaction", "replica:read_only_transaction", "primary:in_transaction",
+                "primary:in_transaction");
+        state.sessionReadOnly(false); // setReadOnly(false)
+        assertThat(route("SELECT 1")).containsExactly("primary:in_transaction");
+    }
+
+    @Test
+    void aReadOnlySessionFollowsTheStrategyPrimary() {
+        TransactionState primaryOnly = new TransactionState(false);
+        primaryOnly.sessionReadOnly(true);
+        assertThat(primaryOnly.route(StatementClassifier.classify("BEGIN"))).isEqualTo(RouteReason.TRANSACTION);
+        assertThat(primaryOnly.route(StatementClassifier.classify("SELECT 1"))).isEqualTo(RouteReason.IN_TRANSACTION);
+    }
 }

@@ -1,0 +1,104 @@
+package io.sluice.pooling;
+
+import io.sluice.backend.BackendConnection;
+import io.sluice.backend.BackendException;
+import io.sluice.backend.TextQuery;
+import io.sluice.balancer.replication.CausalWait;
+import io.sluice.balancer.replication.GtidPosition;
+import io.sluice.balancer.replication.MariaDbGtidPosition;
+import io.sluice.config.CausalReads;
+import io.sluice.readwrite.RouteReason;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The causal wait of a read/write split session's read on a replica (decisions 097, 101, 102): {@code LOCAL} waits
+ * for the session's own last GTID; {@code GLOBAL} first reads the primary's position ({@link #PRIMARY_POSITION}, on
+ * a connection of the primary's taken for it) and waits for that. Either wait is {@code MASTER_GTID_WAIT} on the
+ * replica's connection, as one of Sluice's own commands; a timeout or failure (of the wait, or of reading the
+ * primary's position) ends in {@link FallBackToPrimary}: the read runs on the primary. On the session's loop.
+ */
+final class CausalWaiter {
+
+    /**
+     * The primary's position for {@code GLOBAL}: {@code gtid_binlog_pos}, what its binary log holds and so what its
+     * replicas receive and, applied, record in the {@code gtid_slave_pos} that {@code MASTER_GTID_WAIT} compares
+     * with. Not {@code gtid_current_pos}: on a primary that was once a replica it also holds the GTIDs it applied
+     * itself, which its binary log lacks when {@code log_slave_updates} is off; the replicas would never reach them and
+     * every read would time out.
+     */
+    static final String PRIMARY_POSITION = "SELECT @@GLOBAL.gtid_binlog_pos";
+
+    private final ReadWriteGroup group;
+    private final SessionPort port;
+    private final boolean deprecateEof;
+    /** Told when a read falls back, so that the session's next diagnostics go where the read ran. */
+    private final Runnable onFallBack;
+
+    CausalWaiter(ReadWriteGroup group, SessionPort port, boolean deprecateEof, Runnable onFallBack) {
+        this.group = group;
+        this.port = port;
+        this.deprecateEof = deprecateEof;
+        this.onFallBack = onFallBack;
+    }
+
+    /** Whether a read on a replica waits, for a session whose last GTID is {@code lastGtid} ({@code null}: none). */
+    boolean needed(String lastGtid) {
+        CausalReads mode = group.config().causalReads();
+        return mode == CausalReads.GLOBAL || mode == CausalReads.LOCAL && lastGtid != null && !lastGtid.isEmpty();
+    }
+
+    /** Waits on {@code replica}: {@code done} gets {@code null} (read there), a fallback, or the broken connection. */
+    void await(BackendConnection replica, String lastGtid, Consumer<BackendException> done) {
+        if (group.config().causalReads() != CausalReads.GLOBAL) {
+            waitFor(replica, lastGtid, done);
+            return;
+        }
+        port.queryPrimary(PRIMARY_POSITION, rows -> {
+            String position = firstValue(rows);
+            if (position == null || position.isEmpty()) {
+                group.causalWait(ReadWriteGroup.CausalOutcome.REACHED); // nothing written yet: any replica is current
+                done.accept(null);
+            } else {
+                waitFor(replica, position, done);
+            }
+        }, failure -> fallBack(ReadWriteGroup.CausalOutcome.FAILED, replica, "the primary's position ("
+                + failure.getMessage() + ")", done));
+    }
+
+    private void waitFor(BackendConnection replica, String positionText, Consumer<BackendException> done) {
+        GtidPosition position = MariaDbGtidPosition.parse(positionText);
+        String sql = CausalWait.sql(position, group.config().causalReadsTimeout());
+        replica.run(new TextQuery(sql, deprecateEof, rows -> {
+            CausalWait.Outcome outcome = CausalWait.read(position, firstValue(rows));
+            if (outcome == CausalWait.Outcome.REACHED) {
+                group.causalWait(ReadWriteGroup.CausalOutcome.REACHED);
+                done.accept(null);
+            } else {
+                fallBack(outcome == CausalWait.Outcome.TIMED_OUT ? ReadWriteGroup.CausalOutcome.TIMED_OUT
+                        : ReadWriteGroup.CausalOutcome.FAILED, replica, positionText, done);
+            }
+        }, failure -> {
+            if (failure.serverError() != null) {
+                fallBack(ReadWriteGroup.CausalOutcome.FAILED, replica, positionText, done); // the wait was refused
+            } else {
+                done.accept(failure); // the connection broke
+            }
+        }));
+    }
+
+    private static String firstValue(List<Map<String, String>> rows) {
+        return rows.isEmpty() ? null : rows.get(0).values().iterator().next();
+    }
+
+    private void fallBack(ReadWriteGroup.CausalOutcome outcome, BackendConnection replica, String waitedFor,
+            Consumer<BackendException> done) {
+        group.causalWait(outcome);
+        group.routed(RouteReason.CAUSAL_TIMEOUT);
+        onFallBack.run();
+        port.routeTo(null);
+        done.accept(new FallBackToPrimary("causal read: " + replica.dataSourceName() + " had not applied "
+                + waitedFor + " (" + outcome.label() + ")"));
+    }
+}
