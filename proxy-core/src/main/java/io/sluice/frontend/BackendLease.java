@@ -12,6 +12,7 @@ import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.pooling.FallBackToPrimary;
+import io.sluice.pooling.GtidNotReached;
 import io.sluice.pooling.ReadWriteGroup;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets.BackendError;
@@ -42,6 +43,9 @@ final class BackendLease {
     private final FrontendContext context;
     private final ClientSession session;
     private BorrowingSession relay;
+    private CommandRelayHandler relayHandler;
+    /** Session pooling: made when a move is first asked for. */
+    private SessionHandover handover;
     private CommandPolicy policy = CommandPolicy.SESSION;
     /**
      * The backend the balancer assigned this session to, and its name and pool on this event loop. The name is read
@@ -77,6 +81,12 @@ final class BackendLease {
     private volatile SessionMove.Reason pendingMove;
     private String pendingTarget;
     private int moves;
+    /**
+     * A move whose first connection on the new server must first wait for the session's last write there: the
+     * backend it left (to go back to if the wait fails) and why it moved (counted once the wait succeeds).
+     */
+    private Backend movedFrom;
+    private SessionMove.Reason movingFor;
 
     BackendLease(FrontendContext context, ClientSession session) {
         this.context = context;
@@ -84,8 +94,9 @@ final class BackendLease {
     }
 
     /** The command stage that connections are bound to, and its policy. */
-    void attach(BorrowingSession target, CommandPolicy commandPolicy) {
+    void attach(CommandRelayHandler target, CommandPolicy commandPolicy) {
         this.relay = target;
+        this.relayHandler = target;
         this.policy = commandPolicy;
     }
 
@@ -125,7 +136,11 @@ final class BackendLease {
         if (next == null) {
             return false;
         }
+        Backend left = assigned;
         switchTo(next);
+        if (everBound) {
+            awaitsLastWrite(left, null); // its writes, if any, are on the one it left
+        }
         return true;
     }
 
@@ -157,11 +172,10 @@ final class BackendLease {
      */
     SessionMove.Refusal move(SessionMove.Reason reason, String to) {
         SessionMove.Refusal refusal;
-        if (!policy.movesBetweenBackends()) {
-            if (policy.followsSession()) {
-                return null; // read/write splitting: the session's backends are its group's, chosen per statement
-            }
-            refusal = SessionMove.Refusal.SESSION_POOLING;
+        if (!policy.movesBetweenBackends() && policy.followsSession()) {
+            return null; // read/write splitting: the session's backends are its group's, chosen per statement
+        } else if (!policy.movesBetweenBackends()) {
+            refusal = moveSessionPooled(reason, to);
         } else if (ended || assigned == null || assigned.name().equals(to)) {
             return null;
         } else if (connection != null || acquiring) {
@@ -175,6 +189,74 @@ final class BackendLease {
             context.registry().moveRefused(refusal);
         }
         return refusal;
+    }
+
+    /**
+     * Session pooling (decision 104): a session that never had a connection, or starts afresh, moves as in
+     * transaction pooling; one with a connection moves at its next idle moment, by {@link SessionHandover}.
+     */
+    private SessionMove.Refusal moveSessionPooled(SessionMove.Reason reason, String to) {
+        if (!context.serverInfo().hasMariaDbCapabilities()) {
+            return SessionMove.Refusal.SESSION_POOLING; // what a session holds is read from MariaDB's tables
+        } else if (ended || assigned == null || assigned.name().equals(to)) {
+            return null;
+        } else if (connection == null && !acquiring) {
+            return moveNow(reason, to); // no server state yet
+        }
+        pendingMove = reason;
+        pendingTarget = to;
+        if (handover == null) {
+            handover = new SessionHandover(context, session, relayHandler, this);
+        }
+        handover.atIdleMoment();
+        return null;
+    }
+
+    /** Session pooling: the move under way, if one was ever asked for, else {@code null}. */
+    SessionHandover handover() {
+        return handover;
+    }
+
+    /**
+     * Session pooling: counts the session on the backend it is to move to, the one asked for or the balancer's
+     * choice among the others.
+     *
+     * @return it, or {@code null} when none takes sessions
+     */
+    Backend claimTarget() {
+        BackendGroup group = context.group();
+        return pendingTarget != null ? group.claim(pendingTarget) : group.pick(List.of(assigned.name()));
+    }
+
+    /** The move to {@code claimed} did not happen: the balancer counts the session there no more. */
+    void unclaim(Backend claimed) {
+        context.group().sessionEnded(claimed);
+    }
+
+    /** The move asked for is given up (nowhere to go). */
+    void cancelMove() {
+        pendingMove = null;
+        pendingTarget = null;
+    }
+
+    /**
+     * Session pooling: {@code fresh}, a connection of {@code next} made to match the session, replaces the one it
+     * held, which the caller closes. The balancer already counts the session on {@code next}.
+     */
+    void handOver(Backend next, BackendConnection fresh, EventLoopPool from, String schema) {
+        SessionMove.Reason reason = pendingMove;
+        cancelMove();
+        context.group().sessionEnded(assigned);
+        log.debug("client {}: moving from backend {} to {}", session.remoteAddress(), dataSource, next.name());
+        assigned = next;
+        dataSource = next.name();
+        pool = from;
+        session.schema(session.requestedSchema(), schema);
+        connection = fresh;
+        lentFrom = from;
+        fresh.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(fresh));
+        moves++;
+        context.registry().moved(reason);
     }
 
     /** How many times the session moved to another backend. */
@@ -199,10 +281,50 @@ final class BackendLease {
         if (next == null) {
             return SessionMove.Refusal.NO_BACKEND;
         }
+        Backend left = assigned;
         switchTo(next);
+        if (awaitsLastWrite(left, reason)) {
+            return null; // counted once the new server has the session's last write
+        }
         moves++;
         context.registry().moved(reason);
         return null;
+    }
+
+    /**
+     * After the session left {@code left} for another server between transactions: whether its first connection
+     * there must first wait for the session's last write (read/write splitting's causal wait, decision 105). The
+     * backend it first left is kept, to go back to.
+     */
+    private boolean awaitsLastWrite(Backend left, SessionMove.Reason reason) {
+        if (!policy.movedToAnotherServer()) {
+            return false;
+        }
+        if (movedFrom == null) {
+            movedFrom = left; // moved on again before it got there: its write is still on the first one
+        }
+        movingFor = reason;
+        return true;
+    }
+
+    /**
+     * The new server had not applied the session's last write in time: the session goes back to the backend it left
+     * (refused, {@code gtid_wait_timeout}), or, when that one is down, gets the error and is closed.
+     *
+     * @return whether it is back where it was
+     */
+    private boolean undoMove() {
+        Backend left = movedFrom;
+        movedFrom = null;
+        movingFor = null;
+        context.registry().moveRefused(SessionMove.Refusal.GTID_WAIT_TIMEOUT);
+        Backend back = left == null ? null : context.group().reclaim(left.name());
+        if (back == null) {
+            return false;
+        }
+        policy.moveUndone();
+        switchTo(back);
+        return true;
     }
 
     /**
@@ -324,6 +446,16 @@ final class BackendLease {
             acquiring = false;
             if (ended) {
                 from.returnUnused(taken);
+            } else if (error instanceof GtidNotReached && movedFrom != null) {
+                from.returnAsIs(taken); // matched and clean, only behind: it serves another session
+                String left = movedFrom.name();
+                if (undoMove()) {
+                    log.info("client {}: stays on backend {}: {}", session.remoteAddress(), left, error.getMessage());
+                    tryAcquire();
+                } else {
+                    failed(new GtidNotReached("session moved off backend '" + left + "', which is down, and "
+                            + error.getMessage() + ": closing the session rather than let it miss its own write"));
+                }
             } else if (error instanceof FallBackToPrimary) {
                 from.returnAsIs(taken); // matched and clean, only not caught up: it serves another read
                 routed = null;
@@ -356,6 +488,14 @@ final class BackendLease {
         lentFrom = from;
         routed = null;
         everBound = true;
+        if (movedFrom != null && !policy.mustPrepare(taken)) {
+            if (movingFor != null) {
+                moves++; // the move's wait succeeded: it is done
+                context.registry().moved(movingFor);
+            }
+            movedFrom = null;
+            movingFor = null;
+        }
         taken.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(taken));
         onBound.accept(taken);
     }

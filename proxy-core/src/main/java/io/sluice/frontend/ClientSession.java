@@ -212,10 +212,15 @@ public final class ClientSession {
         return handler == null ? null : handler.lease().dataSource();
     }
 
-    /** Whether the session can move at all: its state follows it between connections (transaction pooling). */
+    /**
+     * Whether the session can move at all: its state follows it between connections (transaction pooling), or can be
+     * read from its server and set on another (session pooling on MariaDB).
+     */
     boolean movable() {
         CommandRelayHandler handler = relay;
-        return handler != null && handler.policy().movesBetweenBackends();
+        // Session pooling moves too, on MariaDB (decision 104), where a session's state can be read back.
+        return handler != null && (handler.policy().movesBetweenBackends() || (!handler.policy().followsSession()
+                && handler.context().serverInfo().hasMariaDbCapabilities()));
     }
 
     /** Whether a move asked for earlier waits for the session to let its connection go. Any thread. */
@@ -245,6 +250,9 @@ public final class ClientSession {
         String state = handler == null ? (channel.isActive() ? "login" : "closing") : state(handler);
         String backend = handler == null ? null : handler.lease().dataSource();
         PinReason pin = handler == null ? null : handler.policy().pinnedBy();
+        if (pin == null && handler != null && handler.lease().handover() != null) {
+            pin = handler.lease().handover().refusedFor(); // session pooling: what its server said at the last try
+        }
         int moves = handler == null ? 0 : handler.lease().moves();
         SessionMove.Reason waiting = handler == null ? null : handler.lease().moveWaiting();
         return new SessionSnapshot(connectionId, user, String.valueOf(remoteAddress()), backend, schema,

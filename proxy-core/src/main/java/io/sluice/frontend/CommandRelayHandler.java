@@ -9,6 +9,7 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
+import io.sluice.pooling.GtidNotReached;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
@@ -47,6 +48,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Reasons to stop reading the client; reading resumes when none is left. */
     private static final int SUSPEND_ACQUIRING = 1;
     private static final int SUSPEND_BACKEND_FULL = 2;
+    private static final int SUSPEND_MOVING = 4;
 
     private final FrontendContext context;
     private final ClientSecurity security;
@@ -333,6 +335,12 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         int sequenceId = replySequenceId >= 0 ? replySequenceId
                 : held.isEmpty() ? lastSequenceId + 1 : held.peek().replySequenceId();
         held.dropAll();
+        if (cause instanceof GtidNotReached) {
+            // Moved off a server that is gone to one that lacks the session's last write: closed, never left to
+            // read data older than its own write.
+            failAndClose(lease.acquireFailed(channel.alloc(), sequenceId, cause));
+            return;
+        }
         reply(lease.acquireFailed(channel.alloc(), sequenceId, cause));
         continuation = false;
         resumeReading(SUSPEND_ACQUIRING);
@@ -385,6 +393,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         if (closeWhenIdle) {
             closing.closeIfIdle();
+        }
+        if (lease.movePending() && !followsSession) {
+            lease.handover().atIdleMoment(); // session pooling: a move waits for this session's idle moment
         }
     }
 
@@ -499,6 +510,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         return closing;
     }
 
+    /** What the session's stages share: for a session-pooling move, whether the server is MariaDB. */
+    FrontendContext context() {
+        return context;
+    }
+
     /** The lease and policy, for the session's snapshot. */
     BackendLease lease() {
         return lease;
@@ -511,6 +527,17 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Whether commands flow (the login is done and no COM_CHANGE_USER exchange goes on). */
     boolean isCommandPhase() {
         return state == State.COMMAND;
+    }
+
+    /** Session pooling: a move reads the session's state and swaps its connection; no command may come meanwhile. */
+    void suspendForMove() {
+        suspendReading(SUSPEND_MOVING);
+    }
+
+    /** The move ended, done or not: commands flow again, those held first. */
+    void resumeAfterMove() {
+        resumeReading(SUSPEND_MOVING);
+        sendHeld();
     }
 
     private void suspendReading(int reason) {

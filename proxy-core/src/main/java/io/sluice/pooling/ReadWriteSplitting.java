@@ -3,10 +3,7 @@ package io.sluice.pooling;
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
-import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.CausalWait;
-import io.sluice.balancer.replication.GtidPosition;
-import io.sluice.balancer.replication.MariaDbGtidPosition;
 import io.sluice.config.CausalReads;
 import io.sluice.config.TransactionalReadQueryStrategy;
 import io.sluice.protocol.Command;
@@ -132,25 +129,25 @@ public final class ReadWriteSplitting implements CommandPolicy {
                 done.accept(error);
                 return;
             }
-            GtidPosition position = MariaDbGtidPosition.parse(inner.lastGtid());
-            String sql = CausalWait.sql(position, group.config().causalReadsTimeout());
-            connection.run(new TextQuery(sql, deprecateEof, rows -> {
-                String value = rows.isEmpty() ? null : rows.get(0).values().iterator().next();
-                CausalWait.Outcome outcome = CausalWait.read(position, value);
-                if (outcome == CausalWait.Outcome.REACHED) {
-                    group.causalWait(ReadWriteGroup.CausalOutcome.REACHED);
-                    done.accept(null);
-                } else {
-                    fallBack(outcome == CausalWait.Outcome.TIMED_OUT ? ReadWriteGroup.CausalOutcome.TIMED_OUT
-                            : ReadWriteGroup.CausalOutcome.FAILED, connection, done);
-                }
-            }, failure -> {
-                if (failure.serverError() != null) {
-                    fallBack(ReadWriteGroup.CausalOutcome.FAILED, connection, done); // the replica refused the wait
-                } else {
-                    done.accept(failure); // the connection broke
-                }
-            }));
+            GtidWait.run(connection, inner.lastGtid(), group.config().causalReadsTimeout(), deprecateEof,
+                    new GtidWait.Outcome() {
+                        @Override
+                        public void reached() {
+                            group.causalWait(ReadWriteGroup.CausalOutcome.REACHED);
+                            done.accept(null);
+                        }
+
+                        @Override
+                        public void notReached(CausalWait.Outcome why) {
+                            fallBack(why == CausalWait.Outcome.TIMED_OUT ? ReadWriteGroup.CausalOutcome.TIMED_OUT
+                                    : ReadWriteGroup.CausalOutcome.FAILED, connection, done);
+                        }
+
+                        @Override
+                        public void lost(BackendException cause) {
+                            done.accept(cause); // the connection broke
+                        }
+                    });
         });
     }
 
