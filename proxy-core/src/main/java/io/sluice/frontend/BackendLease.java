@@ -44,8 +44,6 @@ final class BackendLease {
     private final ClientSession session;
     private BorrowingSession relay;
     private CommandRelayHandler relayHandler;
-    /** Session pooling: made when a move is first asked for. */
-    private SessionHandover handover;
     private CommandPolicy policy = CommandPolicy.SESSION;
     /**
      * The backend the balancer assigned this session to, and its name and pool on this event loop. The name is read
@@ -74,23 +72,13 @@ final class BackendLease {
     private long failoverDeadlineNanos;
     /** Pooled connections found broken while restoring this session's variables, in the acquire under way. */
     private int brokenOnSync;
-    /**
-     * A move asked for while the session held a connection (transaction pooling): done when it lets the connection
-     * go. The target is a backend name, or {@code null} for the balancer's choice among the others.
-     */
-    private volatile SessionMove.Reason pendingMove;
-    private String pendingTarget;
-    private int moves;
-    /**
-     * A move whose first connection on the new server must first wait for the session's last write there: the
-     * backend it left (to go back to if the wait fails) and why it moved (counted once the wait succeeds).
-     */
-    private Backend movedFrom;
-    private SessionMove.Reason movingFor;
+    /** Moves asked for, under way, or waiting for the session to let its connection go. */
+    private final LeaseMoves moves;
 
     BackendLease(FrontendContext context, ClientSession session) {
         this.context = context;
         this.session = session;
+        this.moves = new LeaseMoves(this, context, session);
     }
 
     /** The command stage that connections are bound to, and its policy. */
@@ -139,7 +127,7 @@ final class BackendLease {
         Backend left = assigned;
         switchTo(next);
         if (everBound) {
-            awaitsLastWrite(left, null); // its writes, if any, are on the one it left
+            moves.awaitsLastWrite(left, null); // its writes, if any, are on the one it left
         }
         return true;
     }
@@ -149,7 +137,7 @@ final class BackendLease {
      * logged in with (an alias maps to each data source's own) is resolved again for the new backend; a schema the
      * session changed to since is kept: it is a real schema, which the follower selects on the new connection.
      */
-    private void switchTo(Backend next) {
+    void switchTo(Backend next) {
         String loggedInSchema = context.resolveSchema(session.requestedSchema(), dataSource);
         boolean schemaAsLoggedIn = Objects.equals(session.schema(), loggedInSchema);
         context.group().sessionEnded(assigned);
@@ -161,82 +149,9 @@ final class BackendLease {
         }
     }
 
-    /**
-     * Moves the session to another backend of the group, between transactions (transaction pooling): at once when it
-     * holds no connection, else as soon as it lets its connection go. Its next connection, on the new backend, is
-     * made to match it as every connection is (variables, schema, user variables; prepared statements are prepared
-     * again on first use). On the session's event loop.
-     *
-     * @param to the backend to move to, or {@code null} for the balancer's choice among the others
-     * @return {@code null} when the session moved or will move, else why it stays (counted)
-     */
-    SessionMove.Refusal move(SessionMove.Reason reason, String to) {
-        SessionMove.Refusal refusal;
-        if (!policy.movesBetweenBackends() && policy.followsSession()) {
-            return null; // read/write splitting: the session's backends are its group's, chosen per statement
-        } else if (!policy.movesBetweenBackends()) {
-            refusal = moveSessionPooled(reason, to);
-        } else if (ended || assigned == null || assigned.name().equals(to)) {
-            return null;
-        } else if (connection != null || acquiring) {
-            pendingMove = reason; // a pinned session moves once what pins it ends
-            pendingTarget = to;
-            refusal = policy.pinnedBy() != null ? SessionMove.Refusal.PINNED : null;
-        } else {
-            refusal = moveNow(reason, to);
-        }
-        if (refusal != null) {
-            context.registry().moveRefused(refusal);
-        }
-        return refusal;
-    }
-
-    /**
-     * Session pooling (decision 104): a session that never had a connection, or starts afresh, moves as in
-     * transaction pooling; one with a connection moves at its next idle moment, by {@link SessionHandover}.
-     */
-    private SessionMove.Refusal moveSessionPooled(SessionMove.Reason reason, String to) {
-        if (!context.serverInfo().hasMariaDbCapabilities()) {
-            return SessionMove.Refusal.SESSION_POOLING; // what a session holds is read from MariaDB's tables
-        } else if (ended || assigned == null || assigned.name().equals(to)) {
-            return null;
-        } else if (connection == null && !acquiring) {
-            return moveNow(reason, to); // no server state yet
-        }
-        pendingMove = reason;
-        pendingTarget = to;
-        if (handover == null) {
-            handover = new SessionHandover(context, session, relayHandler, this);
-        }
-        handover.atIdleMoment();
-        return null;
-    }
-
-    /** Session pooling: the move under way, if one was ever asked for, else {@code null}. */
-    SessionHandover handover() {
-        return handover;
-    }
-
-    /**
-     * Session pooling: counts the session on the backend it is to move to, the one asked for or the balancer's
-     * choice among the others.
-     *
-     * @return it, or {@code null} when none takes sessions
-     */
-    Backend claimTarget() {
-        BackendGroup group = context.group();
-        return pendingTarget != null ? group.claim(pendingTarget) : group.pick(List.of(assigned.name()));
-    }
-
-    /** The move to {@code claimed} did not happen: the balancer counts the session there no more. */
-    void unclaim(Backend claimed) {
-        context.group().sessionEnded(claimed);
-    }
-
-    /** The move asked for is given up (nowhere to go). */
-    void cancelMove() {
-        pendingMove = null;
-        pendingTarget = null;
+    /** Where the session moves, and how (transaction pooling's re-pointing, session pooling's handover). */
+    LeaseMoves moves() {
+        return moves;
     }
 
     /**
@@ -244,8 +159,6 @@ final class BackendLease {
      * held, which the caller closes. The balancer already counts the session on {@code next}.
      */
     void handOver(Backend next, BackendConnection fresh, EventLoopPool from, String schema) {
-        SessionMove.Reason reason = pendingMove;
-        cancelMove();
         context.group().sessionEnded(assigned);
         log.debug("client {}: moving from backend {} to {}", session.remoteAddress(), dataSource, next.name());
         assigned = next;
@@ -255,76 +168,23 @@ final class BackendLease {
         connection = fresh;
         lentFrom = from;
         fresh.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(fresh));
-        moves++;
-        context.registry().moved(reason);
     }
 
-    /** How many times the session moved to another backend. */
-    int moves() {
-        return moves;
+    /** The backend the session is assigned to, {@code null} once it ended. */
+    Backend assigned() {
+        return assigned;
     }
 
-    /** Why a move waits for the session to let its connection go, or {@code null}. */
-    SessionMove.Reason moveWaiting() {
-        return pendingMove;
+    boolean isEnded() {
+        return ended;
     }
 
-    /** Whether a move waits for the session to let its connection go. Any thread. */
-    boolean movePending() {
-        return pendingMove != null;
+    CommandPolicy policy() {
+        return policy;
     }
 
-    private SessionMove.Refusal moveNow(SessionMove.Reason reason, String to) {
-        pendingMove = null;
-        BackendGroup group = context.group();
-        Backend next = to != null ? group.claim(to) : group.pick(List.of(assigned.name()));
-        if (next == null) {
-            return SessionMove.Refusal.NO_BACKEND;
-        }
-        Backend left = assigned;
-        switchTo(next);
-        if (awaitsLastWrite(left, reason)) {
-            return null; // counted once the new server has the session's last write
-        }
-        moves++;
-        context.registry().moved(reason);
-        return null;
-    }
-
-    /**
-     * After the session left {@code left} for another server between transactions: whether its first connection
-     * there must first wait for the session's last write (read/write splitting's causal wait, decision 105). The
-     * backend it first left is kept, to go back to.
-     */
-    private boolean awaitsLastWrite(Backend left, SessionMove.Reason reason) {
-        if (!policy.movedToAnotherServer()) {
-            return false;
-        }
-        if (movedFrom == null) {
-            movedFrom = left; // moved on again before it got there: its write is still on the first one
-        }
-        movingFor = reason;
-        return true;
-    }
-
-    /**
-     * The new server had not applied the session's last write in time: the session goes back to the backend it left
-     * (refused, {@code gtid_wait_timeout}), or, when that one is down, gets the error and is closed.
-     *
-     * @return whether it is back where it was
-     */
-    private boolean undoMove() {
-        Backend left = movedFrom;
-        movedFrom = null;
-        movingFor = null;
-        context.registry().moveRefused(SessionMove.Refusal.GTID_WAIT_TIMEOUT);
-        Backend back = left == null ? null : context.group().reclaim(left.name());
-        if (back == null) {
-            return false;
-        }
-        policy.moveUndone();
-        switchTo(back);
-        return true;
+    CommandRelayHandler relayHandler() {
+        return relayHandler;
     }
 
     /**
@@ -380,10 +240,7 @@ final class BackendLease {
             // Two acquires would each bind a connection, and the first would stay lent to nobody, its slot taken.
             throw new IllegalStateException("acquire while " + (acquiring ? "another is under way" : "one is held"));
         }
-        SessionMove.Reason move = pendingMove;
-        if (move != null) {
-            moveNow(move, pendingTarget); // asked for while the session held its last connection
-        }
+        moves.beforeAcquire(); // a move asked for while the session held its last connection
         if (!split && (!everBound || policy.movesBetweenBackends()) && !assigned.acceptsSessions()) {
             reassign(null); // assigned at login (or, transaction pooling, between transactions), and it left rotation
         }
@@ -446,10 +303,10 @@ final class BackendLease {
             acquiring = false;
             if (ended) {
                 from.returnUnused(taken);
-            } else if (error instanceof GtidNotReached && movedFrom != null) {
+            } else if (error instanceof GtidNotReached && moves.awaitingLastWrite()) {
                 from.returnAsIs(taken); // matched and clean, only behind: it serves another session
-                String left = movedFrom.name();
-                if (undoMove()) {
+                String left = moves.leftBackend();
+                if (moves.undoMove()) {
                     log.info("client {}: stays on backend {}: {}", session.remoteAddress(), left, error.getMessage());
                     tryAcquire();
                 } else {
@@ -488,14 +345,7 @@ final class BackendLease {
         lentFrom = from;
         routed = null;
         everBound = true;
-        if (movedFrom != null && !policy.mustPrepare(taken)) {
-            if (movingFor != null) {
-                moves++; // the move's wait succeeded: it is done
-                context.registry().moved(movingFor);
-            }
-            movedFrom = null;
-            movingFor = null;
-        }
+        moves.bound(taken);
         taken.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(taken));
         onBound.accept(taken);
     }
@@ -550,10 +400,7 @@ final class BackendLease {
         BackendConnection done = connection;
         connection = null;
         lentFrom.returnAsIs(done);
-        SessionMove.Reason move = pendingMove;
-        if (move != null && moveNow(move, pendingTarget) != null) {
-            context.registry().moveRefused(SessionMove.Refusal.NO_BACKEND);
-        }
+        moves.afterGiveBack();
     }
 
     /** The session starts afresh (COM_RESET_CONNECTION, COM_CHANGE_USER): the connection goes back to be reset. */

@@ -226,11 +226,11 @@ public final class ClientSession {
     /** Whether a move asked for earlier waits for the session to let its connection go. Any thread. */
     boolean movePending() {
         CommandRelayHandler handler = relay;
-        return handler != null && handler.lease().movePending();
+        return handler != null && handler.lease().moves().movePending();
     }
 
     /**
-     * Moves the session to another backend between transactions (see {@link BackendLease#move}). Any thread: runs
+     * Moves the session to another backend between transactions (see {@link LeaseMoves#move}). Any thread: runs
      * on the session's loop; a refusal is counted there.
      *
      * @param to the backend to move to, or {@code null} for the balancer's choice among the others
@@ -239,7 +239,7 @@ public final class ClientSession {
         channel.eventLoop().execute(() -> {
             CommandRelayHandler handler = relay;
             if (handler != null && handler.isCommandPhase()) {
-                handler.lease().move(reason, to);
+                handler.lease().moves().move(reason, to);
             }
         });
     }
@@ -250,11 +250,11 @@ public final class ClientSession {
         String state = handler == null ? (channel.isActive() ? "login" : "closing") : state(handler);
         String backend = handler == null ? null : handler.lease().dataSource();
         PinReason pin = handler == null ? null : handler.policy().pinnedBy();
-        if (pin == null && handler != null && handler.lease().handover() != null) {
-            pin = handler.lease().handover().refusedFor(); // session pooling: what its server said at the last try
+        if (pin == null && handler != null && handler.lease().moves().handover() != null) {
+            pin = handler.lease().moves().handover().refusedFor(); // session pooling: its server said so last
         }
-        int moves = handler == null ? 0 : handler.lease().moves();
-        SessionMove.Reason waiting = handler == null ? null : handler.lease().moveWaiting();
+        int moves = handler == null ? 0 : handler.lease().moves().count();
+        SessionMove.Reason waiting = handler == null ? null : handler.lease().moves().waiting();
         return new SessionSnapshot(connectionId, user, String.valueOf(remoteAddress()), backend, schema,
                 state, connectedAtMillis, pin == null ? null : pin.label(), moves,
                 waiting == null ? null : waiting.label());

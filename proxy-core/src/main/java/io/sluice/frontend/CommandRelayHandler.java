@@ -394,8 +394,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (closeWhenIdle) {
             closing.closeIfIdle();
         }
-        if (lease.movePending() && !followsSession) {
-            lease.handover().atIdleMoment(); // session pooling: a move waits for this session's idle moment
+        if (!followsSession && lease.moves().movePending()) {
+            lease.moves().handover().atIdleMoment(); // session pooling: a move waits for this session's idle moment
         }
     }
 

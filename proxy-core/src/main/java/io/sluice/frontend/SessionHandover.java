@@ -78,7 +78,7 @@ final class SessionHandover {
     /** A move was asked for, or a response ended: starts the move if the session is idle outside a transaction. */
     void atIdleMoment() {
         BackendConnection old = lease.connection();
-        if (running || !lease.movePending() || old == null || System.nanoTime() - retryAfterNanos < 0
+        if (running || !lease.moves().movePending() || old == null || System.nanoTime() - retryAfterNanos < 0
                 || !relay.isCommandPhase() || !relay.isQuiet() || !old.isBetweenCommands() || old.runsOwnCommand()
                 || old.tracker().inTransaction()) {
             return; // a statement, a transaction or a refusal under way: the next idle moment tries again
@@ -170,7 +170,7 @@ final class SessionHandover {
     }
 
     private void takeTarget(BackendConnection old, SessionVariables wanted, String schema, String lastGtid) {
-        Backend next = lease.claimTarget();
+        Backend next = lease.moves().claimTarget();
         if (next == null) {
             refuse(null, SessionMove.Refusal.NO_BACKEND);
             return;
@@ -181,7 +181,7 @@ final class SessionHandover {
             if (!f.isSuccess()) {
                 log.debug("client {}: no connection of {} to move to: {}", session.remoteAddress(), next.name(),
                         f.cause().toString());
-                lease.unclaim(next);
+                lease.moves().unclaim(next);
                 refuse(null, SessionMove.Refusal.NO_BACKEND);
                 return;
             }
@@ -199,7 +199,7 @@ final class SessionHandover {
                     log.info("client {}: stays on backend {}: restoring its state on {} failed: {}",
                             session.remoteAddress(), lease.dataSource(), next.name(), error.getMessage());
                     fresh.close();
-                    lease.unclaim(next);
+                    lease.moves().unclaim(next);
                     refuse(null, SessionMove.Refusal.FAILED);
                 }
             }));
@@ -225,13 +225,13 @@ final class SessionHandover {
                         log.info("client {}: stays on backend {}: {} had not applied its last write {} ({})",
                                 session.remoteAddress(), lease.dataSource(), next.name(), lastGtid, why);
                         fresh.close(); // it has the session's variables: another session's would differ
-                        lease.unclaim(next);
+                        lease.moves().unclaim(next);
                         refuse(null, SessionMove.Refusal.GTID_WAIT_TIMEOUT);
                     }
 
                     @Override
                     public void lost(BackendException cause) {
-                        lease.unclaim(next);
+                        lease.moves().unclaim(next);
                         refuse(null, SessionMove.Refusal.FAILED);
                     }
                 });
@@ -243,11 +243,11 @@ final class SessionHandover {
                 || lease.connection() != old || !relay.isCommandPhase()) {
             // The old connection broke (or the session ended) meanwhile: nothing to move any more.
             from.returnUnused(fresh);
-            lease.unclaim(next);
+            lease.moves().unclaim(next);
             done();
             return;
         }
-        lease.handOver(next, fresh, from, schema);
+        lease.moves().handedOver(next, fresh, from, schema);
         old.close(); // its state is the session's, copied: it goes back to no other session
         refusedFor = null;
         done();
@@ -258,7 +258,7 @@ final class SessionHandover {
         retryAfterNanos = System.nanoTime() + RETRY_NANOS;
         context.registry().moveRefused(refusal);
         if (refusal != SessionMove.Refusal.PINNED) {
-            lease.cancelMove(); // nowhere to go: a later drain, down or rebalance asks again
+            lease.moves().cancelMove(); // nowhere to go: a later drain, down or rebalance asks again
         }
         done();
     }
