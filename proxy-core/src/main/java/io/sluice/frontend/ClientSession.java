@@ -218,9 +218,7 @@ public final class ClientSession {
      */
     boolean movable() {
         CommandRelayHandler handler = relay;
-        // Session pooling moves too, on MariaDB (decision 104), where a session's state can be read back.
-        return handler != null && (handler.policy().movesBetweenBackends() || (!handler.policy().followsSession()
-                && handler.context().serverInfo().hasMariaDbCapabilities()));
+        return handler != null && handler.lease().moves().movable();
     }
 
     /** Whether a move asked for earlier waits for the session to let its connection go. Any thread. */

@@ -335,9 +335,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         int sequenceId = replySequenceId >= 0 ? replySequenceId
                 : held.isEmpty() ? lastSequenceId + 1 : held.peek().replySequenceId();
         held.dropAll();
-        if (cause instanceof GtidNotReached) {
-            // Moved off a server that is gone to one that lacks the session's last write: closed, never left to
-            // read data older than its own write.
+        if (cause instanceof GtidNotReached) { // moved off a server that is gone to one that lacks its last write
             failAndClose(lease.acquireFailed(channel.alloc(), sequenceId, cause));
             return;
         }
@@ -510,11 +508,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         return closing;
     }
 
-    /** What the session's stages share: for a session-pooling move, whether the server is MariaDB. */
-    FrontendContext context() {
-        return context;
-    }
-
     /** The lease and policy, for the session's snapshot. */
     BackendLease lease() {
         return lease;
@@ -529,15 +522,14 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         return state == State.COMMAND;
     }
 
-    /** Session pooling: a move reads the session's state and swaps its connection; no command may come meanwhile. */
-    void suspendForMove() {
-        suspendReading(SUSPEND_MOVING);
-    }
-
-    /** The move ended, done or not: commands flow again, those held first. */
-    void resumeAfterMove() {
-        resumeReading(SUSPEND_MOVING);
-        sendHeld();
+    /** Session pooling: no command may come while a move reads the session's state and swaps its connection. */
+    void moving(boolean underWay) {
+        if (underWay) {
+            suspendReading(SUSPEND_MOVING);
+        } else {
+            resumeReading(SUSPEND_MOVING);
+            sendHeld(); // those held first
+        }
     }
 
     private void suspendReading(int reason) {

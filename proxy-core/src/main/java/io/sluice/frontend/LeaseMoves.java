@@ -93,6 +93,16 @@ final class LeaseMoves {
         return null;
     }
 
+    /**
+     * Whether the session can move at all: its state follows it between connections (transaction pooling), or can be
+     * read from its server and set on another (session pooling on MariaDB, decision 104). Any thread.
+     */
+    boolean movable() {
+        CommandPolicy policy = lease.policy();
+        return policy.movesBetweenBackends()
+                || (!policy.followsSession() && context.serverInfo().hasMariaDbCapabilities());
+    }
+
     /** Session pooling: the move under way, if one was ever asked for, else {@code null}. */
     SessionHandover handover() {
         return handover;

@@ -53,7 +53,20 @@ final class SessionHandover {
             + " UNION ALL SELECT CONCAT('#', VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.SESSION_STATUS"
             + " WHERE VARIABLE_NAME IN ('" + String.join("', '", COUNTERS) + "')"
             + " UNION ALL SELECT '#SCHEMA', DATABASE() UNION ALL SELECT '#IN_TRANSACTION', @@in_transaction"
-            + " UNION ALL SELECT '#LAST_GTID', @@last_gtid";
+            + " UNION ALL SELECT '#LAST_GTID', @@last_gtid UNION ALL SELECT '#LAST_INSERT_ID', LAST_INSERT_ID()";
+
+    /** What the session's server said of it, to be set on the new connection. */
+    private record Snapshot(SessionVariables wanted, String schema, String lastGtid, String lastInsertId) {
+        /** The one statement that makes a fresh connection match, or {@code null}. */
+        String statement() {
+            String variables = SessionVariables.syncStatement(new SessionVariables(), wanted, Map.of());
+            if (lastInsertId == null || lastInsertId.equals("0")) {
+                return variables;
+            }
+            // LAST_INSERT_ID() is the session's too (a digit string from the server: nothing to quote)
+            return "SET last_insert_id = " + lastInsertId + (variables == null ? "" : ", " + variables.substring(4));
+        }
+    }
 
     private final FrontendContext context;
     private final ClientSession session;
@@ -84,8 +97,20 @@ final class SessionHandover {
             return; // a statement, a transaction or a refusal under way: the next idle moment tries again
         }
         running = true;
-        relay.suspendForMove(); // no client command may reach the old connection once its state is read
+        relay.moving(true); // no client command may reach the old connection once its state is read
         boolean deprecateEof = session.key().deprecateEof();
+        // A query with tables would clear warnings the client may still read (SHOW WARNINGS); reading the count
+        // does not. With warnings left, the next idle moment tries again.
+        old.run(new TextQuery("SELECT @@warning_count AS w", deprecateEof, rows -> {
+            if (rows.size() == 1 && "0".equals(rows.get(0).get("w"))) {
+                readSnapshot(old, deprecateEof);
+            } else {
+                done();
+            }
+        }, failure -> lost(failure)));
+    }
+
+    private void readSnapshot(BackendConnection old, boolean deprecateEof) {
         old.run(new TextQuery(SNAPSHOT, deprecateEof, rows -> snapshotRead(old, rows), failure -> {
             if (failure.serverError() != null) {
                 refuse(null, SessionMove.Refusal.FAILED); // not MariaDB enough to be read: it stays
@@ -100,6 +125,7 @@ final class SessionHandover {
         Map<String, Long> counters = new HashMap<>();
         String schema = null;
         String lastGtid = null;
+        String lastInsertId = null;
         boolean inTransaction = false;
         for (Map<String, String> row : rows) {
             String name = row.get("n");
@@ -110,12 +136,15 @@ final class SessionHandover {
                 schema = value;
             } else if (name.equals("#LAST_GTID")) {
                 lastGtid = value == null || value.isEmpty() ? null : value;
+            } else if (name.equals("#LAST_INSERT_ID")) {
+                lastInsertId = value;
             } else if (name.equals("#IN_TRANSACTION")) {
                 inTransaction = "1".equals(value);
             } else if (name.startsWith("#")) {
                 counters.put(name.substring(1), value == null ? 0 : Long.parseLong(value.strip()));
-            } else if (value != null && !NOT_CARRIED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-                wanted.put(name, value);
+            } else if (!NOT_CARRIED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                wanted.put(name, value == null ? "NULL" : value); // character_set_results = NULL, for one
+
             }
         }
         PinReason pin = inTransaction ? null : pinnedBy(counters);
@@ -127,13 +156,12 @@ final class SessionHandover {
             refuse(pin, SessionMove.Refusal.PINNED);
             return;
         }
-        String finalSchema = schema;
-        String finalGtid = lastGtid;
+        Snapshot snapshot = new Snapshot(wanted, schema, lastGtid, lastInsertId);
         old.run(new ReadUserVariables(old, session.key().deprecateEof(), new ReadUserVariables.Outcome() {
             @Override
             public void read(Map<String, String> literals) {
                 wanted.userVariables(literals);
-                takeTarget(old, wanted, finalSchema, finalGtid);
+                takeTarget(old, snapshot);
             }
 
             @Override
@@ -169,14 +197,14 @@ final class SessionHandover {
         return null;
     }
 
-    private void takeTarget(BackendConnection old, SessionVariables wanted, String schema, String lastGtid) {
+    private void takeTarget(BackendConnection old, Snapshot snapshot) {
         Backend next = lease.moves().claimTarget();
         if (next == null) {
             refuse(null, SessionMove.Refusal.NO_BACKEND);
             return;
         }
         EventLoopPool from = context.pool(next.name()).forLoop(session.eventLoop());
-        Future<BackendConnection> acquired = from.acquire(session.key(), schema);
+        Future<BackendConnection> acquired = from.acquire(session.key(), snapshot.schema());
         acquired.addListener(f -> {
             if (!f.isSuccess()) {
                 log.debug("client {}: no connection of {} to move to: {}", session.remoteAddress(), next.name(),
@@ -186,14 +214,14 @@ final class SessionHandover {
                 return;
             }
             BackendConnection fresh = (BackendConnection) f.getNow();
-            String statement = SessionVariables.syncStatement(new SessionVariables(), wanted, Map.of());
+            String statement = snapshot.statement();
             if (statement == null) {
-                awaitLastWrite(old, fresh, from, next, schema, lastGtid);
+                awaitLastWrite(old, fresh, from, next, snapshot);
                 return;
             }
             fresh.run(new SetSessionVariables(statement, error -> {
                 if (error == null) {
-                    awaitLastWrite(old, fresh, from, next, schema, lastGtid);
+                    awaitLastWrite(old, fresh, from, next, snapshot);
                 } else {
                     // Half set, or the server refused a value: the new connection is closed, the session stays.
                     log.info("client {}: stays on backend {}: restoring its state on {} failed: {}",
@@ -208,7 +236,9 @@ final class SessionHandover {
 
     /** The new server must have applied the session's last write before it serves the session (decision 105). */
     private void awaitLastWrite(BackendConnection old, BackendConnection fresh, EventLoopPool from, Backend next,
-            String schema, String lastGtid) {
+            Snapshot snapshot) {
+        String schema = snapshot.schema();
+        String lastGtid = snapshot.lastGtid();
         if (lastGtid == null) {
             swap(old, fresh, from, next, schema);
             return;
@@ -241,8 +271,9 @@ final class SessionHandover {
             String schema) {
         if (!old.isBetweenCommands() || old.runsOwnCommand() || !old.channel().isActive()
                 || lease.connection() != old || !relay.isCommandPhase()) {
-            // The old connection broke (or the session ended) meanwhile: nothing to move any more.
-            from.returnUnused(fresh);
+            // The old connection broke, the session ended, or a command slipped in: not now. The new connection
+            // has the session's variables, not a pooled connection's: closed.
+            fresh.close();
             lease.moves().unclaim(next);
             done();
             return;
@@ -257,8 +288,12 @@ final class SessionHandover {
         refusedFor = pin;
         retryAfterNanos = System.nanoTime() + RETRY_NANOS;
         context.registry().moveRefused(refusal);
-        if (refusal != SessionMove.Refusal.PINNED) {
-            lease.moves().cancelMove(); // nowhere to go: a later drain, down or rebalance asks again
+        boolean passing = refusal == SessionMove.Refusal.PINNED || refusal == SessionMove.Refusal.GTID_WAIT_TIMEOUT;
+        if (!passing || lease.moves().waiting() == SessionMove.Reason.REBALANCE) {
+            // Nowhere to go, or only a rebalance, which picks another session: a later drain, down or rebalance
+            // asks again. A session on a drained or down backend that is pinned, or whose target lacks its last
+            // write, keeps trying at its idle moments, once a second at most.
+            lease.moves().cancelMove();
         }
         done();
     }
@@ -271,6 +306,6 @@ final class SessionHandover {
 
     private void done() {
         running = false;
-        relay.resumeAfterMove();
+        relay.moving(false);
     }
 }

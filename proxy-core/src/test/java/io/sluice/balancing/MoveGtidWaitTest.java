@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * A session that moves to another server waits there for its last write first (issue #31 with read/write
  * splitting's causal wait): a primary and a GTID replica of it are two backends of one group in transaction
  * pooling; the replica's SQL thread is stopped, so it lacks the session's write. Without the wait, the session's
- * next read on the replica would miss its own row.
+ * next read on the replica would miss its own row. Both pooling modes.
  */
 class MoveGtidWaitTest {
 
@@ -96,6 +96,57 @@ class MoveGtidWaitTest {
                         .hasMessageContaining("closing the session");
                 assertThat(d.isValid(2)).isFalse();
                 d.close();
+            }
+        }
+    }
+
+    @Test
+    void inSessionPoolingTheHandoverWaitsForTheLastWriteToo() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("movegtidsp", 1)) {
+            servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)");
+            servers.awaitCaughtUp();
+            ProxyConfig config = ProxyConfig.builder()
+                    .port(0)
+                    .pooling(new PoolingConfig(PoolingMode.SESSION,
+                            PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE, 0))
+                    .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                    .loadBalancer(Policy.ROUND_ROBIN)
+                    .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
+                    .dataSource(dataSource("primary", servers.primary()))
+                    .dataSource(dataSource("replica", servers.replica(0)))
+                    .build();
+            try (Sluice sluice = Sluice.start(config)) {
+                assertThat(sluice.drain("replica")).isTrue();
+                Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(),
+                        "app", ""), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+                Statement s = c.createStatement();
+                assertThat(port(s)).isEqualTo(servers.primary().port());
+                assertThat(sluice.undrain("replica")).isTrue();
+                servers.stopApplying(0);
+                s.executeUpdate("INSERT INTO t VALUES (1)");
+                assertThat(sluice.drain("primary")).isTrue();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (refused(sluice, "gtid_wait_timeout") == 0) {
+                    assertThat(System.nanoTime()).as("no gtid wait timed out").isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+                // The session stayed on its connection to the primary, where its row is.
+                assertThat(port(s)).isEqualTo(servers.primary().port());
+                assertThat(count(s)).isEqualTo(1);
+                assertThat(moves(sluice, "drain")).isZero();
+
+                // The replica catches up: at an idle moment a second later the session moves there.
+                servers.startApplying(0);
+                servers.awaitCaughtUp();
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (port(s) != servers.replica(0).port()) {
+                    assertThat(System.nanoTime()).as("the session never moved").isLessThan(deadline);
+                    Thread.sleep(100);
+                }
+                assertThat(count(s)).isEqualTo(1);
+                assertThat(moves(sluice, "drain")).isEqualTo(1);
+                s.close();
+                c.close();
             }
         }
     }
