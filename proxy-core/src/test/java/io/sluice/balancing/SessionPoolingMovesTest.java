@@ -151,6 +151,9 @@ class SessionPoolingMovesTest {
                 assertThat(rs.getInt(1)).isEqualTo(42);
             }
             assertThat(sluice.sessions()).filteredOn(s -> s.moves() == 1).hasSize(2);
+            // The moved sessions' old connections were closed, not pooled: b keeps the two pinned sessions' only.
+            assertThat(sluice.backends()).filteredOn(b -> b.state().name().equals("b")).singleElement()
+                    .satisfies(b -> assertThat(b.openConnections()).isEqualTo(2));
 
             temporary.close();
             prepared.close();
