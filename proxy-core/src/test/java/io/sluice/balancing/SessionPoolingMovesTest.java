@@ -128,7 +128,8 @@ class SessionPoolingMovesTest {
                 String now = cluster.backendOf(session.connection());
                 if (session.backend().equals("b")) {
                     assertThat(now).isIn("a", "c");
-                    assertThat(connectionId(session.connection())).isNotEqualTo(session.connectionId());
+                    assertThat(oldConnectionClosed(session.connectionId())).as("b's connection %d closed",
+                            session.connectionId()).isTrue();
                 } else {
                     assertThat(now).isEqualTo(session.backend());
                     assertThat(connectionId(session.connection())).isEqualTo(session.connectionId());
@@ -161,6 +162,28 @@ class SessionPoolingMovesTest {
                 session.connection().close();
             }
             assertThat(sluice.undrain("b")).isTrue();
+        }
+    }
+
+    /** Whether server b no longer has the connection {@code id} (polls a little: the close reaches it late). */
+    private static boolean oldConnectionClosed(long id) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        try (Connection direct = cluster.server("b").rootConnection();
+             PreparedStatement ps = direct.prepareStatement(
+                     "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?")) {
+            ps.setLong(1, id);
+            while (true) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getInt(1) == 0) {
+                        return true;
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                Thread.sleep(20);
+            }
         }
     }
 
