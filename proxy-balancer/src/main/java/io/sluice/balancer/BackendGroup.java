@@ -165,6 +165,17 @@ public final class BackendGroup {
         return backend != null && !backend.isUp() && !backend.isDraining() ? started(backend) : null;
     }
 
+    /**
+     * Counts a session back on the backend it just left, if that backend is still up (drained is fine: the session
+     * only returns to what it has not left yet). A move that could not complete is undone this way.
+     *
+     * @return the backend, or {@code null} when it is down or gone
+     */
+    public Backend reclaim(String name) {
+        Backend backend = backend(name);
+        return backend != null && backend.status() != BackendStatus.DOWN ? started(backend) : null;
+    }
+
     private static Backend started(Backend chosen) {
         if (chosen != null) {
             chosen.sessionStarted();

@@ -8,9 +8,9 @@ import java.util.Objects;
  * @param mode {@link PoolingMode#SESSION} (the default) or {@link PoolingMode#TRANSACTION}
  * @param preparedStatementCacheSize in TRANSACTION mode, how many prepared statements each backend connection keeps;
  *     the least recently used one beyond it is closed on the server
- * @param sessionMovesPerSecond in TRANSACTION mode, how many sessions per second move to a backend that comes (back)
- *     into rotation, to spread them as the balancer would; 0 turns rebalancing off (sessions still leave a drained or
- *     down backend between their transactions)
+ * @param sessionMovesPerSecond how many sessions per second move to a backend that comes (back) into rotation, to
+ *     spread them as the balancer would; 0 turns rebalancing off (sessions still leave a drained or down backend
+ *     between their transactions; in SESSION mode on MariaDB only, decision 104)
  */
 public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize, int sessionMovesPerSecond) {
 

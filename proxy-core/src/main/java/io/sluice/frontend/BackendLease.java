@@ -12,6 +12,7 @@ import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.pooling.FallBackToPrimary;
+import io.sluice.pooling.GtidNotReached;
 import io.sluice.pooling.ReadWriteGroup;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets.BackendError;
@@ -43,6 +44,7 @@ final class BackendLease {
     private final FrontendContext context;
     private final ClientSession session;
     private BorrowingSession relay;
+    private CommandRelayHandler relayHandler;
     private CommandPolicy policy = CommandPolicy.SESSION;
     /**
      * The backend the balancer assigned this session to, and its name and pool on this event loop. The name is read
@@ -75,22 +77,19 @@ final class BackendLease {
     private long failoverDeadlineNanos;
     /** Pooled connections found broken while restoring this session's variables, in the acquire under way. */
     private int brokenOnSync;
-    /**
-     * A move asked for while the session held a connection (transaction pooling): done when it lets the connection
-     * go. The target is a backend name, or {@code null} for the balancer's choice among the others.
-     */
-    private volatile SessionMove.Reason pendingMove;
-    private String pendingTarget;
-    private int moves;
+    /** Moves asked for, under way, or waiting for the session to let its connection go. */
+    private final LeaseMoves moves;
 
     BackendLease(FrontendContext context, ClientSession session) {
         this.context = context;
         this.session = session;
+        this.moves = new LeaseMoves(this, context, session);
     }
 
     /** The command stage that connections are bound to, and its policy. */
-    void attach(BorrowingSession target, CommandPolicy commandPolicy) {
+    void attach(CommandRelayHandler target, CommandPolicy commandPolicy) {
         this.relay = target;
+        this.relayHandler = target;
         this.policy = commandPolicy;
     }
 
@@ -146,7 +145,11 @@ final class BackendLease {
         if (next == null) {
             return false;
         }
+        Backend left = assigned;
         switchTo(next);
+        if (everBound) {
+            moves.awaitsLastWrite(left, null); // its writes, if any, are on the one it left
+        }
         return true;
     }
 
@@ -155,7 +158,7 @@ final class BackendLease {
      * logged in with (an alias maps to each data source's own) is resolved again for the new backend; a schema the
      * session changed to since is kept: it is a real schema, which the follower selects on the new connection.
      */
-    private void switchTo(Backend next) {
+    void switchTo(Backend next) {
         String loggedInSchema = context.resolveSchema(session.requestedSchema(), dataSource);
         boolean schemaAsLoggedIn = Objects.equals(session.schema(), loggedInSchema);
         context.group().sessionEnded(assigned);
@@ -167,63 +170,42 @@ final class BackendLease {
         }
     }
 
-    /**
-     * Moves the session to another backend of the group, between transactions (transaction pooling): at once when it
-     * holds no connection, else as soon as it lets its connection go. Its next connection, on the new backend, is
-     * made to match it as every connection is (variables, schema, user variables; prepared statements are prepared
-     * again on first use). On the session's event loop.
-     *
-     * @param to the backend to move to, or {@code null} for the balancer's choice among the others
-     * @return {@code null} when the session moved or will move, else why it stays (counted)
-     */
-    SessionMove.Refusal move(SessionMove.Reason reason, String to) {
-        SessionMove.Refusal refusal;
-        if (!policy.movesBetweenBackends()) {
-            if (policy.followsSession()) {
-                return null; // read/write splitting: the session's backends are its group's, chosen per statement
-            }
-            refusal = SessionMove.Refusal.SESSION_POOLING;
-        } else if (ended || assigned == null || assigned.name().equals(to)) {
-            return null;
-        } else if (connection != null || acquiring) {
-            pendingMove = reason; // a pinned session moves once what pins it ends
-            pendingTarget = to;
-            refusal = policy.pinnedBy() != null ? SessionMove.Refusal.PINNED : null;
-        } else {
-            refusal = moveNow(reason, to);
-        }
-        if (refusal != null) {
-            context.registry().moveRefused(refusal);
-        }
-        return refusal;
-    }
-
-    /** How many times the session moved to another backend. */
-    int moves() {
+    /** Where the session moves, and how (transaction pooling's re-pointing, session pooling's handover). */
+    LeaseMoves moves() {
         return moves;
     }
 
-    /** Why a move waits for the session to let its connection go, or {@code null}. */
-    SessionMove.Reason moveWaiting() {
-        return pendingMove;
+    /**
+     * Session pooling: {@code fresh}, a connection of {@code next} made to match the session, replaces the one it
+     * held, which the caller closes. The balancer already counts the session on {@code next}.
+     */
+    void handOver(Backend next, BackendConnection fresh, EventLoopPool from, String schema) {
+        context.group().sessionEnded(assigned);
+        log.debug("client {}: moving from backend {} to {}", session.remoteAddress(), dataSource, next.name());
+        assigned = next;
+        dataSource = next.name();
+        pool = from;
+        session.schema(session.requestedSchema(), schema);
+        connection = fresh;
+        lentFrom = from;
+        fresh.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(fresh));
     }
 
-    /** Whether a move waits for the session to let its connection go. Any thread. */
-    boolean movePending() {
-        return pendingMove != null;
+    /** The backend the session is assigned to, {@code null} once it ended. */
+    Backend assigned() {
+        return assigned;
     }
 
-    private SessionMove.Refusal moveNow(SessionMove.Reason reason, String to) {
-        pendingMove = null;
-        BackendGroup group = context.group();
-        Backend next = to != null ? group.claim(to) : group.pick(List.of(assigned.name()));
-        if (next == null) {
-            return SessionMove.Refusal.NO_BACKEND;
-        }
-        switchTo(next);
-        moves++;
-        context.registry().moved(reason);
-        return null;
+    boolean isEnded() {
+        return ended;
+    }
+
+    CommandPolicy policy() {
+        return policy;
+    }
+
+    CommandRelayHandler relayHandler() {
+        return relayHandler;
     }
 
     /**
@@ -287,10 +269,7 @@ final class BackendLease {
             // Two acquires would each bind a connection, and the first would stay lent to nobody, its slot taken.
             throw new IllegalStateException("acquire while " + (acquiring ? "another is under way" : "one is held"));
         }
-        SessionMove.Reason move = pendingMove;
-        if (move != null) {
-            moveNow(move, pendingTarget); // asked for while the session held its last connection
-        }
+        moves.beforeAcquire(); // a move asked for while the session held its last connection
         if (!split && (!everBound || policy.movesBetweenBackends()) && !assigned.acceptsSessions()) {
             reassign(null); // assigned at login (or, transaction pooling, between transactions), and it left rotation
         }
@@ -354,6 +333,16 @@ final class BackendLease {
             acquiring = false;
             if (ended) {
                 from.returnUnused(taken);
+            } else if (error instanceof GtidNotReached && moves.awaitingLastWrite()) {
+                from.returnAsIs(taken); // matched and clean, only behind: it serves another session
+                String left = moves.leftBackend();
+                if (moves.undoMove()) {
+                    log.info("client {}: stays on backend {}: {}", session.remoteAddress(), left, error.getMessage());
+                    tryAcquire();
+                } else {
+                    failed(new GtidNotReached("session moved off backend '" + left + "', which is down, and "
+                            + error.getMessage() + ": closing the session rather than let it miss its own write"));
+                }
             } else if (error instanceof FallBackToPrimary) {
                 from.returnAsIs(taken); // matched and clean, only not caught up: it serves another read
                 routed = null;
@@ -386,6 +375,7 @@ final class BackendLease {
         lentFrom = from;
         routed = null;
         everBound = true;
+        moves.bound(taken);
         taken.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(taken));
         onBound.accept(taken);
     }
@@ -440,10 +430,7 @@ final class BackendLease {
         BackendConnection done = connection;
         connection = null;
         lentFrom.returnAsIs(done);
-        SessionMove.Reason move = pendingMove;
-        if (move != null && moveNow(move, pendingTarget) != null) {
-            context.registry().moveRefused(SessionMove.Refusal.NO_BACKEND);
-        }
+        moves.afterGiveBack();
     }
 
     /** The session starts afresh (COM_RESET_CONNECTION, COM_CHANGE_USER): the connection goes back to be reset. */

@@ -212,20 +212,23 @@ public final class ClientSession {
         return handler == null ? null : handler.lease().dataSource();
     }
 
-    /** Whether the session can move at all: its state follows it between connections (transaction pooling). */
+    /**
+     * Whether the session can move at all: its state follows it between connections (transaction pooling), or can be
+     * read from its server and set on another (session pooling on MariaDB).
+     */
     boolean movable() {
         CommandRelayHandler handler = relay;
-        return handler != null && handler.policy().movesBetweenBackends();
+        return handler != null && handler.lease().moves().movable();
     }
 
     /** Whether a move asked for earlier waits for the session to let its connection go. Any thread. */
     boolean movePending() {
         CommandRelayHandler handler = relay;
-        return handler != null && handler.lease().movePending();
+        return handler != null && handler.lease().moves().movePending();
     }
 
     /**
-     * Moves the session to another backend between transactions (see {@link BackendLease#move}). Any thread: runs
+     * Moves the session to another backend between transactions (see {@link LeaseMoves#move}). Any thread: runs
      * on the session's loop; a refusal is counted there.
      *
      * @param to the backend to move to, or {@code null} for the balancer's choice among the others
@@ -234,7 +237,7 @@ public final class ClientSession {
         channel.eventLoop().execute(() -> {
             CommandRelayHandler handler = relay;
             if (handler != null && handler.isCommandPhase()) {
-                handler.lease().move(reason, to);
+                handler.lease().moves().move(reason, to);
             }
         });
     }
@@ -245,8 +248,11 @@ public final class ClientSession {
         String state = handler == null ? (channel.isActive() ? "login" : "closing") : state(handler);
         String backend = handler == null ? null : handler.lease().dataSource();
         PinReason pin = handler == null ? null : handler.policy().pinnedBy();
-        int moves = handler == null ? 0 : handler.lease().moves();
-        SessionMove.Reason waiting = handler == null ? null : handler.lease().moveWaiting();
+        if (pin == null && handler != null && handler.lease().moves().handover() != null) {
+            pin = handler.lease().moves().handover().refusedFor(); // session pooling: its server said so last
+        }
+        int moves = handler == null ? 0 : handler.lease().moves().count();
+        SessionMove.Reason waiting = handler == null ? null : handler.lease().moves().waiting();
         return new SessionSnapshot(connectionId, user, String.valueOf(remoteAddress()), backend, schema,
                 state, connectedAtMillis, pin == null ? null : pin.label(), moves,
                 waiting == null ? null : waiting.label());

@@ -9,6 +9,7 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BorrowingSession;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
+import io.sluice.pooling.GtidNotReached;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
@@ -47,6 +48,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Reasons to stop reading the client; reading resumes when none is left. */
     private static final int SUSPEND_ACQUIRING = 1;
     private static final int SUSPEND_BACKEND_FULL = 2;
+    private static final int SUSPEND_MOVING = 4;
 
     private final FrontendContext context;
     private final ClientSecurity security;
@@ -333,6 +335,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         int sequenceId = replySequenceId >= 0 ? replySequenceId
                 : held.isEmpty() ? lastSequenceId + 1 : held.peek().replySequenceId();
         held.dropAll();
+        if (cause instanceof GtidNotReached) { // moved off a server that is gone to one that lacks its last write
+            failAndClose(lease.acquireFailed(channel.alloc(), sequenceId, cause));
+            return;
+        }
         reply(lease.acquireFailed(channel.alloc(), sequenceId, cause));
         continuation = false;
         resumeReading(SUSPEND_ACQUIRING);
@@ -385,6 +391,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         if (closeWhenIdle) {
             closing.closeIfIdle();
+        }
+        if (!followsSession && lease.moves().movePending()) {
+            lease.moves().handover().atIdleMoment(); // session pooling: a move waits for this session's idle moment
         }
     }
 
@@ -511,6 +520,16 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Whether commands flow (the login is done and no COM_CHANGE_USER exchange goes on). */
     boolean isCommandPhase() {
         return state == State.COMMAND;
+    }
+
+    /** Session pooling: no command may come while a move reads the session's state and swaps its connection. */
+    void moving(boolean underWay) {
+        if (underWay) {
+            suspendReading(SUSPEND_MOVING);
+        } else {
+            resumeReading(SUSPEND_MOVING);
+            sendHeld(); // those held first
+        }
     }
 
     private void suspendReading(int reason) {

@@ -35,8 +35,12 @@ final class SessionMove {
         SESSION_POOLING,
         /** Something only its server connection holds (temporary table, lock, cursor...): it moves once that ends. */
         PINNED,
-        /** No other backend takes sessions. */
-        NO_BACKEND;
+        /** No other backend takes sessions, or none gave a connection. */
+        NO_BACKEND,
+        /** Session pooling: the new connection could not be made to match the session; it stayed where it was. */
+        FAILED,
+        /** The new server had not applied the session's last write (GTID) in time: the session stayed. */
+        GTID_WAIT_TIMEOUT;
 
         String label() {
             return name().toLowerCase(Locale.ROOT);

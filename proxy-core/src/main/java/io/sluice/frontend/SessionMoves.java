@@ -15,12 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves live sessions between the backends of the group, in transaction pooling, when the group changes: the
+ * Moves live sessions between the backends of the group, in both pooling modes, when the group changes: the
  * sessions of a backend that is drained or goes down leave it at once when they hold no connection, else when their
  * transaction ends; when a backend comes (back) into rotation, sessions move to it at up to
  * {@code pooling.sessionMovesPerSecond}, from the backends with the most sessions per weight, until the group is as
- * even as moving one more session could make it. A session that cannot move (session pooling, pinned) stays and is
- * counted. Told of status changes by the {@link BackendGroup}; ticks on its own executor.
+ * even as moving one more session could make it. A session that cannot move (pinned; session pooling on a server
+ * other than MariaDB) stays and is counted. Session pooling moves through {@link SessionHandover} (decision 104). Told of status changes by the {@link BackendGroup}; ticks on its own executor.
  */
 public final class SessionMoves implements BackendGroup.Listener {
     private static final Logger log = LoggerFactory.getLogger(SessionMoves.class);
@@ -45,9 +45,6 @@ public final class SessionMoves implements BackendGroup.Listener {
 
     @Override
     public void statusChanged(BackendState now, BackendStatus before) {
-        if (!context.pooling().transactionPooling()) {
-            return; // a session's state lives on its own server connection: it stays until it ends
-        }
         if (now.status() != BackendStatus.UP) {
             moveAllOff(now.name(), now.status() == BackendStatus.DRAINING ? SessionMove.Reason.DRAIN
                     : SessionMove.Reason.DOWN);
@@ -66,8 +63,8 @@ public final class SessionMoves implements BackendGroup.Listener {
             }
         }
         if (asked > 0) {
-            log.info("backend {} is {}: {} session(s) move to other backends between their transactions", backend,
-                    reason.label(), asked);
+            log.info("backend {} is {}: {} session(s) move to other backends at their next idle moment outside a "
+                    + "transaction", backend, reason.label(), asked);
         }
     }
 

@@ -2,10 +2,7 @@ package io.sluice.pooling;
 
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
-import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.CausalWait;
-import io.sluice.balancer.replication.GtidPosition;
-import io.sluice.balancer.replication.MariaDbGtidPosition;
 import io.sluice.config.CausalReads;
 import io.sluice.readwrite.RouteReason;
 import java.util.List;
@@ -68,24 +65,24 @@ final class CausalWaiter {
     }
 
     private void waitFor(BackendConnection replica, String positionText, Consumer<BackendException> done) {
-        GtidPosition position = MariaDbGtidPosition.parse(positionText);
-        String sql = CausalWait.sql(position, group.config().causalReadsTimeout());
-        replica.run(new TextQuery(sql, deprecateEof, rows -> {
-            CausalWait.Outcome outcome = CausalWait.read(position, firstValue(rows));
-            if (outcome == CausalWait.Outcome.REACHED) {
+        GtidWait.run(replica, positionText, group.config().causalReadsTimeout(), deprecateEof, new GtidWait.Outcome() {
+            @Override
+            public void reached() {
                 group.causalWait(ReadWriteGroup.CausalOutcome.REACHED);
                 done.accept(null);
-            } else {
-                fallBack(outcome == CausalWait.Outcome.TIMED_OUT ? ReadWriteGroup.CausalOutcome.TIMED_OUT
+            }
+
+            @Override
+            public void notReached(CausalWait.Outcome why) {
+                fallBack(why == CausalWait.Outcome.TIMED_OUT ? ReadWriteGroup.CausalOutcome.TIMED_OUT
                         : ReadWriteGroup.CausalOutcome.FAILED, replica, positionText, done);
             }
-        }, failure -> {
-            if (failure.serverError() != null) {
-                fallBack(ReadWriteGroup.CausalOutcome.FAILED, replica, positionText, done); // the wait was refused
-            } else {
-                done.accept(failure); // the connection broke
+
+            @Override
+            public void lost(BackendException cause) {
+                done.accept(cause); // the connection broke
             }
-        }));
+        });
     }
 
     private static String firstValue(List<Map<String, String>> rows) {

@@ -92,6 +92,21 @@ public interface CommandPolicy {
     }
 
     /**
+     * The session now belongs to another server of the group (a move, issue #31): its first connection there must
+     * wait until that server has applied the session's last write, if the session has one.
+     *
+     * @return whether such a wait is due ({@link #prepareConnection} then runs it, and fails with
+     *     {@link GtidNotReached} when the server does not catch up in time)
+     */
+    default boolean movedToAnotherServer() {
+        return false;
+    }
+
+    /** The move was undone (its wait did not succeed): the session is back on the server it wrote on. */
+    default void moveUndone() {
+    }
+
+    /**
      * Whether {@code connection}, an idle one that already matches the session, must still go through
      * {@link #prepareConnection} before it is lent (read/write splitting's causal wait on a replica).
      */

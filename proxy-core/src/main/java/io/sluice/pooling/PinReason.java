@@ -35,7 +35,12 @@ public enum PinReason {
     /** {@code COM_SET_OPTION} (multi-statements on or off), which no tracker reports. */
     SET_OPTION,
     /** The client changed the session trackers Sluice relies on ({@code session_track_*}). */
-    SESSION_TRACKERS;
+    SESSION_TRACKERS,
+    /**
+     * Session pooling: the server counts prepared statements the session has not closed; Sluice did not follow their
+     * text, so it cannot prepare them again elsewhere (a session-pooling move, decision 104).
+     */
+    PREPARED_STATEMENT;
 
     /** The name shown in the admin API and in metrics: {@code user_variable}. */
     public String label() {

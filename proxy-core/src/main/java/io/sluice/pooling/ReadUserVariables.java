@@ -23,11 +23,11 @@ import java.util.Map;
  * <p>Strings come back as {@code _charset X'hex' COLLATE collation}, integers and decimals as their text, doubles as
  * their text with an exponent, NULLs as a NULL cast to the variable's type.
  */
-final class ReadUserVariables extends OwnCommand {
+public final class ReadUserVariables extends OwnCommand {
     static final String NAMES = "SELECT VARIABLE_NAME, VARIABLE_TYPE FROM information_schema.USER_VARIABLES";
 
     /** What was read, or why not. */
-    interface Outcome {
+    public interface Outcome {
         /** @param literals the literals by name (lower case, without {@code @}); empty when there are none */
         void read(Map<String, String> literals);
 
@@ -42,7 +42,11 @@ final class ReadUserVariables extends OwnCommand {
     private final boolean deprecateEof;
     private final Outcome outcome;
 
-    ReadUserVariables(BackendConnection on, boolean deprecateEof, Outcome outcome) {
+    /**
+     * @param on the connection whose user variables are read (transaction pooling; a session-pooling move)
+     * @param deprecateEof whether the connection negotiated CLIENT_DEPRECATE_EOF
+     */
+    public ReadUserVariables(BackendConnection on, boolean deprecateEof, Outcome outcome) {
         this.on = on;
         this.deprecateEof = deprecateEof;
         this.outcome = outcome;

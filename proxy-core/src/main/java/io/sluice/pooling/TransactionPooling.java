@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.SetSessionVariables;
+import io.sluice.balancer.replication.CausalWait;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
@@ -34,6 +35,11 @@ public final class TransactionPooling implements CommandPolicy {
     private final ClientTrackers clientTrackers;
     /** Whether user variables move with the session (read back from MariaDB) rather than pin it. */
     private final boolean carriesUserVariables;
+    /**
+     * The session's last GTID when it moved to another server, until a connection there has waited for it; else
+     * {@code null}.
+     */
+    private String gtidAfterMove;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -275,7 +281,60 @@ public final class TransactionPooling implements CommandPolicy {
     }
 
     @Override
+    public boolean movedToAnotherServer() {
+        String gtid = follower.lastGtid();
+        gtidAfterMove = gtid == null || gtid.isEmpty() ? null : gtid;
+        return gtidAfterMove != null;
+    }
+
+    @Override
+    public void moveUndone() {
+        gtidAfterMove = null; // back where the session wrote
+    }
+
+    @Override
+    public boolean mustPrepare(BackendConnection connection) {
+        return gtidAfterMove != null;
+    }
+
+    @Override
     public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        if (gtidAfterMove == null) {
+            syncVariables(connection, done);
+            return;
+        }
+        syncVariables(connection, error -> {
+            if (error != null) {
+                done.accept(error);
+                return;
+            }
+            String gtid = gtidAfterMove;
+            // The same wait as a causal read on a replica (decision 097), with its default timeout: a session that
+            // moved must not read, on its new server, data older than its own last write.
+            GtidWait.run(connection, gtid, GtidWait.MOVE_TIMEOUT, deprecateEof, new GtidWait.Outcome() {
+                @Override
+                public void reached() {
+                    gtidAfterMove = null; // every connection of this server has it now
+                    done.accept(null);
+                }
+
+                @Override
+                public void notReached(CausalWait.Outcome why) {
+                    done.accept(new GtidNotReached(connection.dataSourceName() + " had not applied the session's "
+                            + "last write " + gtid + " within " + GtidWait.MOVE_TIMEOUT.toMillis() + " ms ("
+                            + why.name().toLowerCase(java.util.Locale.ROOT) + ")"));
+                }
+
+                @Override
+                public void lost(BackendException cause) {
+                    done.accept(cause);
+                }
+            });
+        });
+    }
+
+    /** Makes the connection's session variables the session's. */
+    private void syncVariables(BackendConnection connection, Consumer<BackendException> done) {
         String statement = SessionVariables.syncStatement(connection.state().variables(), follower.variables(),
                 connection.state().loginValues());
         if (statement == null) {

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * Live sessions moving between three real MariaDB servers (issue #31): in transaction pooling a session leaves a
  * drained backend between its transactions with its state (sql_mode, schema, user variables, a server-side prepared
  * statement), a transaction under way finishes where it began, a pinned session stays, and a backend back in
- * rotation gets its share of the sessions again. In session pooling sessions stay, and say why.
+ * rotation gets its share of the sessions again. Session pooling: {@link SessionPoolingMovesTest}.
  */
 class SessionMovesTest {
     private static BackendCluster cluster;
@@ -198,23 +198,6 @@ class SessionMovesTest {
                 session.checkState();
                 session.connection().close();
             }
-        }
-    }
-
-    @Test
-    void inSessionPoolingSessionsStayOnADrainedBackendAndSayWhy() throws Exception {
-        try (Sluice sluice = start(Policy.ROUND_ROBIN, PoolingConfig.defaults());
-             Connection first = BackendCluster.connect(sluice);
-             Connection second = BackendCluster.connect(sluice)) {
-            String firstOn = cluster.backendOf(first);
-            assertThat(sluice.drain(firstOn)).isTrue();
-            Thread.sleep(200);
-            assertThat(cluster.backendOf(first)).isEqualTo(firstOn);
-            assertThat(moves(sluice, "drain")).isZero();
-            // Session pooling does not even ask: a session's state lives only on its own server connection.
-            assertThat(refused(sluice, "session_pooling")).isZero();
-            assertThat(sluice.undrain(firstOn)).isTrue();
-            assertThat(cluster.backendOf(second)).isNotEqualTo(firstOn);
         }
     }
 
