@@ -2,12 +2,16 @@
 """Cost of one session move (issue #31): one PyMySQL client session through Sluice (pooling TRANSACTION),
 with session state (sql_mode, a user variable). Each iteration:
 
-  1. "normal": after a pause as long as the one before the moved statement (below), the same point select on the
-     session's current backend, no move in between;
+  1. "normal": the point select on the session's current backend, no move since its last statement (the other
+     sessions' SELECT 1, a 0.3 s wait, one untimed statement, then an idle pause as long as the last moved
+     statement's, come first);
   2. drain the session's backend (admin API), wait until /api/sessions?verbose shows the session on another
      backend (an idle session moves at once), then time the same point select: "moved", the first statement after
      the move (its connection is taken from the new backend's pool, or opened, and the session's state is set on it);
   3. undrain the old backend and wait until it is UP again.
+
+--warm-sessions other idle sessions run SELECT 1 before each iteration, so that the pools hold idle connections;
+the move is counted as "new connection" when Sluice's sluice_backend_connections_opened_total grew across it.
 
 Latency = wall time of cursor.execute + fetchall in this client (loopback). Each statement also checks that the
 user variable survived (a move that lost state would be counted as a mismatch). Writes CSV rows to --csv and prints
@@ -68,6 +72,9 @@ def main():
     ap.add_argument("--token", required=True)
     ap.add_argument("--moves", type=int, default=200)
     ap.add_argument("--table-size", type=int, default=10000)
+    ap.add_argument("--warm-sessions", type=int, default=6,
+                    help="other idle sessions that each run SELECT 1 before every iteration, so that the backends'"
+                         " pools hold idle connections (as under load); 0 = none: every move then opens a connection")
     ap.add_argument("--csv", required=True)
     a = ap.parse_args()
 
@@ -87,22 +94,37 @@ def main():
         ok = bool(rows) and str(rows[0][1]) == "4242" and rows[0][2].startswith("STRICT_ALL_TABLES")
         return dt, ok
 
+    helpers = [pymysql.connect(host="127.0.0.1", port=a.port, user="root", password="", database="sbtest",
+                               autocommit=True) for _ in range(a.warm_sessions)]
+
+    def warm():
+        for h in helpers:
+            with h.cursor() as c:
+                c.execute("SELECT 1")
+                c.fetchall()
+
     for _ in range(20):  # warm this client, the pools and Sluice's paths
+        warm()
         stmt()
     rows, mismatches, skipped_normal = [], 0, 0
-    pause = 0.01
+    moved_idle = 0.03
     last_end = time.perf_counter()
     for n in range(a.moves):
         # 1. normal statement after a pause like the moved one's
+        warm()
+        time.sleep(0.3)  # a rebalance after the last undrain (every 100 ms) is done
         before = my_session(a.admin, a.token, local_port)
-        time.sleep(max(0.0, pause - (time.perf_counter() - last_end)))
+        stmt()  # untimed; then the session idles as long as before the last moved statement
+        last_end = time.perf_counter()
+        time.sleep(moved_idle)
+        idle = time.perf_counter() - last_end
         dt, ok = stmt()
         last_end = time.perf_counter()
         after = my_session(a.admin, a.token, local_port)
         if after["moves"] != before["moves"]:
             skipped_normal += 1  # a rebalance moved it meanwhile: not a "normal" statement
         else:
-            rows.append(("normal", n, f"{dt:.3f}", int(ok), "", before["backend"], before["backend"]))
+            rows.append(("normal", n, f"{dt:.3f}", int(ok), "", before["backend"], before["backend"], f"{idle * 1000:.1f}"))
         mismatches += not ok
         # 2. drain its backend, wait for the move, time the first statement after it
         old = after["backend"]
@@ -116,12 +138,12 @@ def main():
             if time.time() > deadline:
                 raise SystemExit(f"session did not leave drained backend {old} in 10 s: {s}")
             time.sleep(0.002)
-        t_start = time.perf_counter()
-        pause = t_start - last_end
+        idle = time.perf_counter() - last_end
+        moved_idle = idle
         dt, ok = stmt()
         last_end = time.perf_counter()
         new_conn = opened_total(a.admin, a.token) > opened0
-        rows.append(("moved", n, f"{dt:.3f}", int(ok), int(new_conn), old, s["backend"]))
+        rows.append(("moved", n, f"{dt:.3f}", int(ok), int(new_conn), old, s["backend"], f"{idle * 1000:.1f}"))
         mismatches += not ok
         # 3. undrain
         http(a.admin, f"/api/backends/{old}/undrain", a.token, "POST")
@@ -131,10 +153,12 @@ def main():
                 raise SystemExit(f"backend {old} not UP 30 s after undrain")
             time.sleep(0.01)
     conn.close()
+    for h in helpers:
+        h.close()
 
     with open(a.csv, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["kind", "iteration", "latency_ms", "state_ok", "new_backend_connection", "from", "to"])
+        w.writerow(["kind", "iteration", "latency_ms", "state_ok", "new_backend_connection", "from", "to", "idle_before_ms"])
         w.writerows(rows)
     normal = [float(r[2]) for r in rows if r[0] == "normal"]
     moved = [float(r[2]) for r in rows if r[0] == "moved"]
@@ -150,6 +174,10 @@ def main():
     print(line("first statement after a move (all)", moved))
     print(line("  ... its new backend had a pooled connection", moved_pooled))
     print(line("  ... a new backend connection was opened", moved_new))
+    for kind in ("normal", "moved"):
+        idle = [float(r[7]) for r in rows if r[0] == kind]
+        if idle:
+            print(f"{kind}: the session had been idle {statistics.median(idle):.0f} ms (median) before the statement")
     print(f"state check (user variable, sql_mode) failed: {mismatches}; normal samples dropped (moved meanwhile): {skipped_normal}")
     return 1 if mismatches else 0
 

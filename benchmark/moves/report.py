@@ -157,7 +157,7 @@ def summary(out, drained):
               "## Cost of one move", "", "```", (out / "move_cost.txt").read_text().strip(), "```", "",
               "move_cost.py: one PyMySQL session with state, nothing else running; `moved` = the first statement after",
               "the drain of its backend moved it (includes taking, or opening, a connection on the new backend and",
-              "setting the session's state there); `normal` = the same statement with no move, after the same pause.",
+              "setting the session's state there); `normal` = the same statement with no move since the last one.",
               "Raw samples: `move_cost.csv`. Raw runs: `logs/`.", ""]
     (out / "summary.md").write_text("\n".join(lines))
     print("\n".join(lines[12:12 + len(runs) + 8 + len(by_leg)]))

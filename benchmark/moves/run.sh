@@ -54,9 +54,10 @@ drained backend (polled from GET /api/sessions every 0.2 s) and how long they to
 sluice_session_moves_total by reason.
 
 Cost of one move (after the legs, tx_moves' Sluice, nothing else running): move_cost.py (PyMySQL) keeps one
-session with state (sql_mode, a user variable) and, --move-cost times, drains its backend, waits until the
+session with state (sql_mode, a user variable), plus 6 idle sessions that keep the pools warm, and, --move-cost
+times, drains its backend, waits until the
 session is on another one, and times the first point select there, against the same statement with no move
-(after an equal pause); median and p95 of both, split by whether the move had to open a backend connection.
+(idle times before each recorded); median and p95 of both, split by whether the move had to open a backend connection.
 
 Options
   --pooling LIST       transaction or transaction,session                     [$POOLING]
