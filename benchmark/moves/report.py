@@ -146,15 +146,17 @@ def summary(out, drained):
                      f"{fmt(med([r['undrain_ratio'] for r in rs if r['undrain_ratio'] is not None]), '.2f')} | "
                      f"{fmt(med([r['left_in_ms'] for r in rs if r['left_in_ms'] is not None]))} | "
                      f"{sum(int(r['total_errors'] or 0) for r in rs)} |")
-    if "session" in by_leg:
-        refused = sum(r["moves"].get("refused:session_pooling", 0) for r in by_leg["session"])
-        lines += ["", f"**SESSION pooling: live moves are not supported** (design note 2026-11-27-moving-live-sessions.md). "
-                  f"Its runs show a drain without moves: the drained backend keeps its sessions until they end "
-                  f"(moves refused with reason session_pooling in these runs: {refused:.0f})."]
+    if "session_stay" in by_leg:
+        lines += ["", "`session_stay` is SESSION pooling on a build without session moves: a drain without moves, where "
+                  "the drained backend keeps its sessions until they end; `session` is the same with moves."]
     lines += ["", "Note: in TRANSACTION pooling a drain moves sessions whatever `sessionMovesPerSecond` says (it paces only",
               "the rebalance after an undrain), so tx_moves and tx_nomoves should match around the drain; they differ",
               "after the undrain (tx_nomoves leaves the undrained backend without sessions: see `at end`).", "",
-              "## Cost of one move", "", "```", (out / "move_cost.txt").read_text().strip(), "```", "",
+              "## Cost of one move", ""]
+    for stem, leg in (("move_cost", "tx_moves"), ("move_cost_session", "session")):
+        if (out / f"{stem}.txt").exists():
+            lines += [f"{leg}:", "", "```", (out / f"{stem}.txt").read_text().strip(), "```", ""]
+    lines += [
               "move_cost.py: one PyMySQL session with state, nothing else running; `moved` = the first statement after",
               "the drain of its backend moved it (includes taking, or opening, a connection on the new backend and",
               "setting the session's state there); `normal` = the same statement with no move since the last one.",

@@ -24,6 +24,7 @@ TABLE_SIZE=10000
 MOVE_COST=200
 WORKER_THREADS=2
 SLUICE_DIST=""
+STAY_DIST=""
 RESULTS_ROOT="$REPO_ROOT/benchmark/results"
 KEEP_WORK=0
 
@@ -39,21 +40,22 @@ API (POST /api/backends/NAME/drain), at --undrain-at s undrains it. Legs, interl
 
   tx_moves    pooling TRANSACTION, pooling.sessionMovesPerSecond at its default (100)
   tx_nomoves  pooling TRANSACTION, sessionMovesPerSecond: 0
-  session     pooling SESSION (only with --pooling transaction,session)
+  session     pooling SESSION (with --pooling ...,session): sessions move at their idle moment (decision 104)
+  session_stay  pooling SESSION on --stay-dist, a build without session moves (given: main before them): a
+              drain without moves, where the drained backend keeps its sessions until they end
 
 What differs between the legs (docs/configuration.md, pooling): in TRANSACTION pooling a drained backend's
 sessions always move away between their transactions, whatever sessionMovesPerSecond says; that setting only
 paces the moves back (rebalance) once the backend is undrained. So tx_moves and tx_nomoves should match around
-the drain (a control) and differ after the undrain (tx_nomoves leaves the backend empty). SESSION pooling moves
-no session (design note 2026-11-27-moving-live-sessions.md, "Session pooling": not built); its leg shows a drain
-without moves: the drained backend keeps its sessions until they end, and the run says so.
+the drain (a control) and differ after the undrain (tx_nomoves leaves the backend empty). A drain with moves
+against one without is session against session_stay: the same pooling, with and without moves.
 
 Reported per run (summary.md): median QPS of the seconds before the drain, the minimum second in the 5 s after
 the drain and after the undrain (and its ratio to that median), errors and reconnects, the sessions on the
 drained backend (polled from GET /api/sessions every 0.2 s) and how long they took to reach 0,
 sluice_session_moves_total by reason.
 
-Cost of one move (after the legs, tx_moves' Sluice, nothing else running): move_cost.py (PyMySQL) keeps one
+Cost of one move (after the legs, on tx_moves' Sluice and then on session's, nothing else running): move_cost.py (PyMySQL) keeps one
 session with state (sql_mode, a user variable), plus 6 idle sessions that keep the pools warm, and, --move-cost
 times, drains its backend, waits until the
 session is on another one, and times the first point select there, against the same statement with no move
@@ -73,6 +75,7 @@ Options
   --move-cost N        moves measured by move_cost.py, 0 = skip this part     [$MOVE_COST]
   --worker-threads N   Sluice server.workerThreads                            [$WORKER_THREADS]
   --sluice-dist PATH   sluice-*.tar.gz or unpacked dir  [distribution/target/sluice-*.tar.gz]
+  --stay-dist PATH     adds the session_stay leg: SESSION pooling on this build (one without session moves)
   --results-dir DIR    parent of the result folder                            [benchmark/results]
   --keep-work          keep the scratch dir
   -h, --help
@@ -99,6 +102,7 @@ while [[ $# -gt 0 ]]; do
     --move-cost) MOVE_COST=$2; shift 2 ;;
     --worker-threads) WORKER_THREADS=$2; shift 2 ;;
     --sluice-dist) SLUICE_DIST=$2; shift 2 ;;
+    --stay-dist) STAY_DIST=$2; shift 2 ;;
     --results-dir) RESULTS_ROOT=$2; shift 2 ;;
     --keep-work) KEEP_WORK=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -122,6 +126,10 @@ case $POOLING in
   session) LEGS=(session) ;;
   *) die "--pooling: transaction, or transaction,session" ;;
 esac
+if [[ -n ${STAY_DIST:-} ]]; then
+  [[ -e $STAY_DIST ]] || die "--stay-dist $STAY_DIST does not exist"
+  LEGS+=(session_stay)
+fi
 has_leg() { local l; for l in "${LEGS[@]}"; do [[ $l == "$1" ]] && return 0; done; return 1; }
 
 lib_require_tools python   # sets PY (python3 with pymysql)
@@ -147,10 +155,7 @@ trap 'log "terminated"; exit 143' TERM
 
 mkdir -p "$OUT/logs"
 log "results -> $OUT (scratch $LIB_WORK)"
-if has_leg session; then
-  log "NOTE: SESSION pooling does not move sessions (not built; docs/design/2026-11-27-moving-live-sessions.md)."
-  log "      Its leg measures a drain WITHOUT moves; it has no move-cost part."
-fi
+has_leg session_stay && log "session_stay: SESSION pooling on $STAY_DIST (a drain without moves)"
 
 # ---------------------------------------------------------------- servers and data
 DB_PORTS=()
@@ -179,7 +184,7 @@ write_config() {  # write_config LEG FILE ADMIN_PORT
     case $leg in
       tx_moves) echo "  mode: TRANSACTION" ;;
       tx_nomoves) printf '  mode: TRANSACTION\n  sessionMovesPerSecond: 0\n' ;;
-      session) echo "  mode: SESSION" ;;
+      session|session_stay) echo "  mode: SESSION" ;;
     esac
     cat <<EOF
 server:
@@ -202,7 +207,11 @@ for leg in "${LEGS[@]}"; do
   free_port 24306; SB_PORT[$leg]=$FREE_PORT
   free_port 25080; ADMIN_PORT[$leg]=$FREE_PORT
   write_config "$leg" "$OUT/sluice-$leg.yaml" "${ADMIN_PORT[$leg]}"
-  sluice_start "$leg" "${SB_PORT[$leg]}" "$OUT/sluice-$leg.yaml"
+  if [[ $leg == session_stay ]]; then
+    (SLUICE_DIST=$STAY_DIST; sluice_start "$leg" "${SB_PORT[$leg]}" "$OUT/sluice-$leg.yaml")
+  else
+    sluice_start "$leg" "${SB_PORT[$leg]}" "$OUT/sluice-$leg.yaml"
+  fi
 done
 
 admin_post() {  # admin_post LEG PATH -> the reply; fails loudly on an HTTP error
@@ -272,17 +281,16 @@ for ((r = 1; r <= REPEATS; r++)); do
 done
 
 # ---------------------------------------------------------------- cost of one move
+move_cost() {  # move_cost LEG FILE_STEM: move_cost.py through LEG's Sluice
+  log "cost of one move ($1): $MOVE_COST drains of the session's backend (no other load)"
+  "$PY" "$SCRIPT_DIR/move_cost.py" --port "${SB_PORT[$1]}" --admin "$HOST:${ADMIN_PORT[$1]}" \
+    --token "$TOKEN" --moves "$MOVE_COST" --table-size "$TABLE_SIZE" --csv "$OUT/$2.csv" \
+    >"$OUT/$2.txt" 2>&1 || { cat "$OUT/$2.txt" >&2; die "move_cost.py through $1 failed (output above)"; }
+  sed 's/^/    /' "$OUT/$2.txt" >&2
+}
 if (( MOVE_COST > 0 )); then
-  if has_leg tx_moves; then
-    log "cost of one move: $MOVE_COST drains of the session's backend through tx_moves' Sluice (no other load)"
-    "$PY" "$SCRIPT_DIR/move_cost.py" --port "${SB_PORT[tx_moves]}" --admin "$HOST:${ADMIN_PORT[tx_moves]}" \
-      --token "$TOKEN" --moves "$MOVE_COST" --table-size "$TABLE_SIZE" --csv "$OUT/move_cost.csv" \
-      >"$OUT/move_cost.txt" 2>&1 || { cat "$OUT/move_cost.txt" >&2; die "move_cost.py failed (output above)"; }
-    sed 's/^/    /' "$OUT/move_cost.txt" >&2
-  else
-    log "cost of one move: NOT MEASURED: only the session leg runs, and SESSION pooling does not move sessions" |
-      tee "$OUT/move_cost.txt"
-  fi
+  has_leg tx_moves && move_cost tx_moves move_cost
+  has_leg session && move_cost session move_cost_session
 else
   log "cost of one move: skipped (--move-cost 0)"
   echo "skipped (--move-cost 0)" >"$OUT/move_cost.txt"
@@ -292,7 +300,7 @@ cat >"$OUT/meta.txt" <<EOF
 command: benchmark/moves/run.sh $ORIG_ARGS
 git: $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 started_utc: $STAMP
-sluice_dist: $SLUICE_DIST
+sluice_dist: $SLUICE_DIST${STAY_DIST:+ | session_stay: $STAY_DIST}
 legs: ${LEGS[*]} | test: $TEST | threads: $THREADS | time: $TIME s | drain $DRAIN_BACKEND at ${DRAIN_AT}s | undrain at ${UNDRAIN_AT}s (0 = never) | repeats: $REPEATS | warmup: $WARMUP s
 tables: $TABLES x $TABLE_SIZE on each of 3 standalone servers (ports ${DB_PORTS[*]}, MariaDB $(sql "${DB_PORTS[0]}" 'SELECT VERSION()'), innodb_buffer_pool_size $MDB_BUFFER_POOL) | workerThreads: $WORKER_THREADS | LEAST_CONNECTIONS
 machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), load at end $(cut -d' ' -f1-3 /proc/loadavg)
