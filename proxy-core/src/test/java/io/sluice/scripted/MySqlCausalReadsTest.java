@@ -102,6 +102,26 @@ class MySqlCausalReadsTest {
     }
 
     @Test
+    void aClientThatTurnsGtidTrackingOffIsPinnedRatherThanReadStaleData() {
+        try (ScriptedSplitSluice sluice = new ScriptedSplitSluice(CausalReads.LOCAL, Duration.ofSeconds(1))) {
+            String off = "SET SESSION session_track_gtids = OFF";
+            sluice.primary().answers = (sql, eof) -> sql.equals(off)
+                    ? List.of(MySqlWire.okWithSessionState(0x00, 0, 0, WROTE, 0, "",
+                            MySqlWire.systemVariableChange("session_track_gtids", "OFF")))
+                    : sql.equals(READ) ? oneValue(eof, "v", "from the primary") : null;
+            sluice.replica().answers = (sql, eof) -> null; // nothing may run there any more
+            ScriptedClient client = sluice.login(ScriptedClient.CAPABILITIES);
+
+            sluice.query(client, off);
+            client.expectOk();
+            // Its connection no longer reports the session's GTIDs: a read on a replica could miss its next write.
+            sluice.query(client, READ);
+            client.expectPayloads(oneValue(true, "v", "from the primary")).expectNothing();
+            assertThat(sluice.replica().received()).doesNotContain(READ);
+        }
+    }
+
+    @Test
     void causalReadsGlobalWaitsForThePrimarysGtidExecuted() {
         String other = "5d2f14c4-8a1b-11ee-b7a1-0242ac120002";
         try (ScriptedSplitSluice sluice = new ScriptedSplitSluice(CausalReads.GLOBAL, Duration.ofSeconds(2))) {
