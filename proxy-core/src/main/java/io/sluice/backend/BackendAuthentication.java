@@ -64,6 +64,8 @@ final class BackendAuthentication {
     private int sequenceId;
     private ByteBuf reply;
     private int serverConnectionId;
+    /** The greeting was MySQL's, not MariaDB's: which GTID tracker and wait the connection uses. */
+    private boolean mySql;
 
     BackendAuthentication(String username, String password, SessionKey key, String schema, SslMode sslMode) {
         this.username = username;
@@ -92,6 +94,11 @@ final class BackendAuthentication {
     /** The server's id for this connection, as {@code CONNECTION_ID()} reports it. */
     int serverConnectionId() {
         return serverConnectionId;
+    }
+
+    /** Whether the greeting was MySQL's (valid once the greeting is read). */
+    boolean serverIsMySql() {
+        return mySql;
     }
 
     /**
@@ -134,6 +141,10 @@ final class BackendAuthentication {
         }
         int serverCapabilities = greeting.capabilities();
         serverConnectionId = greeting.connectionId();
+        // MariaDB 10.2+ leaves CLIENT_LONG_PASSWORD (its CLIENT_MYSQL) unset; older ones set it but name themselves
+        // in the version string (5.5.5-10.1.48-MariaDB).
+        mySql = Capabilities.has(serverCapabilities, Capabilities.CLIENT_LONG_PASSWORD)
+                && !greeting.serverVersion().contains("MariaDB");
         nonce = Arrays.copyOf(greeting.nonce(), Scramble.NONCE_LENGTH);
         plugin = greeting.authPluginName();
         if (!Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {

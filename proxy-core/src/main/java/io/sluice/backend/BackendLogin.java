@@ -58,6 +58,7 @@ final class BackendLogin {
             startTls(channel);
         } else if (step == BackendAuthentication.Step.DONE) {
             authenticated = true;
+            connection.state().mySql(authentication.serverIsMySql());
             checkSession(authentication.serverConnectionId());
         }
     }
@@ -68,8 +69,9 @@ final class BackendLogin {
      */
     private void checkSession(int serverConnectionId) {
         ConnectionState state = connection.state();
-        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers() : null;
-        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, row -> {
+        boolean mySql = state.isMySql();
+        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(mySql) : null;
+        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, mySql, row -> {
             if (row == null || (trackers != null && !trackers.succeeded())) {
                 connection.loginFailed(new BackendException("session check failed on " + connection.address()));
             } else if (connection.isLoggingIn()) { // else it timed out meanwhile

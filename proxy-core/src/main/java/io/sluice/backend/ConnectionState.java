@@ -22,6 +22,8 @@ public final class ConnectionState {
     private String characterSets;
     private boolean tainted;
     private TrackerDefaults trackerDefaults;
+    /** The server is MySQL (its greeting said so): GTID sets and {@code WAIT_FOR_EXECUTED_GTID_SET}, not MariaDB's. */
+    private boolean mySql;
 
     /**
      * @param tracksState whether the server reports state changes in OK packets (transaction pooling)
@@ -36,6 +38,19 @@ public final class ConnectionState {
     /** Whether the server reports session state changes on this connection (transaction pooling). */
     public boolean tracksState() {
         return tracksState;
+    }
+
+    /**
+     * Whether the server is MySQL rather than MariaDB, as its greeting said: its sessions report their GTIDs with
+     * {@code session_track_gtids} (a GTID set), and a causal read waits with {@code WAIT_FOR_EXECUTED_GTID_SET}.
+     */
+    public boolean isMySql() {
+        return mySql;
+    }
+
+    /** The greeting said which server this is; set before the post-login commands are chosen. */
+    void mySql(boolean isMySql) {
+        mySql = isMySql;
     }
 
     /** The schema the server has selected, as last known; {@code null} for none. */

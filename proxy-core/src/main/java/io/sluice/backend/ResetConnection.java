@@ -27,9 +27,11 @@ public final class ResetConnection extends OwnCommand {
     public static void run(BackendConnection connection, Consumer<Boolean> done) {
         ResetConnection reset = new ResetConnection();
         ConnectionState state = connection.state();
-        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers() : null;
-        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, row -> done.accept(row != null
-                && reset.succeeded() && (trackers == null || trackers.succeeded()) && state.reset(row)));
+        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(state.isMySql())
+                : null;
+        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, state.isMySql(),
+                row -> done.accept(row != null && reset.succeeded()
+                        && (trackers == null || trackers.succeeded()) && state.reset(row)));
         if (trackers != null) {
             connection.run(reset, trackers, check);
         } else {

@@ -26,6 +26,8 @@ final class SessionCheck extends OwnCommand {
     static final String TRACKER_DEFAULTS = ", @@global.session_track_system_variables, "
             + "@@global.session_track_schema, @@global.session_track_state_change";
     private static final int TRACKER_COLUMNS = 3;
+    /** MySQL's GTID tracker default too, since Sluice turns it on there; MariaDB has no such variable. */
+    static final String MYSQL_TRACKER_DEFAULTS = TRACKER_DEFAULTS + ", @@global.session_track_gtids";
 
     /**
      * The row read.
@@ -39,21 +41,29 @@ final class SessionCheck extends OwnCommand {
 
     private final boolean deprecateEof;
     private final boolean readTrackerDefaults;
+    private final boolean mySql;
     private final Consumer<Row> done;
 
     /**
      * @param readTrackerDefaults whether to read the global {@code session_track_*} values too
+     * @param mySql whether the server is MySQL: its {@code session_track_gtids} default is read as well
      * @param done receives the row, or {@code null} when the query failed or the connection broke
      */
-    SessionCheck(boolean deprecateEof, boolean readTrackerDefaults, Consumer<Row> done) {
+    SessionCheck(boolean deprecateEof, boolean readTrackerDefaults, boolean mySql, Consumer<Row> done) {
         this.deprecateEof = deprecateEof;
         this.readTrackerDefaults = readTrackerDefaults;
+        this.mySql = mySql;
         this.done = done;
+    }
+
+    private int columns() {
+        return readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS + (mySql ? 1 : 0) : COLUMNS;
     }
 
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
-        return Packets.command(alloc, Command.COM_QUERY, readTrackerDefaults ? QUERY + TRACKER_DEFAULTS : QUERY);
+        return Packets.command(alloc, Command.COM_QUERY, !readTrackerDefaults ? QUERY
+                : QUERY + (mySql ? MYSQL_TRACKER_DEFAULTS : TRACKER_DEFAULTS));
     }
 
     @Override
@@ -63,8 +73,7 @@ final class SessionCheck extends OwnCommand {
 
     @Override
     protected void onResponse(List<ByteBuf> packets) {
-        String[] row = TextRows.single(packets, deprecateEof,
-                readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS : COLUMNS);
+        String[] row = TextRows.single(packets, deprecateEof, columns());
         if (row == null) {
             done.accept(null);
             return;
@@ -74,7 +83,8 @@ final class SessionCheck extends OwnCommand {
             handshake.put(SessionVariables.HANDSHAKE_VARIABLES.get(i), row[i + 1]);
         }
         TrackerDefaults trackers = readTrackerDefaults
-                ? TrackerDefaults.of(row[COLUMNS], row[COLUMNS + 1], row[COLUMNS + 2]) : null;
+                ? TrackerDefaults.of(row[COLUMNS], row[COLUMNS + 1], row[COLUMNS + 2],
+                        mySql ? row[COLUMNS + TRACKER_COLUMNS] : null) : null;
         done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers));
     }
 

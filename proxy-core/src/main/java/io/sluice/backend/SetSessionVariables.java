@@ -20,6 +20,12 @@ public final class SetSessionVariables extends OwnCommand {
      */
     static final String SESSION_TRACKERS = "SET SESSION session_track_system_variables = '*', "
             + "session_track_schema = ON, session_track_state_change = ON";
+    /**
+     * On MySQL also the GTID of each transaction the session commits ({@code SESSION_TRACK_GTIDS}), which read/write
+     * splitting's causal reads wait for on a replica: MySQL has no {@code last_gtid} variable for the variables
+     * tracker to report, as MariaDB does. MariaDB has no {@code session_track_gtids}: the SET would fail there.
+     */
+    static final String MYSQL_SESSION_TRACKERS = SESSION_TRACKERS + ", session_track_gtids = OWN_GTID";
 
     private final String statement;
     private final Consumer<BackendException> done;
@@ -33,9 +39,13 @@ public final class SetSessionVariables extends OwnCommand {
         this.done = done;
     }
 
-    /** The trackers transaction pooling follows; its outcome is judged by the session check that follows it. */
-    static SetSessionVariables sessionTrackers() {
-        return new SetSessionVariables(SESSION_TRACKERS, error -> { });
+    /**
+     * The trackers transaction pooling follows; its outcome is judged by the session check that follows it.
+     *
+     * @param mySql whether the server is MySQL (the GTID tracker too)
+     */
+    static SetSessionVariables sessionTrackers(boolean mySql) {
+        return new SetSessionVariables(mySql ? MYSQL_SESSION_TRACKERS : SESSION_TRACKERS, error -> { });
     }
 
     @Override

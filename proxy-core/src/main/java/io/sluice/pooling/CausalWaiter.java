@@ -12,7 +12,8 @@ import java.util.function.Consumer;
 /**
  * The causal wait of a read/write split session's read on a replica (decisions 097, 101, 102): {@code LOCAL} waits
  * for the session's own last GTID; {@code GLOBAL} first reads the primary's position ({@link #PRIMARY_POSITION}, on
- * a connection of the primary's taken for it) and waits for that. Either wait is {@code MASTER_GTID_WAIT} on the
+ * a connection of the primary's taken for it; {@link #MYSQL_PRIMARY_POSITION} on MySQL) and waits for that. Either
+ * wait is {@code MASTER_GTID_WAIT} (MySQL: {@code WAIT_FOR_EXECUTED_GTID_SET}, see {@link GtidWait}) on the
  * replica's connection, as one of Sluice's own commands; a timeout or failure (of the wait, or of reading the
  * primary's position) ends in {@link FallBackToPrimary}: the read runs on the primary. On the session's loop.
  */
@@ -26,6 +27,11 @@ final class CausalWaiter {
      * every read would time out.
      */
     static final String PRIMARY_POSITION = "SELECT @@GLOBAL.gtid_binlog_pos";
+    /**
+     * MySQL's: {@code gtid_executed}, every transaction the primary committed (and logged: MySQL assigns GTIDs only to
+     * what it writes to its binary log), which {@code WAIT_FOR_EXECUTED_GTID_SET} compares with the replica's own.
+     */
+    static final String MYSQL_PRIMARY_POSITION = "SELECT @@GLOBAL.gtid_executed";
 
     private final ReadWriteGroup group;
     private final SessionPort port;
@@ -52,7 +58,8 @@ final class CausalWaiter {
             waitFor(replica, lastGtid, done);
             return;
         }
-        port.queryPrimary(PRIMARY_POSITION, rows -> {
+        // The replica's flavour is the group's: its primary is the same server software.
+        port.queryPrimary(primaryPosition(replica.state().isMySql()), rows -> {
             String position = firstValue(rows);
             if (position == null || position.isEmpty()) {
                 group.causalWait(ReadWriteGroup.CausalOutcome.REACHED); // nothing written yet: any replica is current
@@ -62,6 +69,11 @@ final class CausalWaiter {
             }
         }, failure -> fallBack(ReadWriteGroup.CausalOutcome.FAILED, replica, "the primary's position ("
                 + failure.getMessage() + ")", done));
+    }
+
+    /** The query that reads a primary's position for {@code GLOBAL}, by flavour. */
+    static String primaryPosition(boolean mySql) {
+        return mySql ? MYSQL_PRIMARY_POSITION : PRIMARY_POSITION;
     }
 
     private void waitFor(BackendConnection replica, String positionText, Consumer<BackendException> done) {

@@ -12,9 +12,10 @@ import java.util.Set;
 /**
  * The session trackers a client that negotiated CLIENT_SESSION_TRACK would have on a connection of its own, and the
  * filter that shows it only what they report. Transaction pooling turns every tracker on (all system variables, the
- * schema, state changes); the client started with the server's defaults ({@link TrackerDefaults}) and may change
- * them. A client that sets {@code session_track_system_variables} itself is shown every variable from then on:
- * Sluice keeps the server reporting all of them, and the value the client chose is not reported back.
+ * schema, state changes, and on MySQL the session's GTIDs); the client started with the server's defaults
+ * ({@link TrackerDefaults}) and may change them. A client that sets {@code session_track_system_variables} itself
+ * is shown every variable from then on: Sluice keeps the server reporting all of them, and the value the client
+ * chose is not reported back.
  *
  * <p>Reports the client would not have seen are removed from the OK packet; when none is left, the packet is the one
  * the server writes when nothing changed (see {@link SessionStateFilter#WITHOUT_SESSION_TRACK}).
@@ -23,6 +24,7 @@ final class ClientTrackers implements SessionStateFilter {
     private static final int SYSTEM_VARIABLES = 0;
     private static final int SCHEMA = 1;
     private static final int STATE_CHANGE = 2;
+    private static final int GTIDS = 3;
 
     /** Whether a connection has said what the defaults are; until then packets are shown as reported. */
     private boolean known;
@@ -30,6 +32,8 @@ final class ClientTrackers implements SessionStateFilter {
     private Set<String> variables;
     private boolean schema = true;
     private boolean stateChange;
+    /** Whether the client's own connection would report GTIDs (MySQL's {@code session_track_gtids}). */
+    private boolean gtids = true;
 
     /** Takes the defaults read by a connection's login, the first time there are any. */
     void defaults(TrackerDefaults defaults) {
@@ -40,6 +44,7 @@ final class ClientTrackers implements SessionStateFilter {
         variables = names(defaults.systemVariables());
         schema = defaults.schema();
         stateChange = defaults.stateChange();
+        gtids = defaults.gtids();
     }
 
     /** The client's statement changed one of its {@code session_track_*} settings, as the server reports it. */
@@ -55,8 +60,11 @@ final class ClientTrackers implements SessionStateFilter {
             case "session_track_state_change":
                 stateChange = on;
                 break;
+            case "session_track_gtids":
+                gtids = TrackerDefaults.gtidsOn(value); // the client's choice, which Sluice keeps (or pins on OFF)
+                break;
             default:
-                break; // GTIDs, transaction info: Sluice never turns them on, so their reports are the client's
+                break; // transaction info: Sluice never turns it on, so its reports are the client's
         }
     }
 
@@ -105,9 +113,9 @@ final class ClientTrackers implements SessionStateFilter {
                     Lenenc.write(kept, pairs.length);
                     kept.writeBytes(pairs);
                 }
-            } else if ((type == SCHEMA && schema) || (type == STATE_CHANGE && stateChange)
-                    || (type != SCHEMA && type != STATE_CHANGE)) {
-                kept.write(ok, entryStart, dataEnd - entryStart); // GTIDs, transaction state: the client's own
+            } else if ((type == SCHEMA && schema) || (type == STATE_CHANGE && stateChange) || (type == GTIDS && gtids)
+                    || (type != SCHEMA && type != STATE_CHANGE && type != GTIDS)) {
+                kept.write(ok, entryStart, dataEnd - entryStart); // transaction state: the client's own
             }
         }
         if (kept.size() == 0) {

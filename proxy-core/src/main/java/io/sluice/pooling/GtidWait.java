@@ -6,13 +6,16 @@ import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.CausalWait;
 import io.sluice.balancer.replication.GtidPosition;
 import io.sluice.balancer.replication.MariaDbGtidPosition;
+import io.sluice.balancer.replication.MySqlGtidSet;
 import io.sluice.config.ReadWriteSplittingConfig;
 import java.time.Duration;
 
 /**
  * Waits, as one of Sluice's own commands on a connection about to serve a session, until its server has applied the
- * session's last GTID ({@code MASTER_GTID_WAIT}). Read/write splitting's causal read on a replica and a session's
- * first connection on the server it moved to (issue #31, both pooling modes) need it; this is the one copy of it.
+ * session's last GTID: {@code MASTER_GTID_WAIT} on MariaDB, {@code WAIT_FOR_EXECUTED_GTID_SET} on MySQL, by what
+ * the connection's greeting said it is ({@link io.sluice.backend.ConnectionState#isMySql()}). Read/write splitting's
+ * causal read on a replica and a session's first connection on the server it moved to (issue #31, both pooling
+ * modes) need it; this is the one copy of it.
  */
 public final class GtidWait {
 
@@ -35,13 +38,22 @@ public final class GtidWait {
     }
 
     /**
-     * Runs the wait for {@code gtid} (MariaDB's {@code last_gtid} form) on {@code connection}.
+     * Runs the wait for {@code gtid} on {@code connection}: MariaDB's {@code last_gtid} form ({@code 0-1-42}) on
+     * MariaDB, a GTID set ({@code uuid:1-42}) on MySQL. A position the server's flavour cannot read (a session that
+     * wrote on the other flavour, which a group of one flavour does not have) is a failed wait: the read goes to the
+     * primary rather than wait for something the server cannot compare.
      *
      * @param deprecateEof whether the connection's session negotiated CLIENT_DEPRECATE_EOF, for reading the result
      */
     public static void run(BackendConnection connection, String gtid, Duration timeout, boolean deprecateEof,
             Outcome outcome) {
-        GtidPosition position = MariaDbGtidPosition.parse(gtid);
+        GtidPosition position;
+        try {
+            position = position(gtid, connection.state().isMySql());
+        } catch (IllegalArgumentException e) {
+            outcome.notReached(CausalWait.Outcome.FAILED);
+            return;
+        }
         String sql = CausalWait.sql(position, timeout);
         if (sql == null) {
             outcome.reached(); // the session wrote nothing: nothing to wait for
@@ -62,5 +74,10 @@ public final class GtidWait {
                 outcome.lost(failure);
             }
         }));
+    }
+
+    /** Parses {@code gtid} as the flavour of the server that is to wait for it. */
+    static GtidPosition position(String gtid, boolean mySql) {
+        return mySql ? MySqlGtidSet.parse(gtid) : MariaDbGtidPosition.parse(gtid);
     }
 }

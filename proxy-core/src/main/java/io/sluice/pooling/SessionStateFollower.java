@@ -5,6 +5,7 @@ import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.SessionStateListener;
 import io.sluice.state.SessionTrackers;
 import io.sluice.state.SessionVariables;
+import io.sluice.state.TrackerDefaults;
 import java.util.Locale;
 import java.util.Map;
 
@@ -20,7 +21,10 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     private final SessionVariables variables = new SessionVariables();
     /** The last-insert-id of the session's last statement that generated one: answers SELECT LAST_INSERT_ID(). */
     private long lastInsertId;
-    /** The GTID of the session's last write, as MariaDB's {@code last_gtid} tracker reported it; {@code null}. */
+    /**
+     * The GTID of the session's last write, as MariaDB's {@code last_gtid} tracker reported it, or the GTID set
+     * MySQL's {@code session_track_gtids} reported for it; {@code null} before the first.
+     */
     private String lastGtid;
     /** A character set changed without its collation being reported: read it once the response is relayed. */
     private boolean collationUnknown;
@@ -57,7 +61,10 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         return lastInsertId;
     }
 
-    /** The GTID of the session's last write (MariaDB with a binary log), or {@code null} before its first one. */
+    /**
+     * The GTID of the session's last write (MariaDB with a binary log: {@code 0-1-42}; MySQL with GTIDs on:
+     * {@code uuid:42}), or {@code null} before its first one.
+     */
     String lastGtid() {
         return lastGtid;
     }
@@ -218,9 +225,25 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
             case "session_track_schema":
             case "session_track_state_change":
                 return value.equalsIgnoreCase("ON") || value.equals("1");
+            case "session_track_gtids":
+                // MySQL only (Sluice turns it on there): OFF would leave causal reads without the session's writes.
+                // ALL_GTIDS still reports them, within the server's whole set.
+                return TrackerDefaults.gtidsOn(value);
             default:
-                return true; // transaction info, GTIDs: extra reports Sluice does not need
+                return true; // transaction info: extra reports Sluice does not need
         }
+    }
+
+    /**
+     * MySQL reported the GTIDs the statement committed ({@code OWN_GTID}, turned on by Sluice): the last report is
+     * kept, as MariaDB's {@code last_gtid} is. A replica applies one source's transactions in its commit order
+     * ({@code replica_preserve_commit_order}, on by default since 8.0.27, or a single applier), so once it has the
+     * last GTID it has the session's earlier ones too; a union of every report would grow with each write, since other
+     * sessions' transactions fall between them.
+     */
+    @Override
+    public void onGtids(String gtidSet) {
+        lastGtid = gtidSet;
     }
 
     @Override

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Reads the session state information of an OK packet (CLIENT_SESSION_TRACK): the system variables, schema and
- * "state changed" flag that the server's {@code session_track_*} trackers report.
+ * "state changed" flag that the server's {@code session_track_*} trackers report, and MySQL's GTIDs.
  *
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_basic_ok_packet.html">OK packet</a>
  */
@@ -17,12 +17,28 @@ public final class SessionTrackers {
     static final int SCHEMA = 1;
     /** SESSION_TRACK_STATE_CHANGE: "1" when any session state changed (variables, user variables, temp tables...). */
     static final int STATE_CHANGE = 2;
+    /**
+     * SESSION_TRACK_GTIDS (MySQL's {@code session_track_gtids}): the entry's data is an encoding specification byte
+     * (0: the GTID set as text, the only one MySQL has) then the set as a length-encoded string, e.g.
+     * {@code 03 29 00 27 "3e11fa47-71ca-11e1-9e33-c80aa9429562:23"}.
+     */
+    static final int GTIDS = 3;
+    /** The only encoding of SESSION_TRACK_GTIDS: the set's text, {@code uuid:1-5,uuid2:7}. */
+    static final int GTIDS_AS_TEXT = 0;
 
     /** What an OK packet reports. Called in packet order. */
     public interface Visitor {
         void onSystemVariable(String name, String value);
 
         void onSchema(String schema);
+
+        /**
+         * MySQL's GTID tracker reported the GTID set of the transactions the statement committed ({@code OWN_GTID}),
+         * or the server's whole {@code gtid_executed} ({@code ALL_GTIDS}). Only called for an entry that holds one,
+         * so an OK without it costs nothing more.
+         */
+        default void onGtids(String gtidSet) {
+        }
 
         /**
          * The packet is done.
@@ -83,8 +99,18 @@ public final class SessionTrackers {
                         case STATE_CHANGE:
                             stateChanged = true;
                             break;
+                        case GTIDS:
+                            // Not "described": a commit's GTID is no session state to carry to another connection.
+                            // An encoding other than text (none exists yet) is skipped, not misread.
+                            if (pos < entryEnd && (packet[pos++] & 0xFF) == GTIDS_AS_TEXT && pos < entryEnd) {
+                                String gtids = string();
+                                if (!gtids.isEmpty()) {
+                                    visitor.onGtids(gtids);
+                                }
+                            }
+                            break;
                         default:
-                            break; // GTIDs, transaction characteristics and state: not needed
+                            break; // transaction characteristics and state: not needed
                     }
                     pos = entryEnd;
                 }

@@ -67,6 +67,43 @@ class ClientTrackersTest {
         assertThat(trackers.filter(reported)).isSameAs(reported);
     }
 
+    /** MySQL 8.0's defaults: Sluice turned {@code session_track_gtids} on, the client's connection has it OFF. */
+    private static final TrackerDefaults MYSQL_DEFAULTS = TrackerDefaults.of("time_zone,autocommit", "ON", "OFF",
+            "OFF");
+    private static final String GTID = "3e11fa47-71ca-11e1-9e33-c80aa9429562:23";
+
+    @Test
+    void theGtidOfACommitIsHiddenFromAClientWhoseServerTracksNone() {
+        ClientTrackers trackers = new ClientTrackers();
+        trackers.defaults(MYSQL_DEFAULTS);
+        assertThat(trackers.filter(ok(MySqlWire.gtidsChange(GTID))))
+                .isEqualTo(MySqlWire.ok(SERVER_STATUS_AUTOCOMMIT));
+        byte[] reported = ok(MySqlWire.concat(variable("autocommit", "OFF"), MySqlWire.gtidsChange(GTID)));
+        assertThat(trackers.filter(reported)).isEqualTo(ok(variable("autocommit", "OFF")));
+    }
+
+    @Test
+    void aClientThatTurnsGtidsOnSeesThemAndOffAgainDoesNot() {
+        ClientTrackers trackers = new ClientTrackers();
+        trackers.defaults(MYSQL_DEFAULTS);
+        byte[] reported = ok(MySqlWire.gtidsChange(GTID));
+        trackers.changed("session_track_gtids", "OWN_GTID");
+        assertThat(trackers.filter(reported)).isSameAs(reported);
+        trackers.changed("session_track_gtids", "OFF");
+        assertThat(trackers.filter(reported)).isEqualTo(MySqlWire.ok(SERVER_STATUS_AUTOCOMMIT));
+    }
+
+    @Test
+    void onMySqlWithGtidsTrackedByDefaultTheClientSeesThemAndOnMariaDbAnyGtidReportIsTheClients() {
+        byte[] reported = ok(MySqlWire.gtidsChange(GTID));
+        ClientTrackers mySql = new ClientTrackers();
+        mySql.defaults(TrackerDefaults.of("time_zone", "ON", "OFF", "OWN_GTID"));
+        assertThat(mySql.filter(reported)).isSameAs(reported);
+        ClientTrackers mariaDb = new ClientTrackers();
+        mariaDb.defaults(MARIADB_DEFAULTS);
+        assertThat(mariaDb.filter(reported)).isSameAs(reported);
+    }
+
     private static byte[] ok(byte[] state) {
         return MySqlWire.okWithSessionState(0x00, 0, 0, STATE, 0, "", state);
     }

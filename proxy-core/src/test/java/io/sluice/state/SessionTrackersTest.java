@@ -23,6 +23,11 @@ class SessionTrackersTest {
             }
 
             @Override
+            public void onGtids(String gtidSet) {
+                seen.add("gtids=" + gtidSet);
+            }
+
+            @Override
             public void onEnd(boolean stateChanged, boolean described) {
                 seen.add("end " + stateChanged + " " + described);
             }
@@ -58,5 +63,35 @@ class SessionTrackersTest {
     void aPacketCutShortEndsQuietly() {
         assertThat(read("00000002400000006500")).containsExactly("end false false");
         assertThat(read("0000000200")).containsExactly("end false false");
+    }
+
+    @Test
+    void readsTheGtidOfACommitAsMySqlWritesIt() {
+        // MySQL 8.0 with session_track_gtids = OWN_GTID answering an autocommit INSERT: OK 00, 1 row, insert id 0,
+        // status 0x4002 (AUTOCOMMIT | SESSION_STATE_CHANGED), no warnings, empty info, then 0x2b bytes of state: one
+        // SESSION_TRACK_GTIDS entry (03) of 0x29 bytes, encoding specification 00 (text), then the set, lenenc 0x27.
+        assertThat(read("00010002400000002b0329002733653131666134372d373163612d313165312d396533332d6338306161393432"
+                + "393536323a3233"))
+                .containsExactly("gtids=3e11fa47-71ca-11e1-9e33-c80aa9429562:23", "end false false");
+    }
+
+    @Test
+    void readsAGtidSetBesideOtherEntriesWithMySqlsLineBreaks() {
+        // A variable, a state change, then a set of two sources as Gtid_set's default format writes it (",\n").
+        assertThat(read("00000002400000006a000e0a6175746f636f6d6d6974024f4e0201310355005333653131666134372d373163"
+                + "612d313165312d396533332d6338306161393432393536323a312d32332c0a35643266313463342d386131622d3131"
+                + "65652d623761312d3032343261633132303030323a312d37"))
+                .containsExactly("autocommit=ON",
+                        "gtids=3e11fa47-71ca-11e1-9e33-c80aa9429562:1-23,\n5d2f14c4-8a1b-11ee-b7a1-0242ac120002:1-7",
+                        "end true true");
+    }
+
+    @Test
+    void anUnknownGtidEncodingOrACutEntryIsSkipped() {
+        // Encoding specification 01 (none exists): skipped, the entry after it still read.
+        assertThat(read("00000002400000000b" + "0303010161" + "010403616263"))
+                .containsExactly("schema=abc", "end false true");
+        // The set's length runs past the packet: nothing reported.
+        assertThat(read("00000002400000000603040010" + "6161")).containsExactly("end false false");
     }
 }

@@ -60,6 +60,8 @@ public final class MySqlWire {
 
     /** Session state change type of a system variable (SESSION_TRACK_SYSTEM_VARIABLES). */
     public static final int SESSION_TRACK_SYSTEM_VARIABLES = 0x00;
+    /** MySQL's GTID tracker's entry type. */
+    public static final int SESSION_TRACK_GTIDS = 0x03;
 
     private MySqlWire() {
     }
@@ -294,6 +296,15 @@ public final class MySqlWire {
     public static byte[] systemVariableChange(String name, String value) {
         byte[] data = payload().lenencStr(name).lenencStr(value).toBytes();
         return payload().int1(SESSION_TRACK_SYSTEM_VARIABLES).lenencBytes(data).toBytes();
+    }
+
+    /**
+     * One session state change as MySQL's {@code session_track_gtids} writes it (SESSION_TRACK_GTIDS, type 0x03): the
+     * entry's length, then its data, the encoding specification 0 (text) and the GTID set as a length-encoded string.
+     */
+    public static byte[] gtidsChange(String gtidSet) {
+        byte[] data = payload().int1(0).lenencStr(gtidSet).toBytes();
+        return payload().int1(SESSION_TRACK_GTIDS).lenencBytes(data).toBytes();
     }
 
     /** EOF_Packet: 0xFE, no warnings, {@code status}. */

@@ -53,9 +53,14 @@ public final class ScriptedClient {
      * {@link #expectOk()} once the backend has played its part.
      */
     public ScriptedClient sendLogin(String user, String schema) {
+        return sendLogin(user, schema, CAPABILITIES);
+    }
+
+    /** As {@link #sendLogin(String, String)}, asking for {@code asked} (e.g. without CLIENT_SESSION_TRACK). */
+    public ScriptedClient sendLogin(String user, String schema, int asked) {
         Packet greeting = expectPacket();
         assertThat(greeting.first()).as("HandshakeV10's protocol version").isEqualTo(10);
-        int capabilities = schema == null ? CAPABILITIES : CAPABILITIES | Capabilities.CLIENT_CONNECT_WITH_DB;
+        int capabilities = schema == null ? asked : asked | Capabilities.CLIENT_CONNECT_WITH_DB;
         deliver(MySqlWire.frame(1, MySqlWire.handshakeResponse41(capabilities, 1 << 24,
                 MySqlWire.UTF8MB4_GENERAL_CI, user, new byte[0], schema, "mysql_native_password")));
         return this;

@@ -148,8 +148,9 @@ public final class ScriptedServerConnection {
     }
 
     /**
-     * As {@link #sessionCheckResult()}, with MariaDB's default session trackers too when {@code trackerDefaults}
-     * (a connection that follows session state asks for them).
+     * As {@link #sessionCheckResult()}, with the default session trackers too when {@code trackerDefaults} (a
+     * connection that follows session state asks for them): MariaDB's variables list, and, since this server greets
+     * as MySQL, {@code session_track_gtids} as MySQL 8.0 has it by default ({@code OFF}).
      */
     public List<byte[]> sessionCheckResult(boolean trackerDefaults) {
         List<String> names = new ArrayList<>(List.of("DATABASE()", "client", "connection", "results", "collation",
@@ -158,9 +159,9 @@ public final class ScriptedServerConnection {
         List<String> values = new ArrayList<>(Arrays.asList(schema, CHARSET, CHARSET, CHARSET, COLLATION, SQL_MODE,
                 WAIT_TIMEOUT));
         if (trackerDefaults) {
-            names.addAll(List.of("variables", "schema", "state_change"));
+            names.addAll(List.of("variables", "schema", "state_change", "gtids"));
             values.addAll(List.of("autocommit,character_set_client,character_set_connection,character_set_results,"
-                    + "time_zone", "ON", "OFF"));
+                    + "time_zone", "ON", "OFF", "OFF"));
         }
         List<byte[]> columns = new ArrayList<>();
         for (String name : names) {
@@ -188,6 +189,22 @@ public final class ScriptedServerConnection {
         nextSequenceId = 1;
         if (command == MySqlWire.COM_INIT_DB) {
             schema = text(next);
+        }
+        return next;
+    }
+
+    /**
+     * The next command Sluice sent, whatever it is, or {@code null} when it sent none: for a test that plays the
+     * server by rules rather than by a fixed script. The answer starts at sequence id 1.
+     */
+    public Packet nextCommand() {
+        Packet next = channel.nextPacket();
+        if (next != null) {
+            assertThat(next.sequenceId()).as("a command's sequence id").isZero();
+            nextSequenceId = 1;
+            if (next.first() == MySqlWire.COM_INIT_DB) {
+                schema = text(next);
+            }
         }
         return next;
     }
@@ -287,7 +304,8 @@ public final class ScriptedServerConnection {
         loop.runTasks();
     }
 
-    private static String text(Packet packet) {
+    /** What follows the command byte, as UTF-8: a COM_QUERY's SQL. */
+    public static String text(Packet packet) {
         byte[] p = packet.payload();
         return new String(p, 1, p.length - 1, StandardCharsets.UTF_8);
     }

@@ -39,6 +39,11 @@ public record ReplicationReading(String server, boolean reachable, boolean readO
             "SELECT @@GLOBAL.read_only, @@GLOBAL.super_read_only, @@GLOBAL.gtid_executed";
     /** The replica status; MariaDB 10.5+ and MySQL 8.0.22+ both take it (older ones: SHOW SLAVE STATUS). */
     public static final String REPLICA_STATUS = "SHOW REPLICA STATUS";
+    /**
+     * The same before MySQL 8.0.22 (which answers {@link #REPLICA_STATUS} with a syntax error, 1064): the columns
+     * keep the {@code Slave_} and {@code Master} names, which {@link #of} reads.
+     */
+    public static final String SLAVE_STATUS = "SHOW SLAVE STATUS";
 
     /** A server that did not answer. */
     public static ReplicationReading unreachable(String server, String error) {
@@ -57,7 +62,26 @@ public record ReplicationReading(String server, boolean reachable, boolean readO
      */
     public static ReplicationReading of(String server, boolean readOnly, String currentPosition,
             String slavePosition, Map<String, String> status) {
-        GtidPosition current = GtidPosition.parse(nullToEmpty(currentPosition));
+        return of(server, readOnly, GtidPosition.parse(nullToEmpty(currentPosition)), slavePosition, status);
+    }
+
+    /**
+     * A MySQL server's reading, from {@link #MYSQL_VARIABLES} and the replica status row: every position is a GTID
+     * set, the empty one included (a fresh replica's {@code gtid_executed} is empty text, which
+     * {@link GtidPosition#parse} would take for MariaDB's empty position, of the other flavour and so never at or past
+     * the primary's set).
+     *
+     * @param readOnly {@code read_only} or {@code super_read_only} is on
+     * @param gtidExecuted {@code @@GLOBAL.gtid_executed}: what the server has applied (or, on the primary, committed)
+     * @throws IllegalArgumentException when a position is not a GTID set
+     */
+    public static ReplicationReading ofMySql(String server, boolean readOnly, String gtidExecuted,
+            Map<String, String> status) {
+        return of(server, readOnly, MySqlGtidSet.parse(nullToEmpty(gtidExecuted)), null, status);
+    }
+
+    private static ReplicationReading of(String server, boolean readOnly, GtidPosition current, String slavePosition,
+            Map<String, String> status) {
         if (status.isEmpty()) {
             return new ReplicationReading(server, true, readOnly, false, false, false, -1, current, current, "");
         }
@@ -66,13 +90,15 @@ public record ReplicationReading(String server, boolean reachable, boolean readO
         String seconds = column(status, "Seconds_Behind_Master", "Seconds_Behind_Source");
         String received = column(status, "Gtid_IO_Pos", "Retrieved_Gtid_Set");
         GtidPosition applied = slavePosition != null ? GtidPosition.parse(slavePosition) : current;
+        boolean mySql = current instanceof MySqlGtidSet;
         String error = column(status, "Last_SQL_Error", "Last_SQL_Error");
         if (error == null || error.isEmpty()) {
             error = column(status, "Last_IO_Error", "Last_IO_Error");
         }
         return new ReplicationReading(server, true, readOnly, true, io, sql,
                 seconds == null || seconds.isBlank() ? -1 : Long.parseLong(seconds.strip()),
-                received == null || received.isBlank() ? emptyLike(applied) : GtidPosition.parse(received),
+                received == null || received.isBlank() ? emptyLike(applied)
+                        : mySql ? MySqlGtidSet.parse(received) : GtidPosition.parse(received),
                 applied, nullToEmpty(error));
     }
 

@@ -74,6 +74,26 @@ class ReplicaEligibilityTest {
     }
 
     @Test
+    void aMySqlReplicaThatHasAppliedNothingIsCountedBehindByTransactionsNotByFlavour() {
+        // A fresh MySQL replica's gtid_executed is empty text: read as a MySQL set, it lacks the primary's 5
+        // transactions; read by GtidPosition.parse it would be MariaDB's empty position, never comparable.
+        String uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+        Map<String, String> row = new HashMap<>();
+        row.put("Slave_IO_Running", "Yes");
+        row.put("Slave_SQL_Running", "Yes");
+        row.put("Seconds_Behind_Master", "0");
+        row.put("Retrieved_Gtid_Set", "");
+        ReplicationReading reading = ReplicationReading.ofMySql("r", true, "", row);
+        assertThat(reading.applied()).isEqualTo(MySqlGtidSet.empty());
+        assertThat(reading.received()).isEqualTo(MySqlGtidSet.empty());
+        ReplicaEligibility.Judgement judgement = new ReplicaEligibility(Duration.ofSeconds(5), 10)
+                .judge(reading, MySqlGtidSet.parse(uuid + ":1-5"));
+        assertThat(judgement.transactionsBehind()).isEqualTo(5);
+        assertThat(judgement.verdict()).isEqualTo(Verdict.USABLE);
+        assertThat(ReplicationReading.ofMySql("p", false, "", Map.of()).applied()).isEqualTo(MySqlGtidSet.empty());
+    }
+
+    @Test
     void thePrimary() {
         assertThat(ReplicaEligibility.judgePrimary(ReplicationReading.of("p", false, "0-1-1", "", Map.of())).usable())
                 .isTrue();

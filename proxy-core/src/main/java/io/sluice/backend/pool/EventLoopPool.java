@@ -283,7 +283,7 @@ public final class EventLoopPool implements ConnectionOwner {
 
     /**
      * Reads a read/write split group's server's replication state on a connection of its own, then closes it: as
-     * {@link #check}, plus the two queries of {@link ReadReplication}.
+     * {@link #check}, plus the queries of {@link ReadReplication}.
      */
     void readReplication(long timeoutMillis, Promise<ReplicationReading> outcome) {
         Promise<BackendConnection> ready = loop.newPromise();
@@ -295,12 +295,12 @@ public final class EventLoopPool implements ConnectionOwner {
             }
             BackendConnection connection = (BackendConnection) f.getNow();
             ScheduledFuture<?> timer = loop.schedule(connection::close, timeoutMillis, TimeUnit.MILLISECONDS);
-            connection.run(ReadReplication.of(parent.dataSource().name(), connection.key().deprecateEof(), reading -> {
+            ReadReplication.run(connection, parent.dataSource().name(), reading -> {
                 timer.cancel(false);
                 connection.markIdle();
                 connection.close();
                 outcome.trySuccess(reading);
-            }));
+            });
         });
         parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false);
     }
