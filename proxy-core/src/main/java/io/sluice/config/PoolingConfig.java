@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -11,8 +12,13 @@ import java.util.Objects;
  * @param sessionMovesPerSecond how many sessions per second move to a backend that comes (back) into rotation, to
  *     spread them as the balancer would; 0 turns rebalancing off (sessions still leave a drained or down backend
  *     between their transactions; in SESSION mode on MariaDB only, decision 104)
+ * @param moveGtidWaitMilliseconds how long a moved session's new server may take to apply the session's last write
+ *     (GTID) before the session runs there; 0, the default, moves without waiting. Only for a group whose servers
+ *     replicate from one another by GTID (a primary and its replicas): on independent servers, or Galera (which does
+ *     not advance {@code gtid_slave_pos}), the wait can never succeed and the session would stay (decision 105)
  */
-public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize, int sessionMovesPerSecond) {
+public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize, int sessionMovesPerSecond,
+        int moveGtidWaitMilliseconds) {
 
     public static final int DEFAULT_PREPARED_STATEMENT_CACHE_SIZE = 256;
     public static final int DEFAULT_SESSION_MOVES_PER_SECOND = 100;
@@ -27,6 +33,20 @@ public record PoolingConfig(PoolingMode mode, int preparedStatementCacheSize, in
             throw new IllegalArgumentException("pooling.sessionMovesPerSecond: " + sessionMovesPerSecond
                     + " (expected: 0 or more)");
         }
+        if (moveGtidWaitMilliseconds < 0) {
+            throw new IllegalArgumentException("pooling.moveGtidWaitMilliseconds: " + moveGtidWaitMilliseconds
+                    + " (expected: 0 or more)");
+        }
+    }
+
+    /** Moved sessions do not wait for their last write on the new server. */
+    public PoolingConfig(PoolingMode mode, int preparedStatementCacheSize, int sessionMovesPerSecond) {
+        this(mode, preparedStatementCacheSize, sessionMovesPerSecond, 0);
+    }
+
+    /** How long a moved session waits for its last write on its new server; {@link Duration#ZERO}: it does not. */
+    public Duration moveGtidWait() {
+        return Duration.ofMillis(moveGtidWaitMilliseconds);
     }
 
     /** With the default rate of session moves. */

@@ -167,13 +167,17 @@ final class SectionReaders {
         return section.done(() -> new HealthCheckConfig(interval, timeout, rise, fall));
     }
 
-    /** {@code pooling: {mode: transaction, preparedStatementCacheSize: 256, sessionMovesPerSecond: 100}}. */
+    /**
+     * {@code pooling: {mode: transaction, preparedStatementCacheSize: 256, sessionMovesPerSecond: 100,
+     * moveGtidWaitMilliseconds: 0}}.
+     */
     static PoolingConfig pooling(YamlSection section) {
         PoolingMode mode = section.oneOf("mode", PoolingMode.class, PoolingMode.SESSION);
         int cacheSize = section.integer("preparedStatementCacheSize",
                 PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE);
         int movesPerSecond = section.integer("sessionMovesPerSecond", PoolingConfig.DEFAULT_SESSION_MOVES_PER_SECOND);
-        return section.done(() -> new PoolingConfig(mode, cacheSize, movesPerSecond));
+        int moveGtidWait = section.integer("moveGtidWaitMilliseconds", 0);
+        return section.done(() -> new PoolingConfig(mode, cacheSize, movesPerSecond, moveGtidWait));
     }
 
     // ---- operations: admin, metrics, shutdown, slowQueryLog, reload -------------------------------

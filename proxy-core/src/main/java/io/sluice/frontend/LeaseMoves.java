@@ -5,6 +5,7 @@ import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.pooling.CommandPolicy;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -195,7 +196,8 @@ final class LeaseMoves {
      * @param reason why it moved, counted once the wait succeeds; {@code null}: a reassignment, not counted
      */
     boolean awaitsLastWrite(Backend left, SessionMove.Reason reason) {
-        if (!lease.policy().movedToAnotherServer()) {
+        Duration wait = context.pooling().moveGtidWait();
+        if (wait.isZero() || !lease.policy().movedToAnotherServer(wait)) {
             return false;
         }
         if (movedFrom == null) {

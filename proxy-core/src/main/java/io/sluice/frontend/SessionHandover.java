@@ -12,6 +12,7 @@ import io.sluice.pooling.GtidWait;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.ReadUserVariables;
 import io.sluice.state.SessionVariables;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -239,11 +240,12 @@ final class SessionHandover {
             Snapshot snapshot) {
         String schema = snapshot.schema();
         String lastGtid = snapshot.lastGtid();
-        if (lastGtid == null) {
+        Duration wait = context.pooling().moveGtidWait();
+        if (lastGtid == null || wait.isZero()) {
             swap(old, fresh, from, next, schema);
             return;
         }
-        GtidWait.run(fresh, lastGtid, GtidWait.MOVE_TIMEOUT, session.key().deprecateEof(),
+        GtidWait.run(fresh, lastGtid, wait, session.key().deprecateEof(),
                 new GtidWait.Outcome() {
                     @Override
                     public void reached() {

@@ -10,6 +10,7 @@ import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
 import io.sluice.state.SessionVariables;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
@@ -92,13 +93,15 @@ public interface CommandPolicy {
     }
 
     /**
-     * The session now belongs to another server of the group (a move, issue #31): its first connection there must
-     * wait until that server has applied the session's last write, if the session has one.
+     * The session now belongs to another server of the group (a move, issue #31) whose servers replicate from one
+     * another ({@code pooling.moveGtidWaitMilliseconds} above 0): its first connection there must wait until that
+     * server has applied the session's last write, if the session has one.
      *
+     * @param timeout how long that server may take
      * @return whether such a wait is due ({@link #prepareConnection} then runs it, and fails with
      *     {@link GtidNotReached} when the server does not catch up in time)
      */
-    default boolean movedToAnotherServer() {
+    default boolean movedToAnotherServer(Duration timeout) {
         return false;
     }
 

@@ -7,7 +7,6 @@ import io.sluice.balancer.replication.CausalWait;
 import io.sluice.balancer.replication.GtidPosition;
 import io.sluice.balancer.replication.MariaDbGtidPosition;
 import io.sluice.balancer.replication.MySqlGtidSet;
-import io.sluice.config.ReadWriteSplittingConfig;
 import java.time.Duration;
 
 /**
@@ -31,8 +30,6 @@ public final class GtidWait {
         void lost(BackendException cause);
     }
 
-    /** How long a moved session's new server may take to apply its last write: the causal reads' default. */
-    public static final Duration MOVE_TIMEOUT = ReadWriteSplittingConfig.DEFAULT_CAUSAL_READS_TIMEOUT;
 
     private GtidWait() {
     }

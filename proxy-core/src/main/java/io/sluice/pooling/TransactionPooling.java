@@ -15,6 +15,7 @@ import io.sluice.relay.SessionStateListener;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.SessionVariables;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -40,6 +41,8 @@ public final class TransactionPooling implements CommandPolicy {
      * {@code null}.
      */
     private String gtidAfterMove;
+    /** How long the new server may take to apply it ({@code pooling.moveGtidWaitMilliseconds}). */
+    private Duration moveWait = Duration.ZERO;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -281,7 +284,8 @@ public final class TransactionPooling implements CommandPolicy {
     }
 
     @Override
-    public boolean movedToAnotherServer() {
+    public boolean movedToAnotherServer(Duration timeout) {
+        moveWait = timeout;
         String gtid = follower.lastGtid();
         gtidAfterMove = gtid == null || gtid.isEmpty() ? null : gtid;
         return gtidAfterMove != null;
@@ -309,9 +313,9 @@ public final class TransactionPooling implements CommandPolicy {
                 return;
             }
             String gtid = gtidAfterMove;
-            // The same wait as a causal read on a replica (decision 097), with its default timeout: a session that
-            // moved must not read, on its new server, data older than its own last write.
-            GtidWait.run(connection, gtid, GtidWait.MOVE_TIMEOUT, deprecateEof, new GtidWait.Outcome() {
+            // The same wait as a causal read on a replica (decision 097): a session that moved must not read, on its
+            // new server, data older than its own last write.
+            GtidWait.run(connection, gtid, moveWait, deprecateEof, new GtidWait.Outcome() {
                 @Override
                 public void reached() {
                     gtidAfterMove = null; // every connection of this server has it now
@@ -321,7 +325,7 @@ public final class TransactionPooling implements CommandPolicy {
                 @Override
                 public void notReached(CausalWait.Outcome why) {
                     done.accept(new GtidNotReached(connection.dataSourceName() + " had not applied the session's "
-                            + "last write " + gtid + " within " + GtidWait.MOVE_TIMEOUT.toMillis() + " ms ("
+                            + "last write " + gtid + " within " + moveWait.toMillis() + " ms ("
                             + why.name().toLowerCase(java.util.Locale.ROOT) + ")"));
                 }
 

@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A session that moves to another server waits there for its last write first (issue #31 with read/write
- * splitting's causal wait): a primary and a GTID replica of it are two backends of one group in transaction
+ * With {@code pooling.moveGtidWaitMilliseconds} set, a session that moves to another server waits there for its last
+ * write first (issue #31 with read/write splitting's causal wait): a primary and a GTID replica of it are two backends of one group in transaction
  * pooling; the replica's SQL thread is stopped, so it lacks the session's write. Without the wait, the session's
  * next read on the replica would miss its own row. Both pooling modes.
  */
@@ -37,8 +37,9 @@ class MoveGtidWaitTest {
         try (ReplicationGroup servers = ReplicationGroup.start("movegtid", 1)) {
             servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)");
             servers.awaitCaughtUp();
+            // no rebalancing: moves by drain only; moves wait up to 1 s for the session's last write (a replica group)
             PoolingConfig pooling = new PoolingConfig(PoolingMode.TRANSACTION,
-                    PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE, 0); // no rebalancing: moves by drain only
+                    PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE, 0, 1000);
             ProxyConfig config = ProxyConfig.builder()
                     .port(0)
                     .pooling(pooling)
@@ -100,6 +101,51 @@ class MoveGtidWaitTest {
         }
     }
 
+    /**
+     * By default a move does not wait: Sluice cannot know that a plain group's servers replicate from one another, and
+     * on independent servers or Galera the wait could never succeed, so a session that wrote would never leave a
+     * drained backend (and pay the timeout at every transaction trying).
+     */
+    @Test
+    void byDefaultASessionThatWroteMovesAtOnceWithoutWaiting() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("movenowait", 1)) {
+            servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)");
+            servers.awaitCaughtUp();
+            ProxyConfig config = ProxyConfig.builder()
+                    .port(0)
+                    .pooling(new PoolingConfig(PoolingMode.TRANSACTION,
+                            PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE, 0))
+                    .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                    .loadBalancer(Policy.ROUND_ROBIN)
+                    .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
+                    .dataSource(dataSource("primary", servers.primary()))
+                    .dataSource(dataSource("replica", servers.replica(0)))
+                    .build();
+            try (Sluice sluice = Sluice.start(config)) {
+                assertThat(config.pooling().moveGtidWait()).isZero();
+                assertThat(sluice.drain("replica")).isTrue();
+                try (Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(),
+                        "app", ""), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+                        Statement s = c.createStatement()) {
+                    assertThat(port(s)).isEqualTo(servers.primary().port());
+                    assertThat(sluice.undrain("replica")).isTrue();
+                    servers.stopApplying(0);
+                    s.executeUpdate("INSERT INTO t VALUES (1)");
+                    assertThat(sluice.drain("primary")).isTrue();
+                    Thread.sleep(200);
+
+                    long started = System.nanoTime();
+                    assertThat(port(s)).isEqualTo(servers.replica(0).port());
+                    // no MASTER_GTID_WAIT ran: nothing like the 1 s a wait would have taken to time out
+                    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(900);
+                    assertThat(moves(sluice, "drain")).isEqualTo(1);
+                    assertThat(refused(sluice, "gtid_wait_timeout")).isZero();
+                    servers.startApplying(0);
+                }
+            }
+        }
+    }
+
     @Test
     void inSessionPoolingTheHandoverWaitsForTheLastWriteToo() throws Exception {
         try (ReplicationGroup servers = ReplicationGroup.start("movegtidsp", 1)) {
@@ -108,7 +154,7 @@ class MoveGtidWaitTest {
             ProxyConfig config = ProxyConfig.builder()
                     .port(0)
                     .pooling(new PoolingConfig(PoolingMode.SESSION,
-                            PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE, 0))
+                            PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE, 0, 1000))
                     .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
                     .loadBalancer(Policy.ROUND_ROBIN)
                     .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
