@@ -199,8 +199,7 @@ class SessionPoolingMovesTest {
                 }
                 assertThat(moves(sluice, "drain")).isEqualTo(1);
                 String now = cluster.backendOf(c);
-                assertThat(now).isIn("a", "c");
-                assertThat(connectionId(c)).isNotEqualTo(before);
+                assertThat(now).isIn("a", "c"); // @@port: another server (whose connection ids may be b's too)
                 assertThat(oldConnectionClosed(before)).as("b's connection %d closed", before).isTrue();
 
                 for (int i = 2; i <= 300; i++) {
