@@ -40,7 +40,8 @@ API (POST /api/backends/NAME/drain), at --undrain-at s undrains it. Legs, interl
 
   tx_moves    pooling TRANSACTION, pooling.sessionMovesPerSecond at its default (100)
   tx_nomoves  pooling TRANSACTION, sessionMovesPerSecond: 0
-  session     pooling SESSION (with --pooling ...,session): sessions move at their idle moment (decision 104)
+  session     pooling SESSION (with --pooling ...,session): sessions move at their idle moment, with their
+              server-side prepared statements (decisions 104, 106)
   session_stay  pooling SESSION on --stay-dist, a build without session moves (given: main before them): a
               drain without moves, where the drained backend keeps its sessions until they end
 

@@ -27,7 +27,8 @@ public final class ConnectionState {
 
     /**
      * @param tracksState whether the server reports state changes in OK packets (transaction pooling)
-     * @param statementCacheSize prepared statements kept per connection in transaction pooling; 0 for none
+     * @param statementCacheSize prepared statements kept per connection mapped by Sluice (transaction pooling, a
+     *     session-pooling session that moved); 0 for none
      */
     public ConnectionState(String schema, boolean tracksState, int statementCacheSize) {
         this.schema = schema;
@@ -73,7 +74,7 @@ public final class ConnectionState {
         return loginValues;
     }
 
-    /** This connection's prepared statements; {@code null} in session pooling. */
+    /** This connection's prepared statements, as Sluice mapped them; {@code null} for a health check's connection. */
     public StatementCache statements() {
         return statements;
     }

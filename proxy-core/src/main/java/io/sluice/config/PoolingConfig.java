@@ -7,8 +7,9 @@ import java.util.Objects;
  * The {@code pooling} section of config.yaml: whether sessions share backend connections.
  *
  * @param mode {@link PoolingMode#SESSION} (the default) or {@link PoolingMode#TRANSACTION}
- * @param preparedStatementCacheSize in TRANSACTION mode, how many prepared statements each backend connection keeps;
- *     the least recently used one beyond it is closed on the server
+ * @param preparedStatementCacheSize in TRANSACTION mode (and in SESSION mode for a session that moved to another
+ *     server, decision 106), how many prepared statements each backend connection keeps; the least recently used one
+ *     beyond it is closed on the server
  * @param sessionMovesPerSecond how many sessions per second move to a backend that comes (back) into rotation, to
  *     spread them as the balancer would; 0 turns rebalancing off (sessions still leave a drained or down backend
  *     between their transactions; in SESSION mode on MariaDB only, decision 104)

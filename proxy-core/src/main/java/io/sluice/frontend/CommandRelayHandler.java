@@ -58,6 +58,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final CommandPolicy policy;
     /** Whether the policy follows the session (transaction pooling): read once, so session pooling pays nothing. */
     private final boolean followsSession;
+    /** Whether prepared-statement commands go through the policy: it follows the session or records statements. */
+    private final boolean statementsByPolicy;
     private final CaptureHook capture;
     private final LoopCounters counters;
     private final ClientClosing closing;
@@ -90,8 +92,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.capture = new CaptureHook(context.capture(), session);
         this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
                 session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
-                context.readWriteGroup(session.requestedSchema()), new PolicyPort(this, lease, session, context));
+                context.readWriteGroup(session.requestedSchema()), context.group().backends().size() > 1,
+                new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
+        this.statementsByPolicy = policy.takesStatementCommands();
         this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());
         this.userChange = new UserChange(this, session, security, context, lease, capture, policy);
         lease.attach(this, policy);
@@ -215,8 +219,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     }
 
     /**
-     * Writes one frame to the connection (not flushed). In transaction pooling, prepared-statement commands get the
-     * statement ids of the connection in use.
+     * Writes one frame to the connection (not flushed). In transaction pooling (and session pooling after a move),
+     * prepared-statement commands get the statement ids of the connection in use.
      *
      * @return false when the frame must wait (not consumed)
      */
@@ -224,7 +228,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             ResponseObserver captured) {
         if (kind == null) {
             connection.forwardData(frame);
-        } else if (followsSession && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
+        } else if (statementsByPolicy && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
                 && command != Command.COM_STMT_CLOSE) {
             if (!policy.sendStatementCommand(connection, command, frame, kind, captured)) {
                 return false;

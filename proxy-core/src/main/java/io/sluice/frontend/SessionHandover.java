@@ -11,6 +11,7 @@ import io.sluice.balancer.replication.CausalWait;
 import io.sluice.pooling.GtidWait;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.ReadUserVariables;
+import io.sluice.pooling.SessionPooling;
 import io.sluice.state.SessionVariables;
 import java.time.Duration;
 import java.util.HashMap;
@@ -26,9 +27,11 @@ import org.slf4j.LoggerFactory;
  * follows nothing of a session, so at the session's first idle moment outside a transaction after a move was asked
  * for, its own server is asked what the session holds: the session variables that differ from the server's global
  * ones, its schema and user variables, and the per-session counters that say whether it may hold something that
- * cannot move (prepared statements, temporary tables, table locks, XA). A connection of the target is then made to
- * match (one {@code SET}), swapped in, and the old one closed. The client's reading stops meanwhile. A session that
- * cannot move stays and says why; one whose new connection cannot be made to match stays on its old one, untouched.
+ * cannot move (temporary tables, table locks, XA, SQL-level prepared statements, and protocol ones when Sluice did
+ * not record them). A connection of the target is then made to match (one {@code SET}), swapped in, and the old one
+ * closed; recorded prepared statements are prepared again there on first use ({@link SessionPooling}, decision 106).
+ * The client's reading stops meanwhile. A session that cannot move stays and says why; one whose new connection
+ * cannot be made to match stays on its old one, untouched.
  * On the session's event loop; one per session, made when a move is first asked for.
  */
 final class SessionHandover {
@@ -41,9 +44,9 @@ final class SessionHandover {
             "rand_seed2", "insert_id", "last_insert_id", "identity", "gtid_seq_no", "character_set_database",
             "collation_database");
 
-    private static final List<String> COUNTERS = List.of("COM_STMT_PREPARE", "COM_STMT_CLOSE", "COM_DEALLOC_SQL",
-            "COM_CREATE_TEMPORARY_TABLE", "COM_DROP_TEMPORARY_TABLE", "COM_LOCK_TABLES", "COM_UNLOCK_TABLES",
-            "COM_XA_START", "COM_XA_COMMIT", "COM_XA_ROLLBACK");
+    private static final List<String> COUNTERS = List.of("COM_STMT_PREPARE", "COM_STMT_CLOSE", "COM_PREPARE_SQL",
+            "COM_DEALLOC_SQL", "COM_CREATE_TEMPORARY_TABLE", "COM_DROP_TEMPORARY_TABLE", "COM_LOCK_TABLES",
+            "COM_UNLOCK_TABLES", "COM_XA_START", "COM_XA_COMMIT", "COM_XA_ROLLBACK");
 
     /**
      * One query, one row per fact: the variables this session changed from the global values (MariaDB's
@@ -99,6 +102,11 @@ final class SessionHandover {
         }
         running = true;
         relay.moving(true); // no client command may reach the old connection once its state is read
+        PinReason held = lease.policy().pinnedBy();
+        if (held != null) {
+            refuse(held, SessionMove.Refusal.PINNED); // an open cursor, long data sent ahead (decision 106)
+            return;
+        }
         boolean deprecateEof = session.key().deprecateEof();
         // A query with tables would clear warnings the client may still read (SHOW WARNINGS); reading the count
         // does not. With warnings left, the next idle moment tries again.
@@ -148,7 +156,7 @@ final class SessionHandover {
 
             }
         }
-        PinReason pin = inTransaction ? null : pinnedBy(counters);
+        PinReason pin = inTransaction ? null : pinnedBy(counters, lease.policy() instanceof SessionPooling);
         if (inTransaction) {
             done(); // began one meanwhile (not reported yet): the next idle moment tries again
             return;
@@ -181,9 +189,14 @@ final class SessionHandover {
      * What the server's per-session counters say the session may hold. They only ever err on the side of staying: a
      * statement prepared twice under one name, or a temporary table dropped by a plain {@code DROP TABLE}, keeps the
      * session where it is.
+     *
+     * @param recorded whether Sluice recorded the session's protocol prepared statements (decision 106): then only
+     *     SQL-level ones ({@code PREPARE ... FROM}), which it never prepares again, keep it
      */
-    private static PinReason pinnedBy(Map<String, Long> c) {
-        if (c.getOrDefault("COM_STMT_PREPARE", 0L) > c.getOrDefault("COM_STMT_CLOSE", 0L)
+    private static PinReason pinnedBy(Map<String, Long> c, boolean recorded) {
+        if (recorded && c.getOrDefault("COM_PREPARE_SQL", 0L) > c.getOrDefault("COM_DEALLOC_SQL", 0L)) {
+            return PinReason.SQL_PREPARE;
+        } else if (!recorded && c.getOrDefault("COM_STMT_PREPARE", 0L) > c.getOrDefault("COM_STMT_CLOSE", 0L)
                 + c.getOrDefault("COM_DEALLOC_SQL", 0L)) {
             return PinReason.PREPARED_STATEMENT;
         } else if (c.getOrDefault("COM_CREATE_TEMPORARY_TABLE", 0L)
@@ -272,13 +285,17 @@ final class SessionHandover {
     private void swap(BackendConnection old, BackendConnection fresh, EventLoopPool from, Backend next,
             String schema) {
         if (!old.isBetweenCommands() || old.runsOwnCommand() || !old.channel().isActive()
-                || lease.connection() != old || !relay.isCommandPhase()) {
-            // The old connection broke, the session ended, or a command slipped in: not now. The new connection
-            // has the session's variables, not a pooled connection's: closed.
+                || lease.connection() != old || !relay.isCommandPhase() || !relay.isQuiet()) {
+            // The old connection broke, the session ended, or a command slipped in (or waits, held: it was looked
+            // at for the old connection, a COM_STMT_CLOSE of its ids among them): not now. The new connection has
+            // the session's variables, not a pooled connection's: closed.
             fresh.close();
             lease.moves().unclaim(next);
             done();
             return;
+        }
+        if (lease.policy() instanceof SessionPooling statements) {
+            statements.movedToAnotherConnection(); // the client's statement ids now map onto the new connection's
         }
         lease.moves().handedOver(next, fresh, from, schema);
         old.close(); // its state is the session's, copied: it goes back to no other session

@@ -45,21 +45,24 @@ public interface CommandPolicy {
      */
     static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
             SessionPort port) {
-        return of(transactionPooling, key, clientTracksState, mariaDb, null, port);
+        return of(transactionPooling, key, clientTracksState, mariaDb, null, false, port);
     }
 
     /**
      * As above, for a session of a read/write split group ({@code split}, else {@code null}): such a session takes a
      * connection per transaction from the group's primary or a replica, whatever the pooling mode, when the server
      * can report session state (else it stays on the primary, pinned).
+     *
+     * @param mayMove session pooling: whether the session may move to another server of its group (MariaDB, more
+     *     than one backend), so that it records its prepared statements ({@link SessionPooling}, decision 106)
      */
     static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
-            ReadWriteGroup split, SessionPort port) {
+            ReadWriteGroup split, boolean mayMove, SessionPort port) {
         if (split != null && followsState(true, key)) {
             return new ReadWriteSplitting(port, split, key.deprecateEof(), clientTracksState, mariaDb);
         }
         if (!transactionPooling && split == null) {
-            return SESSION;
+            return mayMove && mariaDb ? new SessionPooling(port) : SESSION;
         }
         if (!followsState(true, key)) {
             return new PinnedSession(port);
@@ -85,6 +88,15 @@ public interface CommandPolicy {
     /** Whether the hooks below are used: false for session pooling. Read once per session. */
     default boolean followsSession() {
         return false;
+    }
+
+    /**
+     * Whether prepared-statement commands (but COM_STMT_CLOSE) go to the connection through
+     * {@link #sendStatementCommand}: a policy that follows the session, and session pooling recording its statements
+     * to move with them ({@link SessionPooling}). Read once per session.
+     */
+    default boolean takesStatementCommands() {
+        return followsSession();
     }
 
     /** Whether the session may be moved to another backend of the group between transactions. */

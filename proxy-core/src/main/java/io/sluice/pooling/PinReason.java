@@ -37,8 +37,9 @@ public enum PinReason {
     /** The client changed the session trackers Sluice relies on ({@code session_track_*}). */
     SESSION_TRACKERS,
     /**
-     * Session pooling: the server counts prepared statements the session has not closed; Sluice did not follow their
-     * text, so it cannot prepare them again elsewhere (a session-pooling move, decision 104).
+     * Session pooling: a prepared statement Sluice cannot prepare again elsewhere (a session-pooling move): the
+     * server counts statements the session has not closed and Sluice did not record them (a group of one backend at
+     * login, decision 104), or an execute's parameter types went by unread (decision 106).
      */
     PREPARED_STATEMENT;
 

@@ -19,6 +19,9 @@ import java.util.Arrays;
  * whichever connection runs them. A statement prepared on one connection is prepared again, by Sluice, on the next
  * connection that needs it; the server's ids never reach the client (the id in a COM_STMT_PREPARE_OK is replaced as
  * the response streams past), and the client's ids are replaced by the connection's in each command.
+ *
+ * <p>Also a session-pooling session's, once it moved to another server (decision 106): the statements it prepared
+ * before are {@link #adopt adopted} under the ids the client knows, the old server's.
  */
 final class StatementIds {
     private final SessionPort port;
@@ -43,6 +46,20 @@ final class StatementIds {
             return lastPrepared;
         }
         return statements == null ? null : statements.get(clientId);
+    }
+
+    /**
+     * Takes on a statement prepared by the client directly on a server connection Sluice did not map (session
+     * pooling, before its first move), under the id the client knows it by. Ids Sluice gives later come after it.
+     */
+    void adopt(PreparedStatement statement) {
+        if (statements == null) {
+            statements = new IntObjectHashMap<>();
+        }
+        statements.put(statement.clientId(), statement);
+        if (Integer.compareUnsigned(statement.clientId(), nextStatementId) > 0) {
+            nextStatementId = statement.clientId();
+        }
     }
 
     /** COM_STMT_CLOSE: forgets the statement; the server's stays in its connection's cache, for other sessions too. */
@@ -168,8 +185,33 @@ final class StatementIds {
     }
 
     /** Keeps an execute's parameter types right on a server statement other sessions may have used. */
-    private static final class ParameterTypes {
+    static final class ParameterTypes {
         private ParameterTypes() {
+        }
+
+        /**
+         * The parameter types a COM_STMT_EXECUTE carries (new-params-bound 1), kept as the statement's unless they
+         * are the ones it had.
+         *
+         * @return the statement's types now, or {@code null} when the frame carries none (or is too short to)
+         */
+        static byte[] learn(ByteBuf frame, int base, PreparedStatement statement) {
+            int count = statement.parameters();
+            int flagAt = base + 10 + (count + 7) / 8;
+            if (count <= 0 || flagAt >= frame.writerIndex() || frame.getByte(flagAt) != 1) {
+                return null;
+            }
+            int typesAt = flagAt + 1;
+            byte[] known = statement.parameterTypes();
+            if (known == null || known.length != 2 * count || !sameBytes(frame, typesAt, known)) {
+                if (typesAt + 2 * count > frame.writerIndex()) {
+                    return null;
+                }
+                known = new byte[2 * count];
+                frame.getBytes(typesAt, known);
+                statement.parameterTypes(known);
+            }
+            return known;
         }
 
         /**
@@ -185,17 +227,10 @@ final class StatementIds {
                 return frame;
             }
             if (frame.getByte(flagAt) == 1) {
-                int typesAt = flagAt + 1;
-                byte[] known = statement.parameterTypes();
-                if (known == null || !sameBytes(frame, typesAt, known)) {
-                    if (typesAt + 2 * count > frame.writerIndex()) {
-                        return frame;
-                    }
-                    known = new byte[2 * count];
-                    frame.getBytes(typesAt, known);
-                    statement.parameterTypes(known);
+                byte[] known = learn(frame, base, statement);
+                if (known != null) {
+                    entry.boundTypes(known);
                 }
-                entry.boundTypes(known);
                 return frame;
             }
             byte[] types = statement.parameterTypes();

@@ -8,6 +8,8 @@
  *   <li>{@link io.sluice.pooling.TransactionPooling} is built from {@code Pins} (what keeps a session on its
  *       connection), {@code StatementIds} (prepared statements across connections) and {@code SessionStateFollower}
  *       (the state the server's trackers report);
+ *   <li>{@link io.sluice.pooling.SessionPooling} is session pooling for a session that may move to another server:
+ *       it records its prepared statements, and drives them by {@code StatementIds} once it moved (decision 106);
  *   <li>{@link io.sluice.pooling.QuerySniffer} is the light lexer that spots state the trackers do not move (user
  *       variables, locks, temporary tables...);
  *   <li>{@link io.sluice.pooling.SessionPort} is what a policy may ask of its session.

@@ -18,12 +18,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Live sessions moving in session pooling (issue #31, decision 104), between three real MariaDB servers: a drained
- * backend's sessions move at their idle moment to a new server connection with their state (character set and
- * collation, sql_mode, isolation, schema, user variables), which the client does not notice; a session with a
- * temporary table, or with a server-side prepared statement Sluice did not follow, stays and says why.
+ * Live sessions moving in session pooling (issue #31, decisions 104 and 106), between three real MariaDB servers: a
+ * drained backend's sessions move at their idle moment to a new server connection with their state (character set
+ * and collation, sql_mode, isolation, schema, user variables) and their server-side prepared statements, which the
+ * client does not notice, with MariaDB's and MySQL's Connector/J; a session with a temporary table, or with a cursor
+ * open, stays and says why.
  */
 class SessionPoolingMovesTest {
     private static BackendCluster cluster;
@@ -32,7 +35,9 @@ class SessionPoolingMovesTest {
     static void startServers() {
         cluster = BackendCluster.shared();
         for (String name : BackendCluster.NAMES) {
-            cluster.server(name).execute("CREATE DATABASE IF NOT EXISTS move_test");
+            cluster.server(name).execute("CREATE DATABASE IF NOT EXISTS move_test",
+                    "CREATE TABLE IF NOT EXISTS move_test.few (n INT PRIMARY KEY)",
+                    "INSERT IGNORE INTO move_test.few VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9), (10)");
         }
     }
 
@@ -95,6 +100,7 @@ class SessionPoolingMovesTest {
 
     @Test
     void aDrainedBackendsSessionsMoveWithTheirStateAndPinnedOnesStayAndSayWhy() throws Exception {
+        // Before decision 106 the session with a server-side prepared statement stayed (prepared_statement).
         try (Sluice sluice = cluster.startProxy(Policy.ROUND_ROBIN, BackendCluster.FAST_CHECKS, name -> 1,
                 PoolingConfig.defaults())) {
             List<Session> sessions = new ArrayList<>();
@@ -119,10 +125,10 @@ class SessionPoolingMovesTest {
 
             assertThat(sluice.drain("b")).isTrue();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (moves(sluice, "drain") < 2 && System.nanoTime() < deadline) {
+            while (moves(sluice, "drain") < 3 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(moves(sluice, "drain")).isEqualTo(2);
+            assertThat(moves(sluice, "drain")).isEqualTo(3);
 
             for (Session session : sessions) {
                 String now = cluster.backendOf(session.connection());
@@ -136,13 +142,13 @@ class SessionPoolingMovesTest {
                 }
                 session.checkState();
             }
-            // What only b's connection holds keeps its session there, which says why.
+            // What only b's connection holds keeps its session there, which says why; a prepared statement does not.
             assertThat(cluster.backendOf(temporary)).isEqualTo("b");
-            assertThat(cluster.backendOf(prepared)).isEqualTo("b");
+            assertThat(cluster.backendOf(prepared)).isIn("a", "c");
             assertThat(sluice.sessions()).filteredOn(s -> "b".equals(s.backend()))
                     .extracting(s -> s.pinnedBy() + "/" + s.moveWaiting())
-                    .containsExactlyInAnyOrder("temporary_table/drain", "prepared_statement/drain");
-            assertThat(refused(sluice, "pinned")).isGreaterThanOrEqualTo(2);
+                    .containsExactly("temporary_table/drain");
+            assertThat(refused(sluice, "pinned")).isGreaterThanOrEqualTo(1);
             try (Statement s = temporary.createStatement()) {
                 s.execute("INSERT INTO move_test.mine VALUES (1)");
             }
@@ -151,10 +157,10 @@ class SessionPoolingMovesTest {
                 rs.next();
                 assertThat(rs.getInt(1)).isEqualTo(42);
             }
-            assertThat(sluice.sessions()).filteredOn(s -> s.moves() == 1).hasSize(2);
-            // The moved sessions' old connections were closed, not pooled: b keeps the two pinned sessions' only.
+            assertThat(sluice.sessions()).filteredOn(s -> s.moves() == 1).hasSize(3);
+            // The moved sessions' old connections were closed, not pooled: b keeps the pinned session's only.
             assertThat(sluice.backends()).filteredOn(b -> b.state().name().equals("b")).singleElement()
-                    .satisfies(b -> assertThat(b.openConnections()).isEqualTo(2));
+                    .satisfies(b -> assertThat(b.openConnections()).isEqualTo(1));
 
             temporary.close();
             prepared.close();
@@ -162,6 +168,129 @@ class SessionPoolingMovesTest {
                 session.connection().close();
             }
             assertThat(sluice.undrain("b")).isTrue();
+        }
+    }
+
+    /**
+     * Decision 106: a session whose client keeps server-side prepared statements open moves with them. One prepared
+     * and run before the move runs many times after it (prepared again on the new server on first use, with the
+     * parameter types the driver sent only before the move), one is closed after the move and prepared again, one
+     * prepared before runs first after it; the session is on a new connection of another server.
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aSessionWithServerSidePreparedStatementsMovesWithThem(JdbcDriver driver) throws Exception {
+        try (Sluice sluice = cluster.startProxy(Policy.ROUND_ROBIN, BackendCluster.FAST_CHECKS, name -> 1,
+                PoolingConfig.defaults());
+             Connection c = openOn(sluice, "b", driver, "useServerPrepStmts=true")) {
+            try {
+                long before = connectionId(c);
+                PreparedStatement kept = c.prepareStatement("SELECT ? * 2, CONCAT(?, '!'), @@port");
+                checkKept(kept, 1, "b");
+                PreparedStatement closedAfter = c.prepareStatement("SELECT COUNT(*) FROM move_test.few WHERE n <= ?");
+                closedAfter.setInt(1, 3);
+                assertThat(single(closedAfter)).isEqualTo("3");
+                PreparedStatement firstRunAfter = c.prepareStatement("SELECT ? + ?");
+
+                assertThat(sluice.drain("b")).isTrue();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (moves(sluice, "drain") < 1 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertThat(moves(sluice, "drain")).isEqualTo(1);
+                String now = cluster.backendOf(c);
+                assertThat(now).isIn("a", "c"); // @@port: another server (whose connection ids may be b's too)
+                assertThat(oldConnectionClosed(before)).as("b's connection %d closed", before).isTrue();
+
+                for (int i = 2; i <= 300; i++) {
+                    checkKept(kept, i, now);
+                }
+                closedAfter.setInt(1, 7);
+                assertThat(single(closedAfter)).isEqualTo("7");
+                closedAfter.close();
+                try (PreparedStatement again = c.prepareStatement(
+                        "SELECT COUNT(*) FROM move_test.few WHERE n <= ?")) {
+                    again.setInt(1, 2);
+                    assertThat(single(again)).isEqualTo("2");
+                }
+                firstRunAfter.setInt(1, 40);
+                firstRunAfter.setInt(2, 2);
+                assertThat(single(firstRunAfter)).isEqualTo("42");
+                checkKept(kept, -5, now);
+                kept.close();
+                firstRunAfter.close();
+                assertThat(sluice.sessions()).filteredOn(s -> s.moves() > 0).singleElement().satisfies(s -> {
+                    assertThat(s.backend()).isEqualTo(now);
+                    assertThat(s.moves()).isEqualTo(1);
+                    assertThat(s.pinnedBy()).isNull();
+                });
+            } finally {
+                sluice.undrain("b");
+            }
+        }
+    }
+
+    /**
+     * An open cursor (COM_STMT_FETCH to come) is the server connection's: its session stays, says why, reads every
+     * row where they are, and moves once the statement is closed.
+     */
+    @Test
+    void aSessionWithAnOpenCursorStaysUntilItIsClosed() throws Exception {
+        try (Sluice sluice = cluster.startProxy(Policy.ROUND_ROBIN, BackendCluster.FAST_CHECKS, name -> 1,
+                PoolingConfig.defaults());
+             Connection c = openOn(sluice, "b", JdbcDriver.MYSQL, "useServerPrepStmts=true&useCursorFetch=true")) {
+            try {
+                PreparedStatement cursor = c.prepareStatement("SELECT n FROM move_test.few ORDER BY n");
+                cursor.setFetchSize(2);
+                ResultSet rows = cursor.executeQuery();
+                assertThat(rows.next()).isTrue();
+                List<Integer> read = new ArrayList<>(List.of(rows.getInt(1)));
+
+                assertThat(sluice.drain("b")).isTrue();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (refused(sluice, "pinned") < 1 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertThat(sluice.sessions()).filteredOn(s -> "b".equals(s.backend())).singleElement()
+                        .satisfies(s -> assertThat(s.pinnedBy() + "/" + s.moveWaiting()).isEqualTo("cursor/drain"));
+                while (rows.next()) {
+                    read.add(rows.getInt(1));
+                }
+                assertThat(read).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+                assertThat(cluster.backendOf(c)).isEqualTo("b");
+                rows.close();
+                cursor.close();
+
+                // Unpinned: the next idle moment after the retry delay moves it.
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                String now;
+                while ((now = cluster.backendOf(c)).equals("b") && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertThat(now).isIn("a", "c");
+                assertThat(moves(sluice, "drain")).isEqualTo(1);
+            } finally {
+                sluice.undrain("b");
+            }
+        }
+    }
+
+    private static void checkKept(PreparedStatement kept, int i, String backend) throws SQLException {
+        kept.setInt(1, i);
+        kept.setString(2, "v" + i);
+        try (ResultSet rs = kept.executeQuery()) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getLong(1)).isEqualTo(2L * i);
+            assertThat(rs.getString(2)).isEqualTo("v" + i + "!");
+            assertThat(cluster.nameOfPort(rs.getInt(3))).isEqualTo(backend);
+            assertThat(rs.next()).isFalse();
+        }
+    }
+
+    private static String single(PreparedStatement statement) throws SQLException {
+        try (ResultSet rs = statement.executeQuery()) {
+            assertThat(rs.next()).isTrue();
+            return rs.getString(1);
         }
     }
 
@@ -188,8 +317,14 @@ class SessionPoolingMovesTest {
     }
 
     private static Connection openOn(Sluice sluice, String backend) throws SQLException {
-        for (int i = 0; i < 3; i++) {
-            Connection c = BackendCluster.connect(sluice);
+        return openOn(sluice, backend, JdbcDriver.MARIADB, "");
+    }
+
+    private static Connection openOn(Sluice sluice, String backend, JdbcDriver driver, String params)
+            throws SQLException {
+        for (int i = 0; i < 6; i++) {
+            Connection c = driver.connect(driver.url("127.0.0.1", sluice.port(), null, params), ProxyUnderTest.USER,
+                    ProxyUnderTest.PASSWORD);
             if (cluster.backendOf(c).equals(backend)) {
                 return c;
             }

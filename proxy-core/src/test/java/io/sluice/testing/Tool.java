@@ -12,7 +12,9 @@ public enum Tool {
     /** MariaDB's command-line client (libmariadb, as sysbench uses). */
     MARIADB("mariadb", "mariadb-client"),
     /** OpenSSL's command-line tool, for certificates the tests make. */
-    OPENSSL("openssl", "openssl");
+    OPENSSL("openssl", "openssl"),
+    /** sysbench, for a drain under its OLTP load (it links libmariadb, and prepares its statements server-side). */
+    SYSBENCH("sysbench", "sysbench");
 
     private final String command;
     private final String debianPackage;

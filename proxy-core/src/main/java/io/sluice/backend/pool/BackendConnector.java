@@ -77,8 +77,9 @@ final class BackendConnector {
         // Transaction pooling follows session state only through the trackers, which need CLIENT_SESSION_TRACK.
         boolean tracksState = transactionPooling && Capabilities.has(key.capabilities(),
                 Capabilities.CLIENT_SESSION_TRACK);
+        // Session pooling maps statements too, once a session moved to another server (decision 106).
         ConnectionState state = new ConnectionState(schema, tracksState,
-                transactionPooling ? pool.preparedStatementCacheSize() : 0);
+                pooled ? pool.preparedStatementCacheSize() : 0);
         BackendEndpoint endpoint = pool.endpoint(); // one read: a reload may replace it meanwhile
         BackendConnection connection = new BackendConnection(endpoint, key, owner, ready, timeoutMillis, pooled,
                 state);

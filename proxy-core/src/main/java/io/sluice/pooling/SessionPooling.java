@@ -1,0 +1,281 @@
+package io.sluice.pooling;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.IntObjectHashMap;
+import io.sluice.backend.BackendConnection;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
+import io.sluice.protocol.ServerStatus;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
+import io.sluice.state.PreparedStatement;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Session pooling for a session that may move to another server of its group (decision 106): one connection for the
+ * session's life, as {@link CommandPolicy#SESSION}, but its server-side prepared statements are recorded so that they
+ * can be prepared again on the server it moves to.
+ *
+ * <p>Before its first move the server's statement ids are the client's and commands go through unchanged; what is
+ * recorded is the text and the server's id and parameter count of each COM_STMT_PREPARE (at its OK), forgotten at
+ * COM_STMT_CLOSE, COM_RESET_CONNECTION and COM_CHANGE_USER, and the parameter types of an execute that sends them
+ * (an execute that does not, which is most after the first, only costs a map lookup). After its first move the
+ * session's statements are driven by transaction pooling's {@link StatementIds}, under the ids the client knows:
+ * prepared again on the new connection on first use, their ids rewritten in each command.
+ *
+ * <p>What keeps the session where it is ({@link #pinnedBy}): an open cursor, long data sent ahead of an execute,
+ * and a statement whose parameter types went by unread: a MariaDB execute pipelined behind its prepare (id -1),
+ * before the prepare's answer gave the parameter count, is read by the placeholders its text seems to have, and a
+ * guess the answer refutes leaves the types unknown (a client that sends them once would then not send them again).
+ */
+public final class SessionPooling implements CommandPolicy {
+    /** The types of a statement executed while they could not be read: it cannot move. */
+    private static final byte[] MISSED = new byte[0];
+
+    private final SessionPort port;
+    private final Pins pins = new Pins(reason -> { }, (before, now) -> { });
+    /** Before the first move: the statements the client prepared, by the server's id; {@code null} until one. */
+    private IntObjectHashMap<PreparedStatement> recorded;
+    /** Before the first move: the prepare sent last, until its answer; an execute of id -1 names it. */
+    private Pending pending;
+    private PreparedStatement lastPrepared;
+    /** After the first move: the statements, mapped onto each connection; {@code null} before. */
+    private StatementIds mapped;
+
+    /**
+     * The COM_STMT_PREPARE in flight: its text, and the parameter types of an execute sent right behind it (MariaDB's
+     * id -1), read by the number of placeholders the text seems to have, which its answer then confirms.
+     */
+    private static final class Pending {
+        final String sql;
+        /** Its execute sent before its answer, read as having the guessed parameter count; {@code null}: none. */
+        PreparedStatement guess;
+
+        Pending(String sql) {
+            this.sql = sql;
+        }
+
+        /** The types of the execute behind it, if it carries them; the guess is checked at the answer. */
+        void executed(ByteBuf frame, int base) {
+            if (guess == null) {
+                guess = new PreparedStatement(-1, sql);
+                guess.prepared(Math.max(placeholders(sql), 0));
+                if (guess.parameters() > 0) {
+                    StatementIds.ParameterTypes.learn(frame, base, guess);
+                }
+            }
+        }
+
+        /** Whether the execute's types went by unread (a wrong guess, or sent none): the statement cannot move. */
+        boolean typesMissed(int parameters) {
+            return guess != null && parameters > 0
+                    && (guess.parameters() != parameters || guess.parameterTypes() == null);
+        }
+    }
+
+    public SessionPooling(SessionPort port) {
+        this.port = port;
+    }
+
+    /** Session pooling: the connection is the session's; no hook but the statement commands. */
+    @Override
+    public boolean takesStatementCommands() {
+        return true;
+    }
+
+    @Override
+    public ByteBuf onCommand(int command, ByteBuf frame) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        switch (command) {
+            case Command.COM_STMT_EXECUTE:
+                pins.unpin(PinReason.LONG_DATA); // the data sent ahead is this execute's
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
+                    pins.cursorOpened(frame.getIntLE(base + 1)); // CURSOR_TYPE_*: rows come by COM_STMT_FETCH
+                }
+                return frame;
+            case Command.COM_STMT_SEND_LONG_DATA:
+                pins.pin(PinReason.LONG_DATA);
+                return frame;
+            case Command.COM_STMT_RESET:
+                if (frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+                    pins.cursorClosed(frame.getIntLE(base + 1));
+                }
+                pins.unpin(PinReason.LONG_DATA);
+                return frame;
+            case Command.COM_STMT_CLOSE:
+                if (frame.readableBytes() < Packets.HEADER_SIZE + 5) {
+                    return frame;
+                }
+                int id = frame.getIntLE(base + 1);
+                pins.cursorClosed(id);
+                if (mapped == null) {
+                    if (recorded != null) {
+                        recorded.remove(id);
+                    }
+                    return frame; // the server closes it
+                }
+                mapped.close(id);
+                frame.release(); // the server statement stays in the connection's cache, as in transaction pooling
+                return null;
+            case Command.COM_RESET_CONNECTION:
+                forget();
+                BackendConnection connection = port.connection();
+                if (connection != null && connection.state().statements() != null) {
+                    connection.state().statements().clear(); // the server closes every statement
+                }
+                return frame;
+            default:
+                return frame;
+        }
+    }
+
+    @Override
+    public boolean sendStatementCommand(BackendConnection connection, int command, ByteBuf frame, ResponseKind kind,
+            ResponseObserver captured) {
+        if (mapped != null) {
+            return mapped.send(connection, command, frame, kind, captured);
+        }
+        if (command == Command.COM_STMT_PREPARE) {
+            record(connection, frame, captured);
+            return true;
+        }
+        if (command == Command.COM_STMT_EXECUTE && (recorded != null || pending != null)
+                && frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+            learnTypes(frame);
+        }
+        connection.forward(frame, kind, captured, null, 0);
+        return true;
+    }
+
+    /** Forwards the client's COM_STMT_PREPARE as it is and records the statement when its OK has gone by. */
+    private void record(BackendConnection connection, ByteBuf frame, ResponseObserver captured) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        Pending prepare = new Pending(
+                frame.toString(base + 1, frame.writerIndex() - base - 1, StandardCharsets.ISO_8859_1));
+        pending = prepare;
+        lastPrepared = null;
+        connection.forward(frame, ResponseKind.PREPARE, captured, tracker -> {
+            if (pending == prepare) {
+                pending = null;
+            }
+            if (tracker.lastResponseFailed() || mapped != null) {
+                return;
+            }
+            PreparedStatement statement = new PreparedStatement(tracker.outcome().serverStatementId(), prepare.sql);
+            statement.prepared(tracker.outcome().parameters());
+            if (prepare.typesMissed(statement.parameters())) {
+                statement.parameterTypes(MISSED);
+            } else if (prepare.guess != null) {
+                statement.parameterTypes(prepare.guess.parameterTypes());
+            }
+            if (recorded == null) {
+                recorded = new IntObjectHashMap<>();
+            }
+            recorded.put(statement.clientId(), statement);
+            if (pending == null) {
+                lastPrepared = statement;
+            }
+        }, 0);
+    }
+
+    /** An execute that sends its parameter types: they are the statement's until another one sends others. */
+    private void learnTypes(ByteBuf frame) {
+        int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        int id = frame.getIntLE(base + 1);
+        PreparedStatement statement = id == -1 ? (pending == null ? lastPrepared : null)
+                : recorded == null ? null : recorded.get(id);
+        if (statement == null) {
+            if (id == -1 && pending != null) {
+                pending.executed(frame, base); // behind its prepare: how many parameters is not known yet
+            }
+            return;
+        }
+        if (statement.parameters() > 0) {
+            StatementIds.ParameterTypes.learn(frame, base, statement);
+        }
+    }
+
+    /**
+     * How many {@code ?} placeholders {@code sql} has outside quotes and comments: a guess, which the server's
+     * parameter count confirms or refutes; -1 for text it does not try to read (executable comments, unclosed ones).
+     */
+    static int placeholders(String sql) {
+        int count = 0;
+        int n = sql.length();
+        for (int i = 0; i < n; i++) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"' || c == '`') {
+                for (i++; i < n && sql.charAt(i) != c; i++) {
+                    if (sql.charAt(i) == '\\' && c != '`') {
+                        i++;
+                    }
+                }
+            } else if (c == '#' || c == '-' && i + 2 < n && sql.charAt(i + 1) == '-'
+                    && Character.isWhitespace(sql.charAt(i + 2))) {
+                while (i < n && sql.charAt(i) != '\n') {
+                    i++;
+                }
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                if (end < 0 || i + 2 < n && (sql.charAt(i + 2) == '!' || sql.charAt(i + 2) == 'M')) {
+                    return -1;
+                }
+                i = end + 1;
+            } else if (c == '?') {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /**
+     * The session's connection was replaced by one of another server (a session-pooling move): from now on its
+     * statements are mapped, under the ids the client knows, and prepared again there on first use.
+     */
+    public void movedToAnotherConnection() {
+        if (mapped != null) {
+            return; // moved before: the mapping goes on, the new connection prepares on first use
+        }
+        mapped = new StatementIds(port, pins, this::localStatus);
+        if (recorded != null) {
+            for (PreparedStatement statement : recorded.values()) {
+                mapped.adopt(statement);
+            }
+        }
+        recorded = null;
+        pending = null;
+        lastPrepared = null;
+    }
+
+    /** The status flags of an OK Sluice answers with: those the server last sent on the session's connection. */
+    private int localStatus() {
+        BackendConnection connection = port.connection();
+        return connection == null ? ServerStatus.SERVER_STATUS_AUTOCOMMIT : connection.tracker().serverStatus()
+                & (ServerStatus.SERVER_STATUS_AUTOCOMMIT | ServerStatus.SERVER_STATUS_IN_TRANS);
+    }
+
+    @Override
+    public void forget() {
+        pins.forget();
+        recorded = null;
+        pending = null;
+        lastPrepared = null;
+        if (mapped != null) {
+            mapped.forget();
+        }
+    }
+
+    @Override
+    public PinReason pinnedBy() {
+        PinReason pin = pins.first();
+        if (pin != null || recorded == null) {
+            return pin;
+        }
+        for (PreparedStatement statement : recorded.values()) {
+            if (statement.parameterTypes() == MISSED) {
+                return PinReason.PREPARED_STATEMENT;
+            }
+        }
+        return null;
+    }
+}
