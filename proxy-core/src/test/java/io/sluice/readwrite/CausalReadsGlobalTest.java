@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.Sluice;
 import io.sluice.api.ReadWriteCounts;
-import io.sluice.balancer.HealthCheckConfig;
 import io.sluice.config.CausalReads;
-import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ReadLoadBalancer;
@@ -15,7 +13,6 @@ import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.ReplicationGroup;
-import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -48,14 +45,8 @@ class CausalReadsGlobalTest {
         servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v INT)",
                 "INSERT INTO app.t VALUES (0, 0)");
         servers.awaitCaughtUp();
-        ProxyConfig config = ProxyConfig.builder()
-                .port(0)
-                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+        ProxyConfig config = servers.sluiceConfig(3000)
                 .pooling(PoolingConfig.defaults())
-                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
-                .dataSource(dataSource("primary", servers.primary()))
-                .dataSource(dataSource("replica_0", servers.replica(0)))
-                .dataSource(dataSource("replica_1", servers.replica(1)))
                 .readWriteSplitting(new ReadWriteSplittingConfig("app_rw", "primary", List.of("replica_0", "replica_1"),
                         ReadWriteSplittingConfig.DEFAULT_TRANSACTIONAL_READ_QUERY_STRATEGY, ReadLoadBalancer.DEFAULT,
                         ReadWriteSplittingConfig.DEFAULT_MAX_REPLICATION_LAG, CausalReads.GLOBAL, TIMEOUT))
@@ -73,10 +64,6 @@ class CausalReadsGlobalTest {
         }
     }
 
-    private static DataSourceConfig dataSource(String name, ExtraMariaDb server) {
-        return new DataSourceConfig(name, server.jdbcUrl("app"), TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
-                3000, 60_000, 600_000, 8, 0, 1, false);
-    }
 
     private static Connection connect() throws SQLException {
         return JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), "app_rw", ""),

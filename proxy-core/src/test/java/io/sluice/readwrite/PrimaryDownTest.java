@@ -5,15 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.Sluice;
 import io.sluice.balancer.BackendStatus;
-import io.sluice.balancer.HealthCheckConfig;
-import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
-import io.sluice.config.ReadWriteSplittingConfig;
-import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.ReplicationGroup;
-import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -34,15 +29,8 @@ class PrimaryDownTest {
             servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
                     "INSERT INTO app.t VALUES (1)");
             servers.awaitCaughtUp();
-            ProxyConfig config = ProxyConfig.builder()
-                    .port(0)
-                    .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
-                    .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
-                    .dataSource(dataSource("primary", servers.primary()))
-                    .dataSource(dataSource("replica_0", servers.replica(0)))
-                    .dataSource(dataSource("replica_1", servers.replica(1)))
-                    .readWriteSplitting(ReadWriteSplittingConfig.of("app_rw", "primary",
-                            List.of("replica_0", "replica_1")))
+            ProxyConfig config = servers.sluiceConfig(2000)
+                    .readWriteSplitting(servers.splitGroup("app_rw"))
                     .build();
             try (Sluice sluice = Sluice.start(config);
                  Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(),
@@ -119,15 +107,8 @@ class PrimaryDownTest {
     }
 
     private static ProxyConfig config(ReplicationGroup servers) {
-        return ProxyConfig.builder()
-                .port(0)
-                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
-                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
-                .dataSource(dataSource("primary", servers.primary()))
-                .dataSource(dataSource("replica_0", servers.replica(0)))
-                .dataSource(dataSource("replica_1", servers.replica(1)))
-                .readWriteSplitting(ReadWriteSplittingConfig.of("app_rw", "primary",
-                        List.of("replica_0", "replica_1")))
+        return servers.sluiceConfig(2000)
+                .readWriteSplitting(servers.splitGroup("app_rw"))
                 .build();
     }
 
@@ -140,10 +121,6 @@ class PrimaryDownTest {
         }
     }
 
-    private static DataSourceConfig dataSource(String name, ExtraMariaDb server) {
-        return new DataSourceConfig(name, server.jdbcUrl("app"), TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
-                2000, 60_000, 600_000, 8, 0, 1, false);
-    }
 
     private static int count(Statement s) throws SQLException {
         try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t")) {

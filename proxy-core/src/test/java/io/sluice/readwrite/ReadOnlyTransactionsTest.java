@@ -4,16 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.Sluice;
-import io.sluice.balancer.HealthCheckConfig;
-import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
-import io.sluice.config.ReadWriteSplittingConfig;
-import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.ReplicationGroup;
-import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -45,16 +40,9 @@ class ReadOnlyTransactionsTest {
                 // this group's own primary: what the drivers send reaches its general log
                 "SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = ON");
         servers.awaitCaughtUp();
-        config = ProxyConfig.builder()
-                .port(0)
-                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+        config = servers.sluiceConfig(3000)
                 .pooling(PoolingConfig.defaults())
-                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
-                .dataSource(dataSource("primary", servers.primary()))
-                .dataSource(dataSource("replica_0", servers.replica(0)))
-                .dataSource(dataSource("replica_1", servers.replica(1)))
-                .readWriteSplitting(ReadWriteSplittingConfig.of("app_rw", "primary",
-                        List.of("replica_0", "replica_1")))
+                .readWriteSplitting(servers.splitGroup("app_rw"))
                 .build();
         sluice = Sluice.start(config);
         awaitReadsOnReplicas();
@@ -84,10 +72,6 @@ class ReadOnlyTransactionsTest {
         }
     }
 
-    private static DataSourceConfig dataSource(String name, ExtraMariaDb server) {
-        return new DataSourceConfig(name, server.jdbcUrl("app"), TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
-                3000, 60_000, 600_000, 8, 0, 1, false);
-    }
 
     private static String ranOn(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@port, v FROM t LIMIT 1")) {

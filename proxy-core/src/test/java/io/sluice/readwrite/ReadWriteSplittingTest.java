@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.Sluice;
 import io.sluice.api.ReadWriteCounts;
-import io.sluice.balancer.HealthCheckConfig;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
-import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.ExtraMariaDb;
@@ -23,7 +21,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,16 +41,9 @@ class ReadWriteSplittingTest {
         servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v INT)",
                 "INSERT INTO app.t VALUES (0, 0)");
         servers.awaitCaughtUp();
-        ProxyConfig config = ProxyConfig.builder()
-                .port(0)
-                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+        ProxyConfig config = servers.sluiceConfig(3000)
                 .pooling(PoolingConfig.defaults())
-                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
-                .dataSource(dataSource("primary", servers.primary()))
-                .dataSource(dataSource("replica_0", servers.replica(0)))
-                .dataSource(dataSource("replica_1", servers.replica(1)))
-                .readWriteSplitting(ReadWriteSplittingConfig.of("app_rw", "primary",
-                        List.of("replica_0", "replica_1")))
+                .readWriteSplitting(servers.splitGroup("app_rw"))
                 .build();
         sluice = Sluice.start(config);
     }
@@ -144,6 +134,10 @@ class ReadWriteSplittingTest {
         awaitUsable(0, true);
         awaitUsable(1, true);
         try (Connection c = connect("app_rw"); Statement s = c.createStatement()) {
+            // The driver's connect-time SET runs on the primary; the statement right after it may still find that
+            // connection held while one of Sluice's own follow-up commands runs on it, and then runs there, unrouted
+            // (always correct, not always a replica: see the design note's known limits). So one read first.
+            ranOn(c, "SELECT @@port");
             Map<String, Integer> reads = new HashMap<>();
             for (int i = 0; i < 6; i++) {
                 reads.merge(ranOn(c, "SELECT @@port"), 1, Integer::sum);

@@ -1,5 +1,9 @@
 package io.sluice.testing;
 
+import io.sluice.balancer.HealthCheckConfig;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.ReadWriteSplittingConfig;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -115,6 +119,37 @@ public final class ReplicationGroup implements AutoCloseable {
         for (int i = 0; i < replicas.size(); i++) {
             awaitReplicating(i);
         }
+    }
+
+    /**
+     * A Sluice config in front of this group for tests: any free port, the test user, health checks every 200 ms, and
+     * the servers as data sources {@code primary}, {@code replica_0}, {@code replica_1}... on schema {@code app}, each
+     * with a connect timeout of {@code connectTimeoutMillis}. Add the rule with {@link #splitGroup}.
+     */
+    public ProxyConfig.Builder sluiceConfig(int connectTimeoutMillis) {
+        ProxyConfig.Builder config = ProxyConfig.builder()
+                .port(0)
+                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
+                .dataSource(dataSource("primary", primary, connectTimeoutMillis));
+        for (int i = 0; i < replicas.size(); i++) {
+            config.dataSource(dataSource("replica_" + i, replicas.get(i), connectTimeoutMillis));
+        }
+        return config;
+    }
+
+    /** {@code !READWRITE_SPLITTING} group {@code group} of {@link #sluiceConfig}'s data sources, with defaults. */
+    public ReadWriteSplittingConfig splitGroup(String group) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < replicas.size(); i++) {
+            names.add("replica_" + i);
+        }
+        return ReadWriteSplittingConfig.of(group, "primary", names);
+    }
+
+    private static DataSourceConfig dataSource(String name, ExtraMariaDb server, int connectTimeoutMillis) {
+        return new DataSourceConfig(name, server.jdbcUrl("app"), TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD,
+                connectTimeoutMillis, 60_000, 600_000, 8, 0, 1, false);
     }
 
     public String name() {
