@@ -32,6 +32,11 @@ public final class TextQuery extends OwnCommand {
         this.failed = failed;
     }
 
+    /** The first column of the first row, as a one-value query ({@code SELECT MASTER_GTID_WAIT(...)}) answers. */
+    public static String firstValue(List<Map<String, String>> rows) {
+        return rows.isEmpty() ? null : rows.get(0).values().iterator().next();
+    }
+
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
         return Packets.command(alloc, Command.COM_QUERY, sql);

@@ -2,11 +2,10 @@ package io.sluice.pooling;
 
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
+import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.CausalWait;
 import io.sluice.config.CausalReads;
 import io.sluice.readwrite.RouteReason;
-import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -60,7 +59,7 @@ final class CausalWaiter {
         }
         // The replica's flavour is the group's: its primary is the same server software.
         port.queryPrimary(primaryPosition(replica.state().isMySql()), rows -> {
-            String position = firstValue(rows);
+            String position = TextQuery.firstValue(rows);
             if (position == null || position.isEmpty()) {
                 group.causalWait(ReadWriteGroup.CausalOutcome.REACHED); // nothing written yet: any replica is current
                 done.accept(null);
@@ -95,10 +94,6 @@ final class CausalWaiter {
                 done.accept(cause); // the connection broke
             }
         });
-    }
-
-    private static String firstValue(List<Map<String, String>> rows) {
-        return rows.isEmpty() ? null : rows.get(0).values().iterator().next();
     }
 
     private void fallBack(ReadWriteGroup.CausalOutcome outcome, BackendConnection replica, String waitedFor,

@@ -57,8 +57,7 @@ public final class GtidWait {
             return;
         }
         connection.run(new TextQuery(sql, deprecateEof, rows -> {
-            String value = rows.isEmpty() ? null : rows.get(0).values().iterator().next();
-            CausalWait.Outcome read = CausalWait.read(position, value);
+            CausalWait.Outcome read = CausalWait.read(position, TextQuery.firstValue(rows));
             if (read == CausalWait.Outcome.REACHED) {
                 outcome.reached();
             } else {

@@ -1,5 +1,8 @@
 package io.sluice.pooling;
 
+import io.netty.buffer.ByteBuf;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -126,6 +129,23 @@ final class Pins {
     }
 
     /** The statement was reset or closed: its cursor is gone. */
+    /**
+     * COM_STMT_SEND_LONG_DATA and COM_STMT_RESET, which transaction and session pooling follow alike: long data pins
+     * the session until the execute that uses it or a reset; a reset also closes the statement's cursor.
+     *
+     * @param base where the command byte is in {@code frame}
+     */
+    void statementCommand(int command, ByteBuf frame, int base) {
+        if (command == Command.COM_STMT_SEND_LONG_DATA) {
+            pin(PinReason.LONG_DATA);
+            return;
+        }
+        if (frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+            cursorClosed(frame.getIntLE(base + 1));
+        }
+        unpin(PinReason.LONG_DATA);
+    }
+
     void cursorClosed(int clientStatementId) {
         if (cursors != null && cursors.remove(clientStatementId) && cursors.isEmpty()) {
             unpin(PinReason.CURSOR);

@@ -93,14 +93,8 @@ public final class SessionPooling implements CommandPolicy {
                     pins.cursorOpened(frame.getIntLE(base + 1)); // CURSOR_TYPE_*: rows come by COM_STMT_FETCH
                 }
                 return frame;
-            case Command.COM_STMT_SEND_LONG_DATA:
-                pins.pin(PinReason.LONG_DATA);
-                return frame;
-            case Command.COM_STMT_RESET:
-                if (frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
-                    pins.cursorClosed(frame.getIntLE(base + 1));
-                }
-                pins.unpin(PinReason.LONG_DATA);
+            case Command.COM_STMT_SEND_LONG_DATA, Command.COM_STMT_RESET:
+                pins.statementCommand(command, frame, base);
                 return frame;
             case Command.COM_STMT_CLOSE:
                 if (frame.readableBytes() < Packets.HEADER_SIZE + 5) {

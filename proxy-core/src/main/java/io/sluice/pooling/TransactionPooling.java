@@ -108,14 +108,8 @@ public final class TransactionPooling implements CommandPolicy {
                 }
                 frame.release(); // the server statement stays in its connection's cache, for other sessions too
                 return null;
-            case Command.COM_STMT_SEND_LONG_DATA:
-                pins.pin(PinReason.LONG_DATA);
-                return frame;
-            case Command.COM_STMT_RESET:
-                if (frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
-                    pins.cursorClosed(frame.getIntLE(base + 1));
-                }
-                pins.unpin(PinReason.LONG_DATA);
+            case Command.COM_STMT_SEND_LONG_DATA, Command.COM_STMT_RESET:
+                pins.statementCommand(command, frame, base);
                 return frame;
             case Command.COM_STMT_EXECUTE:
                 // The data sent ahead is this execute's: it runs on the pinned connection, then the pin ends.
