@@ -181,7 +181,8 @@ final class Backends {
         if (now.status() == BackendStatus.DOWN) {
             log.warn("backend {} ({}) is DOWN{}: new sessions go elsewhere", now.name(), now.address(), why);
         } else {
-            log.info("backend {} ({}) is {} (was {})", now.name(), now.address(), now.status(), before);
+            log.info("backend {} ({}) is {} ({})", now.name(), now.address(), now.status(),
+                    before == null ? "added" : "was " + before);
         }
     }
 

@@ -27,6 +27,10 @@ public final class BackendGroup {
     /** Told when a backend changes between up, down and draining. Called on whichever thread made the change. */
     @FunctionalInterface
     public interface Listener {
+        /**
+         * @param before the status it had, or {@code null} for a backend just added in rotation (a config reload):
+         *     sessions may move to it as to one that came back up
+         */
         void statusChanged(BackendState now, BackendStatus before);
     }
 
@@ -58,7 +62,8 @@ public final class BackendGroup {
      * Adds a backend.
      *
      * @param up whether it starts in rotation; one that starts down needs {@code rise} successful checks. With
-     *     health checks off every backend starts, and stays, up.
+     *     health checks off every backend starts, and stays, up. One that starts up is announced to the listeners
+     *     added so far (with no status before).
      * @throws IllegalArgumentException when the name is taken or the weight is outside 0..{@value #MAX_WEIGHT}
      */
     public synchronized Backend add(String name, String address, int weight, boolean up) {
@@ -71,6 +76,9 @@ public final class BackendGroup {
         Backend[] grown = Arrays.copyOf(backends, backends.length + 1);
         grown[grown.length - 1] = added;
         backends = grown;
+        if (added.status() == BackendStatus.UP) {
+            fireIfChanged(added, null);
+        }
         return added;
     }
 

@@ -35,6 +35,16 @@ class BackendGroupTest {
     }
 
     @Test
+    void aBackendAddedInRotationIsAnnouncedAndOneAddedDownIsNot() {
+        group.add("a", "h1:3306", 1, true);
+        List<String> transitions = new ArrayList<>();
+        group.addListener((now, before) -> transitions.add(now.name() + " " + before + "->" + now.status()));
+        group.add("b", "h2:3306", 1, true); // a config reload: sessions may rebalance towards it
+        group.add("c", "h3:3306", 1, false); // comes up after its checks, announced then
+        assertThat(transitions).containsExactly("b null->UP");
+    }
+
+    @Test
     void aSessionMovedByNameIsCountedThereOnlyWhenTheBackendTakesSessions() {
         group.add("a", "h1:3306", 1, true);
         group.add("b", "h2:3306", 1, true);

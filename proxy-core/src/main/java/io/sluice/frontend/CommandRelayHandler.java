@@ -92,8 +92,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.capture = new CaptureHook(context.capture(), session);
         this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
                 session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
-                context.readWriteGroup(session.requestedSchema()), context.group().backends().size() > 1,
-                new PolicyPort(this, lease, session, context));
+                context.readWriteGroup(session.requestedSchema()), new PolicyPort(this, lease, session, context));
         this.followsSession = policy.followsSession();
         this.statementsByPolicy = policy.takesStatementCommands();
         this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());

@@ -45,24 +45,23 @@ public interface CommandPolicy {
      */
     static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
             SessionPort port) {
-        return of(transactionPooling, key, clientTracksState, mariaDb, null, false, port);
+        return of(transactionPooling, key, clientTracksState, mariaDb, null, port);
     }
 
     /**
      * As above, for a session of a read/write split group ({@code split}, else {@code null}): such a session takes a
      * connection per transaction from the group's primary or a replica, whatever the pooling mode, when the server
-     * can report session state (else it stays on the primary, pinned).
-     *
-     * @param mayMove session pooling: whether the session may move to another server of its group (MariaDB, more
-     *     than one backend), so that it records its prepared statements ({@link SessionPooling}, decision 106)
+     * can report session state (else it stays on the primary, pinned). A session-pooling session on MariaDB records
+     * its prepared statements and follows its named locks ({@link SessionPooling}, decisions 106 and 108), whatever
+     * the size of its group: a backend added later is where it may be moved to.
      */
     static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
-            ReadWriteGroup split, boolean mayMove, SessionPort port) {
+            ReadWriteGroup split, SessionPort port) {
         if (split != null && followsState(true, key)) {
             return new ReadWriteSplitting(port, split, key.deprecateEof(), clientTracksState, mariaDb);
         }
         if (!transactionPooling && split == null) {
-            return mayMove && mariaDb ? new SessionPooling(port) : SESSION;
+            return mariaDb ? new SessionPooling(port) : SESSION;
         }
         if (!followsState(true, key)) {
             return new PinnedSession(port);

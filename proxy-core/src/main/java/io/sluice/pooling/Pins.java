@@ -43,6 +43,8 @@ final class Pins {
 
     private final Consumer<PinReason> onPinned;
     private final BiConsumer<PinReason, PinReason> onFirstChanged;
+    /** The sniffed flags {@link #apply} acts on; the others are known some other way. */
+    private final int followed;
     private int bits;
     private int namedLocks;
     private Set<Integer> cursors;
@@ -53,12 +55,22 @@ final class Pins {
      *     {@code null}): the count of sessions pinned now, by reason
      */
     Pins(Consumer<PinReason> onPinned, BiConsumer<PinReason, PinReason> onFirstChanged) {
+        this(onPinned, onFirstChanged, -1);
+    }
+
+    /**
+     * @param followed the sniffed flags that pin or unpin; -1 for all. Session pooling follows only the lock
+     *     functions: what else a statement would pin for, the session's server tells at a move (decision 104).
+     */
+    Pins(Consumer<PinReason> onPinned, BiConsumer<PinReason, PinReason> onFirstChanged, int followed) {
         this.onPinned = onPinned;
         this.onFirstChanged = onFirstChanged;
+        this.followed = followed;
     }
 
     /** Pins and unpins for what {@link QuerySniffer} found in a statement. */
-    void apply(int flags) {
+    void apply(int sniffed) {
+        int flags = sniffed & followed;
         for (Rule rule : PINS) {
             if ((flags & rule.flag()) != 0) {
                 pin(rule.reason());

@@ -12,9 +12,9 @@ import io.sluice.state.PreparedStatement;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Session pooling for a session that may move to another server of its group (decision 106): one connection for the
- * session's life, as {@link CommandPolicy#SESSION}, but its server-side prepared statements are recorded so that they
- * can be prepared again on the server it moves to.
+ * Session pooling for a session on MariaDB, which may move to another server of its group (decisions 106, 108): one
+ * connection for the session's life, as {@link CommandPolicy#SESSION}, but its server-side prepared statements are
+ * recorded so that they can be prepared again on the server it moves to, and its named locks are followed.
  *
  * <p>Before its first move the server's statement ids are the client's and commands go through unchanged; what is
  * recorded is the text and the server's id and parameter count of each COM_STMT_PREPARE (at its OK), forgotten at
@@ -23,7 +23,8 @@ import java.nio.charset.StandardCharsets;
  * session's statements are driven by transaction pooling's {@link StatementIds}, under the ids the client knows:
  * prepared again on the new connection on first use, their ids rewritten in each command.
  *
- * <p>What keeps the session where it is ({@link #pinnedBy}): an open cursor, long data sent ahead of an execute,
+ * <p>What keeps the session where it is ({@link #pinnedBy}): a named lock ({@code GET_LOCK}, followed from the
+ * statements that call the lock functions, decision 108), an open cursor, long data sent ahead of an execute,
  * and a statement whose parameter types went by unread: a MariaDB execute pipelined behind its prepare (id -1),
  * before the prepare's answer gave the parameter count, is read by the placeholders its text seems to have, and a
  * guess the answer refutes leaves the types unknown (a client that sends them once would then not send them again).
@@ -31,9 +32,16 @@ import java.nio.charset.StandardCharsets;
 public final class SessionPooling implements CommandPolicy {
     /** The types of a statement executed while they could not be read: it cannot move. */
     private static final byte[] MISSED = new byte[0];
+    /**
+     * What the session's server cannot be asked about: MariaDB shows a session's named locks only through the
+     * metadata_lock_info plugin or performance_schema, so they are followed from the statements, as transaction
+     * pooling does (decision 108).
+     */
+    private static final int LOCK_FUNCTIONS = QuerySniffer.GET_LOCK | QuerySniffer.RELEASE_LOCK
+            | QuerySniffer.RELEASE_ALL_LOCKS;
 
     private final SessionPort port;
-    private final Pins pins = new Pins(reason -> { }, (before, now) -> { });
+    private final Pins pins = new Pins(reason -> { }, (before, now) -> { }, LOCK_FUNCTIONS);
     /** Before the first move: the statements the client prepared, by the server's id; {@code null} until one. */
     private IntObjectHashMap<PreparedStatement> recorded;
     /** Before the first move: the prepare sent last, until its answer; an execute of id -1 names it. */
@@ -87,6 +95,12 @@ public final class SessionPooling implements CommandPolicy {
     public ByteBuf onCommand(int command, ByteBuf frame) {
         int base = frame.readerIndex() + Packets.HEADER_SIZE;
         switch (command) {
+            case Command.COM_QUERY:
+                int end = frame.writerIndex();
+                if (QuerySniffer.mayCallLockFunction(frame, base + 1, end)) {
+                    pins.apply(QuerySniffer.sniff(frame, base + 1, end));
+                }
+                return frame;
             case Command.COM_STMT_EXECUTE:
                 pins.unpin(PinReason.LONG_DATA); // the data sent ahead is this execute's
                 if (frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
@@ -148,12 +162,18 @@ public final class SessionPooling implements CommandPolicy {
                 frame.toString(base + 1, frame.writerIndex() - base - 1, StandardCharsets.ISO_8859_1));
         pending = prepare;
         lastPrepared = null;
+        int end = frame.writerIndex();
+        int locks = QuerySniffer.mayCallLockFunction(frame, base + 1, end) ? QuerySniffer.sniff(frame, base + 1, end)
+                : 0;
         connection.forward(frame, ResponseKind.PREPARE, captured, tracker -> {
             if (pending == prepare) {
                 pending = null;
             }
             if (tracker.lastResponseFailed() || mapped != null) {
                 return;
+            }
+            if (locks != 0) {
+                pins.apply(locks); // a prepared GET_LOCK(?) pins at its prepare, as in transaction pooling
             }
             PreparedStatement statement = new PreparedStatement(tracker.outcome().serverStatementId(), prepare.sql);
             statement.prepared(tracker.outcome().parameters());

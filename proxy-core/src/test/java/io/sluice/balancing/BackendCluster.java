@@ -79,6 +79,16 @@ final class BackendCluster implements AutoCloseable {
     /** As above, in the pooling mode given. */
     Sluice startProxy(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights,
             PoolingConfig pooling) {
+        return Sluice.start(config(policy, checks, weights, pooling, NAMES));
+    }
+
+    /** A proxy's config over the servers {@code names}, each of weight 1. */
+    ProxyConfig config(Policy policy, HealthCheckConfig checks, PoolingConfig pooling, List<String> names) {
+        return config(policy, checks, name -> 1, pooling, names);
+    }
+
+    private ProxyConfig config(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights,
+            PoolingConfig pooling, List<String> names) {
         ProxyConfig.Builder builder = ProxyConfig.builder()
                 .pooling(pooling)
                 .server(new ServerConfig("127.0.0.1", 0, 2, ServerConfig.DEFAULT_CONN_BUFFER_SIZE, 0, null,
@@ -86,10 +96,11 @@ final class BackendCluster implements AutoCloseable {
                 .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
                 .loadBalancer(policy)
                 .healthCheck(checks);
-        servers.forEach((name, server) -> builder.dataSource(new DataSourceConfig(name, server.jdbcUrl(null),
-                TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD, 3000, 60_000, 600_000, 50, 0,
-                weights.apply(name), false)));
-        return Sluice.start(builder.build());
+        for (String name : names) {
+            builder.dataSource(new DataSourceConfig(name, server(name).jdbcUrl(null), TestMariaDb.ROOT_USER,
+                    TestMariaDb.ROOT_PASSWORD, 3000, 60_000, 600_000, 50, 0, weights.apply(name), false));
+        }
+        return builder.build();
     }
 
     Sluice startProxy(Policy policy) {

@@ -18,6 +18,36 @@ class QuerySnifferTest {
         }
     }
 
+    private static boolean mayCallLockFunction(String sql) {
+        ByteBuf buf = Unpooled.copiedBuffer("xx" + sql + "yy", StandardCharsets.UTF_8);
+        try {
+            return QuerySniffer.mayCallLockFunction(buf, 2, buf.writerIndex() - 2);
+        } finally {
+            buf.release();
+        }
+    }
+
+    /** Session pooling lexes a statement for the lock functions only past this filter (decision 108). */
+    @Test
+    void theLockFilterLetsThroughEveryStatementThatCallsALockFunction() {
+        String[] calls = {"SELECT GET_LOCK('a', 1)", "select get_lock('a', 1)", "DO Release_Lock('a')",
+            "SELECT RELEASE_ALL_LOCKS()", "SELECT /*!50000 GET_LOCK('x', 0) */", "SELECT GET_LOCK(?, 0)",
+            "SELECT 1; SELECT get_LOCK('b', 2)"};
+        for (String sql : calls) {
+            assertThat(mayCallLockFunction(sql)).as(sql).isTrue();
+            assertThat(sniff(sql) & (QuerySniffer.GET_LOCK | QuerySniffer.RELEASE_LOCK
+                    | QuerySniffer.RELEASE_ALL_LOCKS)).as(sql).isNotZero();
+        }
+        String[] others = {"SELECT c FROM sbtest1 WHERE id = 42", "UPDATE user_accounts SET last_login = NOW()",
+            "SELECT IS_FREE", "BEGIN", "", "SELECT a_lo", "SELECT x_LOC"};
+        for (String sql : others) {
+            assertThat(mayCallLockFunction(sql)).as(sql).isFalse();
+        }
+        // Underscore then LOCK in a name or a literal gets through the filter; the lexer then finds no call.
+        assertThat(mayCallLockFunction("SELECT 'get_lock' FROM row_locks")).isTrue();
+        assertThat(sniff("SELECT 'get_lock' FROM row_locks")).isZero();
+    }
+
     @Test
     void plainStatementsPinNothing() {
         assertThat(sniff("SELECT c FROM sbtest1 WHERE id = 42")).isZero();

@@ -1,0 +1,198 @@
+package io.sluice.balancing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.Sluice;
+import io.sluice.api.ClientCounts;
+import io.sluice.api.SessionSnapshot;
+import io.sluice.balancer.Policy;
+import io.sluice.config.PoolingConfig;
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.ProxyUnderTest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Session pooling moves on three real MariaDB servers (issue #31, decision 108): a session holding a named lock
+ * ({@code GET_LOCK}, by a plain statement or a server-side prepared one), which MariaDB shows nowhere without
+ * performance_schema or the metadata_lock_info plugin, stays on its server while it holds it and moves once it
+ * released it; sessions that logged in while their group had one backend move, with their server-side prepared
+ * statements, to a backend a config reload adds.
+ */
+class SessionPoolingLocksAndGrowthTest {
+    private static BackendCluster cluster;
+
+    @BeforeAll
+    static void startServers() {
+        cluster = BackendCluster.shared();
+    }
+
+    @Test
+    void aSessionHoldingANamedLockStaysWhileItHoldsIt() throws Exception {
+        try (Sluice sluice = cluster.startProxy(Policy.ROUND_ROBIN, BackendCluster.FAST_CHECKS, name -> 1,
+                PoolingConfig.defaults());
+             Connection plain = openOn(sluice, "b");
+             Connection prepared = openOn(sluice, "b");
+             Connection released = openOn(sluice, "b");
+             Connection b = cluster.server("b").rootConnection()) {
+            try {
+                long plainId = connectionId(plain);
+                long preparedId = connectionId(prepared);
+                assertThat(single(plain, "SELECT GET_LOCK('sluice_lock_1', 0)")).isEqualTo("1");
+                assertThat(single(plain, "SELECT get_lock('sluice_lock_2', 0)")).isEqualTo("1");
+                try (PreparedStatement lock = prepared.prepareStatement("SELECT GET_LOCK(?, 0)")) {
+                    lock.setString(1, "sluice_lock_3");
+                    try (ResultSet rs = lock.executeQuery()) {
+                        rs.next();
+                        assertThat(rs.getInt(1)).isEqualTo(1);
+                    }
+                }
+                // Taken and given back before the drain: nothing holds this one.
+                assertThat(single(released, "SELECT GET_LOCK('sluice_lock_4', 0)")).isEqualTo("1");
+                assertThat(single(released, "SELECT RELEASE_LOCK('sluice_lock_4')")).isEqualTo("1");
+
+                assertThat(sluice.drain("b")).isTrue();
+                await(() -> moves(sluice) >= 1 && refused(sluice, "pinned") >= 2, "the drain's moves and refusals");
+                assertThat(cluster.backendOf(released)).isIn("a", "c");
+                assertThat(sessionsOn(sluice, "b")).extracting(s -> s.pinnedBy() + "/" + s.moveWaiting())
+                        .containsExactly("named_lock/drain", "named_lock/drain");
+                // The locks are where they were taken, held by the sessions' own connections.
+                assertThat(single(b, "SELECT IS_USED_LOCK('sluice_lock_1')")).isEqualTo(Long.toString(plainId));
+                assertThat(single(b, "SELECT IS_USED_LOCK('sluice_lock_3')")).isEqualTo(Long.toString(preparedId));
+                assertThat(cluster.backendOf(plain)).isEqualTo("b");
+                assertThat(cluster.backendOf(prepared)).isEqualTo("b");
+
+                // One of two released: still held. Both: it moves at an idle moment after the retry delay.
+                assertThat(single(plain, "SELECT RELEASE_LOCK('sluice_lock_1')")).isEqualTo("1");
+                Thread.sleep(1_500);
+                assertThat(cluster.backendOf(plain)).isEqualTo("b");
+                assertThat(single(plain, "SELECT RELEASE_LOCK('sluice_lock_2')")).isEqualTo("1");
+                assertThat(single(prepared, "SELECT RELEASE_ALL_LOCKS()")).isEqualTo("1");
+                await(() -> backendOrEmpty(plain).matches("[ac]") && backendOrEmpty(prepared).matches("[ac]"),
+                        "both sessions off b");
+                assertThat(moves(sluice)).isEqualTo(3);
+                assertThat(sessionsOn(sluice, "b")).isEmpty();
+                assertThat(single(b, "SELECT IS_USED_LOCK('sluice_lock_3')")).isNull();
+            } finally {
+                sluice.undrain("b");
+            }
+        }
+    }
+
+    @Test
+    void sessionsOfAOneBackendGroupMoveWithTheirPreparedStatementsToABackendAdded() throws Exception {
+        PoolingConfig pooling = PoolingConfig.defaults();
+        try (Sluice sluice = Sluice.start(cluster.config(Policy.LEAST_CONNECTIONS, BackendCluster.FAST_CHECKS,
+                pooling, List.of("a")))) {
+            List<Connection> clients = new ArrayList<>();
+            List<PreparedStatement> statements = new ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), null,
+                            "useServerPrepStmts=true"), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+                    clients.add(c);
+                    PreparedStatement statement = c.prepareStatement("SELECT ? * 3, @@port");
+                    statements.add(statement);
+                    assertThat(tripled(statement, i)).isEqualTo("a");
+                }
+                sluice.reload(cluster.config(Policy.LEAST_CONNECTIONS, BackendCluster.FAST_CHECKS, pooling,
+                        List.of("a", "b")));
+                await(() -> rebalanced(sluice) >= 2 && sessionsOn(sluice, "b").size() == 2,
+                        "two of four sessions moved to b");
+                List<String> backends = new ArrayList<>();
+                for (int round = 0; round < 50; round++) {
+                    backends.clear();
+                    for (int i = 0; i < statements.size(); i++) {
+                        backends.add(tripled(statements.get(i), round * 10 + i));
+                    }
+                }
+                assertThat(backends).containsExactlyInAnyOrder("a", "a", "b", "b");
+                assertThat(rebalanced(sluice)).isEqualTo(2);
+                assertThat(sluice.sessions()).extracting(SessionSnapshot::pinnedBy).containsOnlyNulls();
+            } finally {
+                for (Connection c : clients) {
+                    c.close();
+                }
+            }
+        }
+    }
+
+    /** Runs {@code SELECT ? * 3, @@port} with {@code n}: checks the product, answers the backend it ran on. */
+    private static String tripled(PreparedStatement statement, int n) throws SQLException {
+        statement.setInt(1, n);
+        try (ResultSet rs = statement.executeQuery()) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getLong(1)).isEqualTo(3L * n);
+            return cluster.nameOfPort(rs.getInt(2));
+        }
+    }
+
+    private static List<SessionSnapshot> sessionsOn(Sluice sluice, String backend) {
+        return sluice.sessions().stream().filter(s -> backend.equals(s.backend())).toList();
+    }
+
+    private static String backendOrEmpty(Connection c) {
+        try {
+            return cluster.backendOf(c);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static String single(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            assertThat(rs.next()).isTrue();
+            return rs.getString(1);
+        }
+    }
+
+    private static long connectionId(Connection c) throws SQLException {
+        return Long.parseLong(single(c, "SELECT CONNECTION_ID()"));
+    }
+
+    private static Connection openOn(Sluice sluice, String backend) throws SQLException {
+        for (int i = 0; i < 9; i++) {
+            Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), null,
+                    "useServerPrepStmts=true"), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+            if (cluster.backendOf(c).equals(backend)) {
+                return c;
+            }
+            c.close();
+        }
+        throw new AssertionError("no session landed on " + backend);
+    }
+
+    private static long moves(Sluice sluice) {
+        ClientCounts counts = sluice.metricSources().clients();
+        return counts.moves(counts.moveReasons().indexOf("drain"));
+    }
+
+    private static long rebalanced(Sluice sluice) {
+        ClientCounts counts = sluice.metricSources().clients();
+        return counts.moves(counts.moveReasons().indexOf("rebalance"));
+    }
+
+    private static long refused(Sluice sluice, String reason) {
+        ClientCounts counts = sluice.metricSources().clients();
+        return counts.movesRefused(counts.moveRefusals().indexOf(reason));
+    }
+}
