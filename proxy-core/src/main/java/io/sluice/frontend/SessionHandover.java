@@ -50,10 +50,15 @@ final class SessionHandover {
 
     /**
      * One query, one row per fact: the variables this session changed from the global values (MariaDB's
-     * {@code information_schema.SYSTEM_VARIABLES}), the counters, the schema, and whether a transaction is open.
+     * {@code information_schema.SYSTEM_VARIABLES}), and always those a login sets from the handshake (the new
+     * connection has its own login's values for them, not the globals: a client that logged in with utf8mb3 and
+     * then set utf8mb4, the global, would otherwise be left with utf8mb3), the counters, the schema, and whether a
+     * transaction is open.
      */
     static final String SNAPSHOT = "SELECT VARIABLE_NAME AS n, SESSION_VALUE AS v FROM information_schema.SYSTEM_VARIABLES"
-            + " WHERE VARIABLE_SCOPE = 'SESSION' AND READ_ONLY = 'NO' AND NOT (SESSION_VALUE <=> GLOBAL_VALUE)"
+            + " WHERE VARIABLE_SCOPE = 'SESSION' AND READ_ONLY = 'NO' AND (NOT (SESSION_VALUE <=> GLOBAL_VALUE)"
+            + " OR VARIABLE_NAME IN ('" + String.join("', '", SessionVariables.HANDSHAKE_VARIABLES).toUpperCase(
+                    java.util.Locale.ROOT) + "'))"
             + " UNION ALL SELECT CONCAT('#', VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.SESSION_STATUS"
             + " WHERE VARIABLE_NAME IN ('" + String.join("', '", COUNTERS) + "')"
             + " UNION ALL SELECT '#SCHEMA', DATABASE() UNION ALL SELECT '#IN_TRANSACTION', @@in_transaction"

@@ -27,10 +27,10 @@ import java.util.function.Function;
  * Three MariaDB servers of the test's own (a, b, c) and proxies in front of them, for the balancing and failover
  * tests. Each server is told apart by its port, which a session reads with {@code SELECT @@port}.
  */
-final class BackendCluster implements AutoCloseable {
-    static final List<String> NAMES = List.of("a", "b", "c");
+public final class BackendCluster implements AutoCloseable {
+    public static final List<String> NAMES = List.of("a", "b", "c");
     /** Fast checks so that the tests take seconds, not the default's minutes. */
-    static final HealthCheckConfig FAST_CHECKS = new HealthCheckConfig(200, 1000, 2, 3);
+    public static final HealthCheckConfig FAST_CHECKS = new HealthCheckConfig(200, 1000, 2, 3);
 
     private static BackendCluster shared;
 
@@ -40,7 +40,7 @@ final class BackendCluster implements AutoCloseable {
      * The cluster every test class of this JVM shares, started on first use and stopped when the JVM exits: an
      * embedded server takes tens of seconds to start, so three per test class would be too slow.
      */
-    static synchronized BackendCluster shared() {
+    public static synchronized BackendCluster shared() {
         if (shared == null) {
             BackendCluster cluster = new BackendCluster();
             Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "sluice-test-cluster-stop"));
@@ -61,12 +61,12 @@ final class BackendCluster implements AutoCloseable {
         }
     }
 
-    ExtraMariaDb server(String name) {
+    public ExtraMariaDb server(String name) {
         return servers.get(name);
     }
 
     /** The backend name for a port a session read. */
-    String nameOfPort(int port) {
+    public String nameOfPort(int port) {
         return servers.entrySet().stream().filter(e -> e.getValue().port() == port).map(Map.Entry::getKey)
                 .findFirst().orElseThrow(() -> new AssertionError("no backend on port " + port));
     }
@@ -77,7 +77,7 @@ final class BackendCluster implements AutoCloseable {
     }
 
     /** As above, in the pooling mode given. */
-    Sluice startProxy(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights,
+    public Sluice startProxy(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights,
             PoolingConfig pooling) {
         return Sluice.start(config(policy, checks, weights, pooling, NAMES));
     }
