@@ -186,8 +186,9 @@ final class AdminHandler implements HttpHandler {
                 return notAllowed("GET");
             }
             Json.Writer json = Json.writer().beginArray();
+            Map<String, SessionsStaying> staying = sessionsStaying();
             for (BackendSnapshot backend : proxy.backends()) {
-                backend(json, backend);
+                backend(json, backend, staying);
             }
             return Reply.json(OK, json.endArray().toString());
         }
@@ -212,7 +213,7 @@ final class AdminHandler implements HttpHandler {
             log.info("admin API: {} backend {}", drain ? "drained" : "undrained", name);
             for (BackendSnapshot backend : proxy.backends()) {
                 if (backend.state().name().equals(name)) {
-                    return Reply.json(OK, backend(Json.writer(), backend).toString());
+                    return Reply.json(OK, backend(Json.writer(), backend, sessionsStaying()).toString());
                 }
             }
             return Reply.json(OK, "{}");
@@ -347,12 +348,36 @@ final class AdminHandler implements HttpHandler {
         return json.endObject().toString();
     }
 
-    private static Json.Writer backend(Json.Writer json, BackendSnapshot backend) {
+    /**
+     * Of a backend's sessions, those asked to move that have not left yet, and those held by something that cannot
+     * move (a drain's "how many are still pinned here").
+     */
+    private static final class SessionsStaying {
+        int toMove;
+        int pinned;
+    }
+
+    private Map<String, SessionsStaying> sessionsStaying() {
+        Map<String, SessionsStaying> staying = new HashMap<>();
+        for (SessionSnapshot session : proxy.sessions()) {
+            if (session.backend() != null && (session.moveWaiting() != null || session.pinnedBy() != null)) {
+                SessionsStaying counts = staying.computeIfAbsent(session.backend(), name -> new SessionsStaying());
+                counts.toMove += session.moveWaiting() != null ? 1 : 0;
+                counts.pinned += session.pinnedBy() != null ? 1 : 0;
+            }
+        }
+        return staying;
+    }
+
+    private static Json.Writer backend(Json.Writer json, BackendSnapshot backend,
+            Map<String, SessionsStaying> staying) {
         BackendState state = backend.state();
+        SessionsStaying here = staying.getOrDefault(state.name(), new SessionsStaying());
         json.beginObject().member("name", state.name()).member("address", state.address())
                 .member("status", state.status().name()).member("draining", state.draining())
                 .member("weight", state.weight()).member("activeSessions", state.activeSessions())
-                .member("totalSessions", state.totalSessions());
+                .member("totalSessions", state.totalSessions()).member("sessionsToMove", here.toMove)
+                .member("sessionsPinned", here.pinned);
         CheckResult check = state.lastCheck();
         json.name("lastCheck");
         if (check == null) {

@@ -3,10 +3,14 @@ package io.sluice.balancing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.Sluice;
+import io.sluice.admin.AdminServer;
 import io.sluice.api.ClientCounts;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.balancer.Policy;
+import io.sluice.capture.TrafficCapture;
+import io.sluice.config.AdminConfig;
 import io.sluice.config.PoolingConfig;
+import io.sluice.testing.AdminClient;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
 import java.sql.Connection;
@@ -43,7 +47,10 @@ class SessionPoolingLocksAndGrowthTest {
              Connection plain = openOn(sluice, "b");
              Connection prepared = openOn(sluice, "b");
              Connection released = openOn(sluice, "b");
-             Connection b = cluster.server("b").rootConnection()) {
+             Connection b = cluster.server("b").rootConnection();
+             AdminServer adminServer = AdminServer.start(new AdminConfig(true, "127.0.0.1", 0, "t0ken", null), sluice,
+                     new TrafficCapture(), null)) {
+            AdminClient admin = new AdminClient("127.0.0.1", adminServer.port());
             try {
                 long plainId = connectionId(plain);
                 long preparedId = connectionId(prepared);
@@ -60,8 +67,13 @@ class SessionPoolingLocksAndGrowthTest {
                 assertThat(single(released, "SELECT GET_LOCK('sluice_lock_4', 0)")).isEqualTo("1");
                 assertThat(single(released, "SELECT RELEASE_LOCK('sluice_lock_4')")).isEqualTo("1");
 
-                assertThat(sluice.drain("b")).isTrue();
+                // The drain's answer counts b's sessions asked to move (the idle one may be gone already).
+                assertThat(admin.post("/api/backends/b/drain", "t0ken").body()).containsPattern(
+                        "\"draining\":true,.*\"sessionsToMove\":[23],");
                 await(() -> moves(sluice) >= 1 && refused(sluice, "pinned") >= 2, "the drain's moves and refusals");
+                // What the operator sees: two sessions still on b, both waiting to move, both pinned.
+                assertThat(admin.get("/api/backends").body()).containsPattern("\"name\":\"b\",[^{]*"
+                        + "\"activeSessions\":2,[^{]*\"sessionsToMove\":2,\"sessionsPinned\":2");
                 assertThat(cluster.backendOf(released)).isIn("a", "c");
                 assertThat(sessionsOn(sluice, "b")).extracting(s -> s.pinnedBy() + "/" + s.moveWaiting())
                         .containsExactly("named_lock/drain", "named_lock/drain");
