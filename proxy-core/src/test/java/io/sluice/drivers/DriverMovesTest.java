@@ -35,8 +35,8 @@ class DriverMovesTest {
         cluster = BackendCluster.shared();
         for (String name : BackendCluster.NAMES) {
             cluster.server(name).execute("CREATE DATABASE IF NOT EXISTS " + DATABASE,
-                    "CREATE TABLE IF NOT EXISTS " + DATABASE + ".few (n INT PRIMARY KEY)",
-                    "INSERT IGNORE INTO " + DATABASE + ".few VALUES (1), (2), (3)");
+                    "CREATE TABLE IF NOT EXISTS " + DATABASE + ".driver_rows (n INT PRIMARY KEY)",
+                    "INSERT IGNORE INTO " + DATABASE + ".driver_rows VALUES (1), (2), (3)");
         }
     }
 
@@ -72,7 +72,7 @@ class DriverMovesTest {
                 while (sluice.sessions().stream().anyMatch(s -> before.equals(s.backend()))) {
                     assertThat(System.nanoTime()).as("%s: sessions still on %s: %s", driver, before,
                             sluice.sessions()).isLessThan(deadline);
-                    assertThat(session.query("SELECT COUNT(*) FROM few").get(0).get(0)).isEqualTo("3");
+                    assertThat(session.query("SELECT COUNT(*) FROM driver_rows").get(0).get(0)).isEqualTo("3");
                     Thread.sleep(20);
                 }
                 String after = backendOf(session);
