@@ -12,9 +12,14 @@ import io.sluice.state.PreparedStatement;
  * server whose definitions are those ({@link MetadataCheck}). One per statement, made at its prepare and passed with
  * each of its executes: nothing is allocated per execute.
  */
-final class ClientDefinitions implements ResponseObserver {
+final class ClientDefinitions implements ResponseObserver, PreparedStatement.DefinitionsFollower {
     /** {@code null} until the prepare's answer names the statement (MariaDB sends an execute right behind it). */
     private PreparedStatement statement;
+
+    /** The observer of {@code statement}'s executes, or {@code null} when its definitions are not followed. */
+    static ClientDefinitions of(PreparedStatement statement) {
+        return statement.definitionsFollower() instanceof ClientDefinitions follower ? follower : null;
+    }
 
     /**
      * The prepare was answered with definitions of digest {@code definitions}: they are the client's for
@@ -22,8 +27,8 @@ final class ClientDefinitions implements ResponseObserver {
      */
     ClientDefinitions of(PreparedStatement prepared, long definitions) {
         statement = prepared;
-        prepared.definitionsObserver(this);
-        prepared.prepared(definitions);
+        prepared.definitionsFollower(this);
+        prepared.preparedWithDefinitions(definitions);
         return this;
     }
 

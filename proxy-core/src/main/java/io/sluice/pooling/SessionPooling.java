@@ -221,7 +221,7 @@ public final class SessionPooling implements CommandPolicy {
         if (statement.parameters() > 0) {
             StatementIds.ParameterTypes.learn(frame, base, statement);
         }
-        return statement.definitionsObserver();
+        return ClientDefinitions.of(statement);
     }
 
     /**

@@ -140,7 +140,7 @@ final class StatementIds {
             frame = ParameterTypes.carry(frame, base, statement, entry, port.clientChannel().alloc());
         }
         connection.forward(frame, kind, captured,
-                command == Command.COM_STMT_EXECUTE ? statement.definitionsObserver() : null, 0);
+                command == Command.COM_STMT_EXECUTE ? ClientDefinitions.of(statement) : null, 0);
         return true;
     }
 

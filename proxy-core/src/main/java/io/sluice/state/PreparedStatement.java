@@ -1,7 +1,5 @@
 package io.sluice.state;
 
-import io.sluice.relay.ResponseObserver;
-
 /**
  * A statement a client prepared, under the id Sluice gave it: what it takes to prepare it again on whichever backend
  * connection the session uses next.
@@ -24,7 +22,14 @@ public final class PreparedStatement {
     /** Moved where its next result must carry its definitions: MariaDB must not leave them out. */
     private boolean definitionsExpected;
     /** What records them from each response that carries them to the client; {@code null} when nothing does. */
-    private ResponseObserver definitionsObserver;
+    private DefinitionsFollower definitionsFollower;
+
+    /**
+     * What follows, for a layer above this one, the column definitions the statement's client receives (pooling's
+     * observer of its responses, which this package may not name).
+     */
+    public interface DefinitionsFollower {
+    }
 
     /**
      * @param sql the statement text, as ISO-8859-1 so that it keeps the client's bytes whatever their charset
@@ -78,13 +83,13 @@ public final class PreparedStatement {
         return clientDefinitions;
     }
 
-    /** The observer that records the column definitions its client receives, or {@code null}: one per statement. */
-    public ResponseObserver definitionsObserver() {
-        return definitionsObserver;
+    /** What records the column definitions its client receives, or {@code null}: one per statement. */
+    public DefinitionsFollower definitionsFollower() {
+        return definitionsFollower;
     }
 
-    public void definitionsObserver(ResponseObserver observer) {
-        this.definitionsObserver = observer;
+    public void definitionsFollower(DefinitionsFollower follower) {
+        this.definitionsFollower = follower;
     }
 
     /** The digest of the column definitions its client's own COM_STMT_PREPARE was answered with. */
@@ -93,7 +98,7 @@ public final class PreparedStatement {
     }
 
     /** Its client's COM_STMT_PREPARE was answered with these column definitions (their digest), its first. */
-    public void prepared(long definitions) {
+    public void preparedWithDefinitions(long definitions) {
         this.preparedDefinitions = definitions;
         clientDefinitions(definitions);
     }
