@@ -182,6 +182,45 @@ class SessionPoolingMetadataTest {
         }
     }
 
+    /**
+     * After a move, a statement evicted from the connection's statement cache (size 1 here) is prepared again lazily;
+     * the table having been altered since the client last received its definitions, the execute fails with MariaDB's
+     * own "needs to be re-prepared" (1615) instead of reaching the client without definitions, and a statement
+     * prepared again by the client reads right.
+     */
+    @Test
+    void aStatementPreparedAgainLazilyWithOtherDefinitionsAsksTheClientToPrepareItAgain() throws Exception {
+        try (Sluice sluice = cluster.startProxy(Policy.ROUND_ROBIN, BackendCluster.FAST_CHECKS, name -> 1,
+                new PoolingConfig(io.sluice.config.PoolingMode.SESSION, 1));
+             Connection c = openOn(sluice, "b")) {
+            try {
+                PreparedStatement select = c.prepareStatement(SELECT);
+                PreparedStatement other = c.prepareStatement("SELECT ? + 1");
+                assertThat(value(select, 1)).isEqualTo("10");
+                other.setInt(1, 1);
+                other.executeQuery().close();
+
+                assertThat(sluice.drain("b")).isTrue();
+                awaitMoves(sluice, c, 1, "moved off b");
+                String now = cluster.backendOf(c);
+                other.setInt(1, 2);
+                other.executeQuery().close(); // the one statement the new connection's cache keeps
+                cluster.server(now).execute("ALTER TABLE meta_test.t MODIFY v VARCHAR(20)",
+                        "UPDATE meta_test.t SET v = CONCAT('altered-', id)");
+
+                assertThatThrownBy(() -> value(select, 2)).isInstanceOf(SQLException.class)
+                        .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1615));
+                select.close();
+                try (PreparedStatement again = c.prepareStatement(SELECT)) {
+                    assertThat(value(again, 2)).isEqualTo("altered-2");
+                }
+                other.close();
+            } finally {
+                sluice.undrain("b");
+            }
+        }
+    }
+
     private static void checkExpression(PreparedStatement expression, int i, String backend) throws SQLException {
         expression.setInt(1, i);
         expression.setString(2, "v" + i);
