@@ -25,7 +25,7 @@ final class ClientDefinitions implements ResponseObserver, PreparedStatement.Def
      * The prepare was answered with definitions of digest {@code definitions}: they are the client's for
      * {@code prepared}, whose executes this observes from now on.
      */
-    ClientDefinitions of(PreparedStatement prepared, long definitions) {
+    ClientDefinitions follow(PreparedStatement prepared, long definitions) {
         statement = prepared;
         prepared.definitionsFollower(this);
         prepared.preparedWithDefinitions(definitions);

@@ -184,7 +184,7 @@ public final class SessionPooling implements CommandPolicy {
         }
         PreparedStatement statement = new PreparedStatement(tracker.outcome().serverStatementId(), prepare.sql);
         if (prepare.definitions != null) {
-            prepare.definitions.of(statement, tracker.outcome().definitionsDigest());
+            prepare.definitions.follow(statement, tracker.outcome().definitionsDigest());
         }
         statement.prepared(tracker.outcome().parameters());
         if (prepare.typesMissed(statement.parameters())) {

@@ -177,7 +177,7 @@ final class StatementIds {
         }
         statement.prepared(tracker.outcome().parameters());
         if (followsDefinitions) {
-            new ClientDefinitions().of(statement, tracker.outcome().definitionsDigest());
+            new ClientDefinitions().follow(statement, tracker.outcome().definitionsDigest());
         }
         connection.state().statements().put(sql, tracker.outcome().serverStatementId(),
                 tracker.outcome().parameters(),
