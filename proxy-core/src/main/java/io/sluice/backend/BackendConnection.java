@@ -231,9 +231,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
                 captured.onNoResponse();
             }
         } else {
-            InFlight entry = inFlight.add(kind, null, replacementStatementId);
+            InFlight entry = inFlight.add(kind, null, replacementStatementId, mapping);
             entry.captured = captured;
-            entry.mapping = mapping;
             if (kind != ResponseKind.NONE && observer != null && observer.timesCommands()) {
                 entry.start(frame, observer);
             }

@@ -2,6 +2,7 @@ package io.sluice.backend;
 
 import io.sluice.metrics.CommandObserver;
 import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
 
 /**
@@ -27,6 +28,11 @@ final class InFlightCommands {
      * begins following its response at once when nothing is ahead of it.
      */
     InFlight add(ResponseKind kind, OwnCommand command, int replacementStatementId) {
+        return add(kind, command, replacementStatementId, null);
+    }
+
+    /** {@link #add(ResponseKind, OwnCommand, int)} for a client's command whose response a statement mapping observes. */
+    InFlight add(ResponseKind kind, OwnCommand command, int replacementStatementId, ResponseObserver mapping) {
         if (count == ring.length) {
             grow();
         }
@@ -41,6 +47,7 @@ final class InFlightCommands {
         entry.kind = kind;
         entry.own = command;
         entry.replacementStatementId = replacementStatementId;
+        entry.mapping = mapping; // before it begins: the mapping may want the definitions digested
         if (command != null) {
             own++;
         }
@@ -165,6 +172,9 @@ final class InFlightCommands {
         tracker.begin(entry.kind);
         if (entry.replacementStatementId != 0) {
             tracker.replaceStatementId(entry.replacementStatementId);
+        }
+        if (entry.mapping != null && entry.mapping.digestsDefinitions()) {
+            tracker.digestDefinitions(entry.mapping.requiresDefinitions());
         }
     }
 

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
+import io.sluice.relay.ColumnDefinitionsDigest;
 import io.sluice.relay.ResponseKind;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -28,6 +29,7 @@ public final class PrepareStatement extends OwnCommand {
 
     private final String sql;
     private final Outcome outcome;
+    private long definitions = ColumnDefinitionsDigest.NONE;
 
     /** @param sql the statement text, ISO-8859-1 so that it carries the client's bytes unchanged */
     public PrepareStatement(String sql, Outcome outcome) {
@@ -59,7 +61,35 @@ public final class PrepareStatement extends OwnCommand {
             return;
         }
         int at = first.readerIndex();
-        outcome.prepared(first.getIntLE(at + 1), first.getUnsignedShortLE(at + 7));
+        int parameters = first.getUnsignedShortLE(at + 7);
+        definitions = digest(packets, parameters, first.getUnsignedShortLE(at + 5));
+        outcome.prepared(first.getIntLE(at + 1), parameters);
+    }
+
+    /**
+     * The {@link ColumnDefinitionsDigest} of the result column definitions the server answered with, as the
+     * {@link io.sluice.relay.ResponseTracker} digests them for a client (MariaDB's metadata caching, issue #31): what
+     * the server takes a client of this connection to have. Valid from {@link Outcome#prepared} on.
+     */
+    public long definitions() {
+        return definitions;
+    }
+
+    /** After the OK: the parameter definitions, an EOF unless CLIENT_DEPRECATE_EOF, then the column definitions. */
+    private static long digest(List<ByteBuf> packets, int parameters, int columns) {
+        ColumnDefinitionsDigest digest = new ColumnDefinitionsDigest();
+        int i = 1 + parameters;
+        if (parameters > 0 && i < packets.size() && isEof(Packets.payload(packets.get(i)))) {
+            i++;
+        }
+        for (int end = Math.min(i + columns, packets.size()); i < end; i++) {
+            digest.packet(Packets.payload(packets.get(i)));
+        }
+        return digest.value();
+    }
+
+    private static boolean isEof(ByteBuf payload) {
+        return payload.readableBytes() < 9 && payload.getUnsignedByte(payload.readerIndex()) == Packets.EOF_HEADER;
     }
 
     @Override

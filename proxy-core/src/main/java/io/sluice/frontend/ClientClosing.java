@@ -9,6 +9,7 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.codec.NetReadTimeoutException;
 import io.sluice.metrics.DirectMemory;
 import io.sluice.metrics.RateLimitedWarning;
+import io.sluice.pooling.PinReason;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.PacketTooLargeException;
 import org.slf4j.Logger;
@@ -95,6 +96,16 @@ final class ClientClosing extends ChannelInboundHandlerAdapter {
         relay.failAndClose(Unpooled.EMPTY_BUFFER);
     }
 
+    /**
+     * Why a session-pooling session was still on the backend it lost, when it had been asked to move and refused
+     * (decision 104; {@code metadata_differs}, issue #31): the client's error says so. Empty otherwise.
+     */
+    private String stayedFor() {
+        SessionHandover handover = relay.lease().moves().handover();
+        PinReason pin = handover == null ? null : handover.refusedFor();
+        return pin == null ? "" : "; the session had stayed on it when asked to move (" + pin.label() + ")";
+    }
+
     /** No command outstanding, nothing half sent, and the server reports no open transaction. */
     private boolean isIdleOutsideTransaction() {
         if (!relay.isQuiet()) {
@@ -113,7 +124,7 @@ final class ClientClosing extends ChannelInboundHandlerAdapter {
      * @return the message for the client's next command, or {@code null} when the session is closing already
      */
     String backendLost(BackendConnection lost, boolean responseStarted, int lastCommand) {
-        String message = ClientErrors.lostBackendMessage(lost);
+        String message = ClientErrors.lostBackendMessage(lost) + stayedFor();
         boolean answered = lost.tracker().isIdle();
         // What the client did last goes with it: a server that hangs up right after a client's command may have
         // been answering that command, not dying.

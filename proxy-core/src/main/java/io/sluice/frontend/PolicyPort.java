@@ -71,9 +71,10 @@ final class PolicyPort implements SessionPort {
     @Override
     public void failHeldCommand(BackendError error) {
         HeldCommands.Held waiting = relay.held().poll();
+        int sequenceId = waiting.replySequenceId(); // read from the frame, which drop releases
         waiting.drop();
         if (waiting.kind() != ResponseKind.NONE) {
-            relay.reply(ClientErrors.fromServer(session.channel().alloc(), waiting.replySequenceId(), error));
+            relay.reply(ClientErrors.fromServer(session.channel().alloc(), sequenceId, error));
         }
     }
 

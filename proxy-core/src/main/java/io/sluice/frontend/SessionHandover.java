@@ -9,9 +9,11 @@ import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.replication.CausalWait;
 import io.sluice.pooling.GtidWait;
+import io.sluice.pooling.MetadataCheck;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.ReadUserVariables;
 import io.sluice.pooling.SessionPooling;
+import io.sluice.state.PreparedStatement;
 import io.sluice.state.SessionVariables;
 import java.time.Duration;
 import java.util.HashMap;
@@ -29,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * ones, its schema and user variables, and the per-session counters that say whether it may hold something that
  * cannot move (temporary tables, table locks, XA, SQL-level prepared statements, and protocol ones when Sluice did
  * not record them). A connection of the target is then made to match (one {@code SET}), swapped in, and the old one
- * closed; recorded prepared statements are prepared again there on first use ({@link SessionPooling}, decision 106).
+ * closed; recorded prepared statements are prepared again there on first use ({@link SessionPooling}, decision 106),
+ * or, with MariaDB's metadata caching, before the swap, and must answer with the column definitions their client has
+ * ({@link MetadataCheck}).
  * The client's reading stops meanwhile. A session that cannot move stays and says why; one whose new connection
  * cannot be made to match stays on its old one, untouched.
  * On the session's event loop; one per session, made when a move is first asked for.
@@ -84,6 +88,8 @@ final class SessionHandover {
     private boolean running;
     private long retryAfterNanos;
     private PinReason refusedFor;
+    /** The statements whose next result on the new connection must carry definitions, once it is swapped in. */
+    private List<PreparedStatement> expectingDefinitions = List.of();
 
     SessionHandover(FrontendContext context, ClientSession session, CommandRelayHandler relay, BackendLease lease) {
         this.context = context;
@@ -106,6 +112,7 @@ final class SessionHandover {
             return; // a statement, a transaction or a refusal under way: the next idle moment tries again
         }
         running = true;
+        expectingDefinitions = List.of();
         relay.moving(true); // no client command may reach the old connection once its state is read
         PinReason held = lease.policy().pinnedBy();
         if (held != null) {
@@ -235,12 +242,12 @@ final class SessionHandover {
             BackendConnection fresh = (BackendConnection) f.getNow();
             String statement = snapshot.statement();
             if (statement == null) {
-                awaitLastWrite(old, fresh, from, next, snapshot);
+                checkDefinitions(old, fresh, from, next, snapshot);
                 return;
             }
             fresh.run(new SetSessionVariables(statement, error -> {
                 if (error == null) {
-                    awaitLastWrite(old, fresh, from, next, snapshot);
+                    checkDefinitions(old, fresh, from, next, snapshot);
                 } else {
                     // Half set, or the server refused a value: the new connection is closed, the session stays.
                     log.info("client {}: stays on backend {}: restoring its state on {} failed: {}",
@@ -250,6 +257,43 @@ final class SessionHandover {
                     refuse(null, SessionMove.Refusal.FAILED);
                 }
             }));
+        });
+    }
+
+    /**
+     * With MariaDB's metadata caching, the session's prepared statements are prepared on the new connection now,
+     * after its variables (the character set of results is in the definitions), and must answer with the column
+     * definitions their client last received: else the new server would leave out of an execute definitions the
+     * client does not have, and the client would misread its rows. A session whose statements differ stays.
+     */
+    private void checkDefinitions(BackendConnection old, BackendConnection fresh, EventLoopPool from, Backend next,
+            Snapshot snapshot) {
+        if (!MetadataCheck.needed(lease.policy(), fresh)) {
+            awaitLastWrite(old, fresh, from, next, snapshot);
+            return;
+        }
+        MetadataCheck.run((SessionPooling) lease.policy(), fresh, new MetadataCheck.Outcome() {
+            @Override
+            public void same(List<PreparedStatement> sendingDefinitions) {
+                expectingDefinitions = sendingDefinitions;
+                awaitLastWrite(old, fresh, from, next, snapshot);
+            }
+
+            @Override
+            public void differs(String sql) {
+                log.info("client {}: stays on backend {}: a prepared statement's result columns differ on {} from"
+                        + " those the client has ({})", session.remoteAddress(), lease.dataSource(), next.name(),
+                        sql.length() > 200 ? sql.substring(0, 200) + "..." : sql);
+                fresh.close(); // it has the session's variables and statements
+                lease.moves().unclaim(next);
+                refuse(PinReason.METADATA_DIFFERS, SessionMove.Refusal.METADATA_DIFFERS);
+            }
+
+            @Override
+            public void lost(BackendException cause) {
+                lease.moves().unclaim(next);
+                refuse(null, SessionMove.Refusal.FAILED);
+            }
         });
     }
 
@@ -301,6 +345,7 @@ final class SessionHandover {
         }
         if (lease.policy() instanceof SessionPooling statements) {
             statements.movedToAnotherConnection(); // the client's statement ids now map onto the new connection's
+            MetadataCheck.expectDefinitions(expectingDefinitions);
         }
         lease.moves().handedOver(next, fresh, from, schema);
         old.close(); // its state is the session's, copied: it goes back to no other session
@@ -312,7 +357,9 @@ final class SessionHandover {
         refusedFor = pin;
         retryAfterNanos = System.nanoTime() + RETRY_NANOS;
         context.registry().moveRefused(refusal);
-        boolean passing = refusal == SessionMove.Refusal.PINNED || refusal == SessionMove.Refusal.GTID_WAIT_TIMEOUT;
+        // Each may pass: what pins ends, the new server catches up, the client prepares again or the schemas converge.
+        boolean passing = refusal == SessionMove.Refusal.PINNED || refusal == SessionMove.Refusal.GTID_WAIT_TIMEOUT
+                || refusal == SessionMove.Refusal.METADATA_DIFFERS;
         if (!passing || lease.moves().waiting() == SessionMove.Reason.REBALANCE) {
             // Nowhere to go, or only a rebalance, which picks another session: a later drain, down or rebalance
             // asks again. A session on a drained or down backend that is pinned, or whose target lacks its last

@@ -40,7 +40,12 @@ final class SessionMove {
         /** Session pooling: the new connection could not be made to match the session; it stayed where it was. */
         FAILED,
         /** The new server had not applied the session's last write (GTID) in time: the session stayed. */
-        GTID_WAIT_TIMEOUT;
+        GTID_WAIT_TIMEOUT,
+        /**
+         * Session pooling with MariaDB's metadata caching: a prepared statement's result columns differ on the new
+         * server from those the client last received (or it does not prepare there): the session stayed.
+         */
+        METADATA_DIFFERS;
 
         String label() {
             return name().toLowerCase(Locale.ROOT);

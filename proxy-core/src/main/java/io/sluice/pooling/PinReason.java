@@ -41,7 +41,13 @@ public enum PinReason {
      * server counts statements the session has not closed and Sluice did not record them (a group of one backend at
      * login, decision 104), or an execute's parameter types went by unread (decision 106).
      */
-    PREPARED_STATEMENT;
+    PREPARED_STATEMENT,
+    /**
+     * Session pooling with MariaDB's metadata caching: a prepared statement's result columns on the server it was to
+     * move to are not those its client last received (a table altered, or backends whose schemas differ), or the
+     * statement does not prepare there; the client would decode rows with the wrong definitions (issue #31).
+     */
+    METADATA_DIFFERS;
 
     /** The name shown in the admin API and in metrics: {@code user_variable}. */
     public String label() {

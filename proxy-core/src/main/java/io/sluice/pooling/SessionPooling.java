@@ -8,8 +8,11 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.ResponseTracker;
 import io.sluice.state.PreparedStatement;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
 
 /**
  * Session pooling for a session on MariaDB, which may move to another server of its group (decisions 106, 108): one
@@ -22,6 +25,10 @@ import java.nio.charset.StandardCharsets;
  * (an execute that does not, which is most after the first, only costs a map lookup). After its first move the
  * session's statements are driven by transaction pooling's {@link StatementIds}, under the ids the client knows:
  * prepared again on the new connection on first use, their ids rewritten in each command.
+ *
+ * <p>With MariaDB's metadata caching, the column definitions the client receives for each statement are followed
+ * ({@link ClientDefinitions}), before and after a move: a move needs the new server to answer with them
+ * ({@link MetadataCheck}).
  *
  * <p>What keeps the session where it is ({@link #pinnedBy}): a named lock ({@code GET_LOCK}, followed from the
  * statements that call the lock functions, decision 108), an open cursor, long data sent ahead of an execute,
@@ -58,6 +65,10 @@ public final class SessionPooling implements CommandPolicy {
         final String sql;
         /** Its execute sent before its answer, read as having the guessed parameter count; {@code null}: none. */
         PreparedStatement guess;
+        /** With MariaDB's metadata caching: what records the definitions its client receives; else {@code null}. */
+        ClientDefinitions definitions;
+        /** What {@link QuerySniffer} found of the lock functions in its text (decision 108); usually 0. */
+        int locks;
 
         Pending(String sql) {
             this.sql = sql;
@@ -147,11 +158,12 @@ public final class SessionPooling implements CommandPolicy {
             record(connection, frame, captured);
             return true;
         }
+        ResponseObserver definitions = null;
         if (command == Command.COM_STMT_EXECUTE && (recorded != null || pending != null)
                 && frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
-            learnTypes(frame);
+            definitions = learnTypes(frame);
         }
-        connection.forward(frame, kind, captured, null, 0);
+        connection.forward(frame, kind, captured, definitions, 0);
         return true;
     }
 
@@ -160,40 +172,63 @@ public final class SessionPooling implements CommandPolicy {
         int base = frame.readerIndex() + Packets.HEADER_SIZE;
         Pending prepare = new Pending(
                 frame.toString(base + 1, frame.writerIndex() - base - 1, StandardCharsets.ISO_8859_1));
+        if (connection.key().cacheMetadata()) {
+            prepare.definitions = new ClientDefinitions(); // the client's definitions decide where it may move
+        }
         pending = prepare;
         lastPrepared = null;
         int end = frame.writerIndex();
-        int locks = QuerySniffer.mayCallLockFunction(frame, base + 1, end) ? QuerySniffer.sniff(frame, base + 1, end)
-                : 0;
-        connection.forward(frame, ResponseKind.PREPARE, captured, tracker -> {
-            if (pending == prepare) {
-                pending = null;
+        prepare.locks = QuerySniffer.mayCallLockFunction(frame, base + 1, end)
+                ? QuerySniffer.sniff(frame, base + 1, end) : 0;
+        connection.forward(frame, ResponseKind.PREPARE, captured, new ResponseObserver() {
+            @Override
+            public boolean digestsDefinitions() {
+                return prepare.definitions != null;
             }
-            if (tracker.lastResponseFailed() || mapped != null) {
-                return;
-            }
-            if (locks != 0) {
-                pins.apply(locks); // a prepared GET_LOCK(?) pins at its prepare, as in transaction pooling
-            }
-            PreparedStatement statement = new PreparedStatement(tracker.outcome().serverStatementId(), prepare.sql);
-            statement.prepared(tracker.outcome().parameters());
-            if (prepare.typesMissed(statement.parameters())) {
-                statement.parameterTypes(MISSED);
-            } else if (prepare.guess != null) {
-                statement.parameterTypes(prepare.guess.parameterTypes());
-            }
-            if (recorded == null) {
-                recorded = new IntObjectHashMap<>();
-            }
-            recorded.put(statement.clientId(), statement);
-            if (pending == null) {
-                lastPrepared = statement;
+
+            @Override
+            public void onResponse(ResponseTracker tracker) {
+                recorded(prepare, tracker);
             }
         }, 0);
     }
 
-    /** An execute that sends its parameter types: they are the statement's until another one sends others. */
-    private void learnTypes(ByteBuf frame) {
+    /** The answer to a client's COM_STMT_PREPARE went by: the statement is recorded, by the server's id. */
+    private void recorded(Pending prepare, ResponseTracker tracker) {
+        if (pending == prepare) {
+            pending = null;
+        }
+        if (tracker.lastResponseFailed() || mapped != null) {
+            return;
+        }
+        if (prepare.locks != 0) {
+            pins.apply(prepare.locks); // a prepared GET_LOCK(?) pins at its prepare, as in transaction pooling
+        }
+        PreparedStatement statement = new PreparedStatement(tracker.outcome().serverStatementId(), prepare.sql);
+        if (prepare.definitions != null) {
+            prepare.definitions.follow(statement, tracker.outcome().definitionsDigest());
+        }
+        statement.prepared(tracker.outcome().parameters());
+        if (prepare.typesMissed(statement.parameters())) {
+            statement.parameterTypes(MISSED);
+        } else if (prepare.guess != null) {
+            statement.parameterTypes(prepare.guess.parameterTypes());
+        }
+        if (recorded == null) {
+            recorded = new IntObjectHashMap<>();
+        }
+        recorded.put(statement.clientId(), statement);
+        if (pending == null) {
+            lastPrepared = statement;
+        }
+    }
+
+    /**
+     * An execute that sends its parameter types: they are the statement's until another one sends others.
+     *
+     * @return what records the column definitions its result may carry to the client, or {@code null}
+     */
+    private ResponseObserver learnTypes(ByteBuf frame) {
         int base = frame.readerIndex() + Packets.HEADER_SIZE;
         int id = frame.getIntLE(base + 1);
         PreparedStatement statement = id == -1 ? (pending == null ? lastPrepared : null)
@@ -201,12 +236,14 @@ public final class SessionPooling implements CommandPolicy {
         if (statement == null) {
             if (id == -1 && pending != null) {
                 pending.executed(frame, base); // behind its prepare: how many parameters is not known yet
+                return pending.definitions;
             }
-            return;
+            return null;
         }
         if (statement.parameters() > 0) {
             StatementIds.ParameterTypes.learn(frame, base, statement);
         }
+        return ClientDefinitions.of(statement);
     }
 
     /**
@@ -250,7 +287,9 @@ public final class SessionPooling implements CommandPolicy {
         if (mapped != null) {
             return; // moved before: the mapping goes on, the new connection prepares on first use
         }
-        mapped = new StatementIds(port, pins, this::localStatus);
+        BackendConnection connection = port.connection();
+        mapped = new StatementIds(port, pins, this::localStatus,
+                connection != null && connection.key().cacheMetadata());
         if (recorded != null) {
             for (PreparedStatement statement : recorded.values()) {
                 mapped.adopt(statement);
@@ -259,6 +298,17 @@ public final class SessionPooling implements CommandPolicy {
         recorded = null;
         pending = null;
         lastPrepared = null;
+    }
+
+    /**
+     * The statements the session has open, to be prepared on the connection it moves to: those recorded before its
+     * first move, or mapped since.
+     */
+    public Collection<PreparedStatement> statements() {
+        if (mapped != null) {
+            return mapped.statements();
+        }
+        return recorded == null ? List.of() : recorded.values();
     }
 
     /** The status flags of an OK Sluice answers with: those the server last sent on the session's connection. */

@@ -9,6 +9,7 @@ import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.ResponseTracker;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.StatementCache;
 import java.nio.charset.StandardCharsets;
@@ -33,11 +34,28 @@ final class StatementIds {
     private int nextStatementId;
     /** MariaDB's "the statement just prepared" (id -1), for a prepare and an execute sent together. */
     private PreparedStatement lastPrepared;
+    /**
+     * A session-pooling session with MariaDB's metadata caching (issue #31): the column definitions its client
+     * receives are recorded, and a statement prepared again lazily must answer with those.
+     */
+    private final boolean followsDefinitions;
 
     StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus) {
+        this(port, pins, localStatus, false);
+    }
+
+    /** @param followsDefinitions whether the client's column definitions are recorded (metadata caching) */
+    StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus,
+            boolean followsDefinitions) {
         this.port = port;
         this.pins = pins;
         this.localStatus = localStatus;
+        this.followsDefinitions = followsDefinitions;
+    }
+
+    /** The session's statements, under the ids the client knows. */
+    java.util.Collection<PreparedStatement> statements() {
+        return statements == null ? java.util.List.of() : statements.values();
     }
 
     /** The statement the client calls {@code clientId}, or {@code null}. */
@@ -121,7 +139,8 @@ final class StatementIds {
         if (command == Command.COM_STMT_EXECUTE && statement.parameters() > 0) {
             frame = ParameterTypes.carry(frame, base, statement, entry, port.clientChannel().alloc());
         }
-        connection.forward(frame, kind, captured, null, 0);
+        connection.forward(frame, kind, captured,
+                command == Command.COM_STMT_EXECUTE ? ClientDefinitions.of(statement) : null, 0);
         return true;
     }
 
@@ -134,25 +153,42 @@ final class StatementIds {
         int flags = QuerySniffer.sniff(frame, base + 1, frame.writerIndex());
         PreparedStatement statement = new PreparedStatement(++nextStatementId, sql);
         lastPrepared = statement;
-        connection.forward(frame, ResponseKind.PREPARE, captured, tracker -> {
-            if (tracker.lastResponseFailed()) {
-                if (lastPrepared == statement) {
-                    lastPrepared = null;
-                }
-                return;
+        connection.forward(frame, ResponseKind.PREPARE, captured, new ResponseObserver() {
+            @Override
+            public boolean digestsDefinitions() {
+                return followsDefinitions;
             }
-            statement.prepared(tracker.outcome().parameters());
-            connection.state().statements().put(sql, tracker.outcome().serverStatementId(),
-                    tracker.outcome().parameters(),
-                    connection::closeStatement);
-            if (statements == null) {
-                statements = new IntObjectHashMap<>();
-            }
-            statements.put(statement.clientId(), statement);
-            if (flags != 0) {
-                pins.apply(flags); // a prepared SET @v = ? or GET_LOCK(?) pins like its text would
+
+            @Override
+            public void onResponse(ResponseTracker tracker) {
+                prepared(connection, statement, sql, flags, tracker);
             }
         }, statement.clientId());
+    }
+
+    /** The answer to the client's COM_STMT_PREPARE went by: the mapping is recorded. */
+    private void prepared(BackendConnection connection, PreparedStatement statement, String sql, int flags,
+            ResponseTracker tracker) {
+        if (tracker.lastResponseFailed()) {
+            if (lastPrepared == statement) {
+                lastPrepared = null;
+            }
+            return;
+        }
+        statement.prepared(tracker.outcome().parameters());
+        if (followsDefinitions) {
+            new ClientDefinitions().follow(statement, tracker.outcome().definitionsDigest());
+        }
+        connection.state().statements().put(sql, tracker.outcome().serverStatementId(),
+                tracker.outcome().parameters(),
+                connection::closeStatement);
+        if (statements == null) {
+            statements = new IntObjectHashMap<>();
+        }
+        statements.put(statement.clientId(), statement);
+        if (flags != 0) {
+            pins.apply(flags); // a prepared SET @v = ? or GET_LOCK(?) pins like its text would
+        }
     }
 
     /**
@@ -163,9 +199,21 @@ final class StatementIds {
         if (!connection.isBetweenCommands() || connection.runsOwnCommand()) {
             return; // tried again when the responses have been relayed
         }
-        connection.run(new PrepareStatement(statement.sql(), new PrepareStatement.Outcome() {
+        PrepareStatement[] own = new PrepareStatement[1];
+        own[0] = new PrepareStatement(statement.sql(), new PrepareStatement.Outcome() {
             @Override
             public void prepared(int serverId, int parameters) {
+                MetadataCheck.Verdict verdict = followsDefinitions
+                        ? MetadataCheck.judge(statement, own[0].definitions()) : MetadataCheck.Verdict.SAME;
+                if (verdict == MetadataCheck.Verdict.DIFFERS) {
+                    // The server would leave out of the execute definitions the client does not have: it would
+                    // decode the rows with others. The client must prepare the statement again.
+                    connection.closeStatement(serverId);
+                    port.failHeldCommand(MetadataCheck.needsReprepare());
+                    port.resume();
+                    return;
+                }
+                statement.definitionsExpected(verdict == MetadataCheck.Verdict.SENDS);
                 connection.state().statements().put(statement.sql(), serverId, parameters,
                         connection::closeStatement);
                 port.resume();
@@ -181,7 +229,8 @@ final class StatementIds {
                 port.failHeldCommand(refusal.serverError());
                 port.resume();
             }
-        }));
+        });
+        connection.run(own[0]);
     }
 
     /** Keeps an execute's parameter types right on a server statement other sessions may have used. */

@@ -12,6 +12,23 @@ public interface ResponseObserver {
      */
     void onResponse(ResponseTracker tracker);
 
+    /**
+     * Whether the response's column definitions are to be digested for {@link #onResponse} (session pooling with
+     * MariaDB's metadata caching, issue #31); asked of a statement mapping only, as its response begins.
+     */
+    default boolean digestsDefinitions() {
+        return false;
+    }
+
+    /**
+     * Of an observer that {@link #digestsDefinitions digests definitions}: whether a result that leaves them out
+     * (MariaDB's metadata caching) must break the connection rather than reach the client, which would decode its rows
+     * with definitions other than the server's.
+     */
+    default boolean requiresDefinitions() {
+        return false;
+    }
+
     /** The command has no response ({@link ResponseKind#NONE}), and its turn came. */
     default void onNoResponse() {
     }

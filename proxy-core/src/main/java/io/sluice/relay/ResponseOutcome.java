@@ -16,6 +16,9 @@ public final class ResponseOutcome {
     int parameters;
     /** The id the client is shown instead of the server's ({@link ResponseTracker#replaceStatementId}); 0: none. */
     int replacementStatementId;
+    /** While digesting ({@link ResponseTracker#digestDefinitions}): whether column definitions went to the client. */
+    boolean definitionsSent;
+    long definitionsDigest = ColumnDefinitionsDigest.NONE;
 
     /** Back to nothing known: a new response begins. */
     void clear() {
@@ -26,6 +29,8 @@ public final class ResponseOutcome {
         statementId = 0;
         parameters = 0;
         replacementStatementId = 0;
+        definitionsSent = false;
+        definitionsDigest = ColumnDefinitionsDigest.NONE;
     }
 
     /** Whether the response was, or ended with, an ERR packet: for per-command error counts. */
@@ -62,6 +67,19 @@ public final class ResponseOutcome {
     /** The server's statement id in a COM_STMT_PREPARE_OK. */
     public int serverStatementId() {
         return (int) statementId;
+    }
+
+    /**
+     * Whether the response carried column definitions to the client (a COM_STMT_PREPARE_OK always does, none or
+     * some); known only for a response the tracker was told to {@link ResponseTracker#digestDefinitions digest}.
+     */
+    public boolean definitionsSent() {
+        return definitionsSent;
+    }
+
+    /** The {@link ColumnDefinitionsDigest} of the definitions it carried, when {@link #definitionsSent()}. */
+    public long definitionsDigest() {
+        return definitionsDigest;
     }
 
     /** The parameter count in a COM_STMT_PREPARE_OK. */

@@ -72,6 +72,19 @@ public final class ResponseTracker {
     // Outcome sums only while summarizing (a traffic capture): the relay pays one flag test per packet classified.
     private boolean summarizing;
 
+    /**
+     * Session pooling with MariaDB's metadata caching, for a session that may move (issue #31): this response's column
+     * definitions are digested as they pass. Off for every other response, which pays one flag test per definition
+     * packet and per payload chunk read outside the row skipping.
+     */
+    private boolean digesting;
+    /** This response's result must carry its definitions: one without them breaks the connection. */
+    private boolean definitionsRequired;
+    /** The packet being read is a column definition of a response being digested. */
+    private boolean digestingPacket;
+    /** Made at the first response digested on this connection. */
+    private ColumnDefinitionsDigest digest;
+
     // Transaction pooling: off in SESSION pooling, so the relay pays one flag test per OK packet.
     private final StateReading stateReading;
 
@@ -115,6 +128,8 @@ public final class ResponseTracker {
         }
         currentKind = kind;
         responseStarted = false;
+        digesting = false;
+        definitionsRequired = false;
         outcome.clear();
         state = switch (kind) {
             case RESULT, BINARY_RESULT -> State.RESULT_FIRST;
@@ -137,6 +152,28 @@ public final class ResponseTracker {
             throw new IllegalStateException("replaceStatementId: not at the start of a COM_STMT_PREPARE response");
         }
         outcome.replacementStatementId = clientStatementId;
+    }
+
+    /**
+     * Digests the column definitions of the response being followed, those of a COM_STMT_PREPARE_OK or those a
+     * result carries (MariaDB leaves them out when the client has them already): read from
+     * {@link ResponseOutcome#definitionsSent()} and {@link ResponseOutcome#definitionsDigest()} when it completes.
+     * Call right after {@link #begin}.
+     *
+     * @param required whether a result that leaves its definitions out is a protocol failure: the statement moved
+     *     to a server expected to send them, and the client's own would misread the rows
+     */
+    public void digestDefinitions(boolean required) {
+        if (responseStarted) {
+            throw new IllegalStateException("digestDefinitions: the response has started");
+        }
+        if (digest == null) {
+            digest = new ColumnDefinitionsDigest();
+        }
+        digest.reset();
+        digesting = true;
+        definitionsRequired = required;
+        outcome.definitionsSent = currentKind == ResponseKind.PREPARE;
     }
 
     /** Whether a response has been begun and is not complete yet. */
@@ -275,6 +312,9 @@ public final class ResponseTracker {
                 if (stateReading.copying()) {
                     stateReading.copy(buf, i, n);
                 }
+                if (digestingPacket) {
+                    digest.update(buf, i, n);
+                }
             }
             i += n;
             payloadRemaining -= n;
@@ -319,6 +359,7 @@ public final class ResponseTracker {
     /** A packet's last byte has passed, just before {@code i}; whether it completed a response. */
     private boolean endPacket(int i) {
         headerFill = 0;
+        digestingPacket = false;
         if (stateReading.copying()) {
             stateReading.copied(i, headerValue >>> 24);
         }
@@ -326,6 +367,9 @@ public final class ResponseTracker {
         if (completedInPacket) {
             completedInPacket = false;
             responseEnded = true;
+            if (digesting) {
+                outcome.definitionsDigest = digest.value(); // the last definition may be the packet just ended
+            }
         }
         return responseEnded;
     }
@@ -361,14 +405,24 @@ public final class ResponseTracker {
                 } else {
                     countdown = head.lenenc(0);
                     if (cacheMetadata && !head.metadataFollows()) {
+                        if (definitionsRequired) {
+                            throw new ProtocolException("result without column definitions (metadata follows 0)"
+                                    + " for a statement that moved: the client's definitions are another server's");
+                        }
                         countdown = 0; // no column definitions: straight to their EOF, or to the rows without one
                         state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
                     } else {
                         state = countdown > 0 ? State.COLUMNS : State.ROWS;
+                        if (digesting && countdown > 0) {
+                            outcome.definitionsSent = true;
+                        }
                     }
                 }
             }
             case COLUMNS -> {
+                if (digesting) {
+                    digestPacket();
+                }
                 if (--countdown == 0) {
                     state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
                 }
@@ -426,6 +480,9 @@ public final class ResponseTracker {
             }
             case PREPARE_PARAMS_EOF -> startPrepareColumns();
             case PREPARE_COLUMNS -> {
+                if (digesting) {
+                    digestPacket();
+                }
                 if (--countdown == 0) {
                     if (deprecateEof) {
                         complete();
@@ -460,6 +517,12 @@ public final class ResponseTracker {
             }
             default -> throw new ProtocolException("backend packet: unexpected in state " + state);
         }
+    }
+
+    /** A column definition of a response being digested begins: its bytes go in as they pass. */
+    private void digestPacket() {
+        digest.beginPacket(payloadLength);
+        digestingPacket = true;
     }
 
     private void afterPrepareOk() {

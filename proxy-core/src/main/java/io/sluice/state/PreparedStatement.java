@@ -11,6 +11,25 @@ public final class PreparedStatement {
     private int parameters = -1;
     /** The parameter types of the last execute that sent them (2 bytes each), or {@code null} before one did. */
     private byte[] parameterTypes;
+    /**
+     * MariaDB's metadata caching (decision 062), in session pooling: the digest of the column definitions the client
+     * last received for it (at its prepare, or an execute that carried them), and whether that is known.
+     */
+    private long clientDefinitions;
+    private boolean clientDefinitionsKnown;
+    /** The digest of those its client's own prepare answered with. */
+    private long preparedDefinitions;
+    /** Moved where its next result must carry its definitions: MariaDB must not leave them out. */
+    private boolean definitionsExpected;
+    /** What records them from each response that carries them to the client; {@code null} when nothing does. */
+    private DefinitionsFollower definitionsFollower;
+
+    /**
+     * What follows, for a layer above this one, the column definitions the statement's client receives (pooling's
+     * observer of its responses, which this package may not name).
+     */
+    public interface DefinitionsFollower {
+    }
 
     /**
      * @param sql the statement text, as ISO-8859-1 so that it keeps the client's bytes whatever their charset
@@ -49,5 +68,56 @@ public final class PreparedStatement {
 
     public void parameterTypes(byte[] types) {
         this.parameterTypes = types;
+    }
+
+    /**
+     * Whether the digest of the column definitions its client last received is known (a session-pooling session
+     * with MariaDB's metadata caching records it; see {@code io.sluice.relay.ColumnDefinitionsDigest}).
+     */
+    public boolean clientDefinitionsKnown() {
+        return clientDefinitionsKnown;
+    }
+
+    /** The digest of the column definitions its client last received; valid when {@link #clientDefinitionsKnown()}. */
+    public long clientDefinitions() {
+        return clientDefinitions;
+    }
+
+    /** What records the column definitions its client receives, or {@code null}: one per statement. */
+    public DefinitionsFollower definitionsFollower() {
+        return definitionsFollower;
+    }
+
+    public void definitionsFollower(DefinitionsFollower follower) {
+        this.definitionsFollower = follower;
+    }
+
+    /** The digest of the column definitions its client's own COM_STMT_PREPARE was answered with. */
+    public long preparedDefinitions() {
+        return preparedDefinitions;
+    }
+
+    /** Its client's COM_STMT_PREPARE was answered with these column definitions (their digest), its first. */
+    public void preparedWithDefinitions(long definitions) {
+        this.preparedDefinitions = definitions;
+        clientDefinitions(definitions);
+    }
+
+    /**
+     * Whether its next result must carry column definitions: it moved to a server that will send them, and one
+     * that left them out would leave the client with others.
+     */
+    public boolean definitionsExpected() {
+        return definitionsExpected;
+    }
+
+    public void definitionsExpected(boolean expected) {
+        this.definitionsExpected = expected;
+    }
+
+    /** The client received these column definitions for it (their digest). */
+    public void clientDefinitions(long digest) {
+        this.clientDefinitions = digest;
+        this.clientDefinitionsKnown = true;
     }
 }
