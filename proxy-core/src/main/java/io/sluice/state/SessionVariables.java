@@ -114,9 +114,51 @@ public final class SessionVariables {
         if (assignments.isEmpty() && userVariables.isEmpty()) {
             return null;
         }
+        String names = names(want, assignments);
+        if (names != null) {
+            assignments.addAll(userVariables);
+            return "SET " + names + (assignments.isEmpty() ? "" : ", " + String.join(", ", assignments));
+        }
         String prefix = assignments.isEmpty() ? "SET " : "SET SESSION ";
         assignments.addAll(userVariables);
         return prefix + String.join(", ", assignments);
+    }
+
+    /**
+     * {@code NAMES 'cs' COLLATE 'coll'} when the statement changes the connection's character sets and the session's
+     * results are in the character set of its connection collation, which is what {@code SET NAMES} and a login
+     * leave; the assignments it stands for are taken out of {@code assignments} ({@code character_set_client} stays,
+     * after it, when the client's differs). MariaDB keeps a collation with {@code character_set_results} that no
+     * variable shows: {@code SET NAMES utf8mb4 COLLATE utf8mb4_bin} gives result columns utf8mb4_bin, where
+     * {@code SET character_set_results = 'utf8mb4', collation_connection = 'utf8mb4_bin'}, which reads back the
+     * same, gives them utf8mb4_general_ci (the column definitions differ: with MariaDB's metadata caching a session
+     * could not move, and a client would see the other collation after a change of connection).
+     *
+     * @return {@code null} when the character sets are not changed, or are not as {@code SET NAMES} leaves them
+     */
+    private static String names(SessionVariables want, List<String> assignments) {
+        String results = want.values.get("character_set_results");
+        String collation = want.values.get("collation_connection");
+        if (results == null || collation == null || results.isEmpty()
+                || assignments.stream().noneMatch(SessionVariables::namesVariable)) {
+            return null;
+        }
+        int cut = collation.indexOf('_');
+        if (!(cut < 0 ? collation : collation.substring(0, cut)).equalsIgnoreCase(results)) {
+            return null;
+        }
+        assignments.removeIf(SessionVariables::namesVariable);
+        String client = want.values.get("character_set_client");
+        if (client != null && !client.equalsIgnoreCase(results)) {
+            assignments.add(0, "character_set_client = " + literal("character_set_client", client));
+        }
+        return "NAMES " + literal("character_set_results", results) + " COLLATE "
+                + literal("collation_connection", collation);
+    }
+
+    private static boolean namesVariable(String assignment) {
+        return assignment.startsWith("character_set_client ") || assignment.startsWith("character_set_connection ")
+                || assignment.startsWith("character_set_results ") || assignment.startsWith("collation_connection ");
     }
 
     private static List<String> listFor(String name, List<String> assignments, List<String> collations,

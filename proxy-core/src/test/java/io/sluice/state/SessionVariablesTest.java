@@ -35,6 +35,41 @@ class SessionVariablesTest {
                 .endsWith("collation_connection = 'utf8mb4_general_ci'");
     }
 
+    /** MariaDB's results collation follows SET NAMES only: the one statement that restores it is SET NAMES. */
+    @Test
+    void characterSetsAsSetNamesLeavesThemAreSetBySetNames() {
+        SessionVariables connection = new SessionVariables();
+        connection.put("character_set_client", "utf8mb3");
+        connection.put("character_set_results", "utf8mb3");
+        connection.put("collation_connection", "utf8mb3_general_ci");
+        connection.put("sql_mode", "ANSI");
+        SessionVariables session = new SessionVariables();
+        session.put("character_set_client", "utf8mb4");
+        session.put("character_set_connection", "utf8mb4");
+        session.put("character_set_results", "utf8mb4");
+        session.put("collation_connection", "utf8mb4_bin");
+        session.put("sql_mode", "ANSI");
+        session.put("@v", "1");
+        assertThat(SessionVariables.syncStatement(connection, session, Map.of()))
+                .isEqualTo("SET NAMES 'utf8mb4' COLLATE 'utf8mb4_bin', @v = 1");
+
+        session.put("character_set_client", "latin1"); // SET NAMES then the client's own
+        session.put("time_zone", "+03:00");
+        assertThat(SessionVariables.syncStatement(connection, session, Map.of()))
+                .isEqualTo("SET NAMES 'utf8mb4' COLLATE 'utf8mb4_bin', character_set_client = 'latin1',"
+                        + " time_zone = '+03:00', @v = 1");
+
+        session.put("character_set_results", ""); // NULL results: not what SET NAMES leaves
+        assertThat(SessionVariables.syncStatement(connection, session, Map.of())).startsWith("SET SESSION ")
+                .doesNotContain("NAMES");
+
+        SessionVariables sameCharsets = new SessionVariables();
+        sameCharsets.copyFrom(connection);
+        sameCharsets.put("sql_mode", "");
+        assertThat(SessionVariables.syncStatement(connection, sameCharsets, Map.of()))
+                .isEqualTo("SET SESSION sql_mode = ''"); // character sets untouched: no NAMES
+    }
+
     @Test
     void quotesAndEscapesValues() {
         assertThat(SessionVariables.literal("sql_mode", "")).isEqualTo("''");
