@@ -154,7 +154,7 @@ class SessionPoolingMetadataTest {
                 PreparedStatement select = c.prepareStatement(SELECT);
                 PreparedStatement expression = c.prepareStatement("SELECT ? * 2, CONCAT(?, '!'), @@port");
                 assertThat(value(select, 1)).isEqualTo("10");
-                checkExpression(expression, 1, "b");
+                SessionPoolingMovesTest.checkKept(expression, 1, "b");
 
                 assertThat(sluice.drain("b")).isTrue();
                 awaitMoves(sluice, c, 1, "moved off b");
@@ -162,7 +162,7 @@ class SessionPoolingMetadataTest {
                 assertThat(first).isIn("a", "c");
                 for (int i = 1; i <= 20; i++) {
                     assertThat(value(select, i % 5 + 1)).isEqualTo(String.valueOf((i % 5 + 1) * 10));
-                    checkExpression(expression, i, first);
+                    SessionPoolingMovesTest.checkKept(expression, i, first);
                 }
 
                 // A second move: the statements are Sluice's to map now, their definitions still followed.
@@ -172,7 +172,7 @@ class SessionPoolingMetadataTest {
                 String second = cluster.backendOf(c);
                 for (int i = 1; i <= 20; i++) {
                     assertThat(value(select, i % 5 + 1)).isEqualTo(String.valueOf((i % 5 + 1) * 10));
-                    checkExpression(expression, i, second);
+                    SessionPoolingMovesTest.checkKept(expression, i, second);
                 }
                 assertThat(refused(sluice, "metadata_differs")).isZero();
                 sluice.undrain(first);
@@ -218,17 +218,6 @@ class SessionPoolingMetadataTest {
             } finally {
                 sluice.undrain("b");
             }
-        }
-    }
-
-    private static void checkExpression(PreparedStatement expression, int i, String backend) throws SQLException {
-        expression.setInt(1, i);
-        expression.setString(2, "v" + i);
-        try (ResultSet rs = expression.executeQuery()) {
-            assertThat(rs.next()).isTrue();
-            assertThat(rs.getLong(1)).isEqualTo(2L * i);
-            assertThat(rs.getString(2)).isEqualTo("v" + i + "!");
-            assertThat(cluster.nameOfPort(rs.getInt(3))).isEqualTo(backend);
         }
     }
 

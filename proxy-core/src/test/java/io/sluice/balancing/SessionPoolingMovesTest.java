@@ -275,7 +275,8 @@ class SessionPoolingMovesTest {
         }
     }
 
-    private static void checkKept(PreparedStatement kept, int i, String backend) throws SQLException {
+    /** Runs {@code SELECT ? * 2, CONCAT(?, '!'), @@port} with {@code i}: checks its row and the backend it ran on. */
+    static void checkKept(PreparedStatement kept, int i, String backend) throws SQLException {
         kept.setInt(1, i);
         kept.setString(2, "v" + i);
         try (ResultSet rs = kept.executeQuery()) {
