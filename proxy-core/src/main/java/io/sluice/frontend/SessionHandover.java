@@ -70,6 +70,10 @@ final class SessionHandover {
 
     /** What the session's server said of it, to be set on the new connection. */
     private record Snapshot(SessionVariables wanted, String schema, String lastGtid, String lastInsertId) {
+        Snapshot withSchema(String other) {
+            return new Snapshot(wanted, other, lastGtid, lastInsertId);
+        }
+
         /** The one statement that makes a fresh connection match, or {@code null}. */
         String statement() {
             String variables = SessionVariables.syncStatement(new SessionVariables(), wanted, Map.of());
@@ -223,12 +227,13 @@ final class SessionHandover {
         return null;
     }
 
-    private void takeTarget(BackendConnection old, Snapshot snapshot) {
+    private void takeTarget(BackendConnection old, Snapshot read) {
         Backend next = lease.moves().claimTarget();
         if (next == null) {
             refuse(null, SessionMove.Refusal.NO_BACKEND);
             return;
         }
+        Snapshot snapshot = read.withSchema(schemaOn(next, read.schema()));
         EventLoopPool from = context.pool(next.name()).forLoop(session.eventLoop());
         Future<BackendConnection> acquired = from.acquire(session.key(), snapshot.schema());
         acquired.addListener(f -> {
@@ -295,6 +300,17 @@ final class SessionHandover {
                 refuse(null, SessionMove.Refusal.FAILED);
             }
         });
+    }
+
+    /**
+     * The session's schema on {@code next}: the one it logged in with is resolved again for {@code next}'s data
+     * source (a {@code databaseName} alias names another database on each), as a transaction-pooling move does; a
+     * schema it changed to since ({@code USE}) is a real one, kept as it is.
+     */
+    private String schemaOn(Backend next, String current) {
+        String loggedIn = context.resolveSchema(session.requestedSchema(), lease.dataSource());
+        return java.util.Objects.equals(current, loggedIn)
+                ? context.resolveSchema(session.requestedSchema(), next.name()) : current;
     }
 
     /** The new server must have applied the session's last write before it serves the session (decision 105). */

@@ -89,6 +89,20 @@ public final class BackendCluster implements AutoCloseable {
 
     private ProxyConfig config(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights,
             PoolingConfig pooling, List<String> names) {
+        return config(policy, checks, weights, pooling, names, null).build();
+    }
+
+    /**
+     * A proxy over every server whose clients name the database {@code alias}: each data source's URL names the
+     * database {@code alias + "_" + its name} (pass-through's {@code databaseName} alias).
+     */
+    Sluice startProxyWithAlias(Policy policy, PoolingConfig pooling, String alias) {
+        return Sluice.start(config(policy, FAST_CHECKS, name -> 1, pooling, NAMES, alias).databaseName(alias)
+                .build());
+    }
+
+    private ProxyConfig.Builder config(Policy policy, HealthCheckConfig checks, Function<String, Integer> weights,
+            PoolingConfig pooling, List<String> names, String alias) {
         ProxyConfig.Builder builder = ProxyConfig.builder()
                 .pooling(pooling)
                 .server(new ServerConfig("127.0.0.1", 0, 2, ServerConfig.DEFAULT_CONN_BUFFER_SIZE, 0, null,
@@ -97,10 +111,11 @@ public final class BackendCluster implements AutoCloseable {
                 .loadBalancer(policy)
                 .healthCheck(checks);
         for (String name : names) {
-            builder.dataSource(new DataSourceConfig(name, server(name).jdbcUrl(null), TestMariaDb.ROOT_USER,
-                    TestMariaDb.ROOT_PASSWORD, 3000, 60_000, 600_000, 50, 0, weights.apply(name), false));
+            builder.dataSource(new DataSourceConfig(name, server(name).jdbcUrl(alias == null ? null : alias + "_" + name),
+                    TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD, 3000, 60_000, 600_000, 50, 0,
+                    weights.apply(name), false));
         }
-        return builder.build();
+        return builder;
     }
 
     Sluice startProxy(Policy policy) {

@@ -275,8 +275,12 @@ class SessionPoolingMovesTest {
         }
     }
 
+    private static void checkKept(PreparedStatement kept, int i, String backend) throws SQLException {
+        checkKept(cluster, kept, i, backend);
+    }
+
     /** Runs {@code SELECT ? * 2, CONCAT(?, '!'), @@port} with {@code i}: checks its row and the backend it ran on. */
-    static void checkKept(PreparedStatement kept, int i, String backend) throws SQLException {
+    static void checkKept(BackendCluster cluster, PreparedStatement kept, int i, String backend) throws SQLException {
         kept.setInt(1, i);
         kept.setString(2, "v" + i);
         try (ResultSet rs = kept.executeQuery()) {

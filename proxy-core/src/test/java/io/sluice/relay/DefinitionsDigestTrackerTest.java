@@ -50,6 +50,29 @@ class DefinitionsDigestTrackerTest {
         assertThat(executed.definitionsDigest()).isEqualTo(whole).isNotEqualTo(digestOf(ID, V_TEXT));
     }
 
+    /**
+     * What rows are decoded by goes in, names do not: a table in a database named otherwise on another server (a
+     * {@code databaseName} alias), or a column labelled otherwise, reads the same with the client's definitions.
+     */
+    @org.junit.jupiter.api.Test
+    void namesDoNotCountTypesLengthsAndCharacterSetsDo() {
+        long here = digestOf(MySqlWire.columnDefinition("app_a", "t", "v", 45, 80, 253));
+        String longSchema = "app_" + "x".repeat(300); // a 3-byte length (0xFC)
+        assertThat(digestOf(MySqlWire.columnDefinition(longSchema, "orders", "w", 45, 80, 253))).isEqualTo(here);
+        assertThat(digestOf(MySqlWire.columnDefinition("app_a", "t", "v", 46, 80, 253))).isNotEqualTo(here);
+        assertThat(digestOf(MySqlWire.columnDefinition("app_a", "t", "v", 45, 81, 253))).isNotEqualTo(here);
+        assertThat(digestOf(MySqlWire.columnDefinition("app_a", "t", "v", 45, 80, 3))).isNotEqualTo(here);
+        // Two columns are not one column: the packets do not run together.
+        assertThat(digestOf(V_TEXT, V_TEXT)).isNotEqualTo(digestOf(V_TEXT));
+
+        // Streamed through the tracker a byte at a time, a long name and all: the same as the whole packets.
+        byte[] aliased = MySqlWire.columnDefinition(longSchema, "orders", "w", 45, 80, 253);
+        ResponseOutcome streamed = follow(true, ResponseKind.BINARY_RESULT, result(true, true, ID, aliased), 1,
+                false);
+        assertThat(streamed.definitionsDigest()).isEqualTo(digestOf(ID, aliased))
+                .isEqualTo(digestOf(ID, MySqlWire.columnDefinition("app_a", "t", "v", 45, 80, 253)));
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void aResultWithoutDefinitionsSendsNoneAndFailsWhereTheyAreRequired(boolean deprecateEof) {
