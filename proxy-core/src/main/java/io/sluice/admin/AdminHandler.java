@@ -186,8 +186,9 @@ final class AdminHandler implements HttpHandler {
                 return notAllowed("GET");
             }
             Json.Writer json = Json.writer().beginArray();
-            Map<String, SessionsStaying> staying = sessionsStaying();
-            for (BackendSnapshot backend : proxy.backends()) {
+            List<BackendSnapshot> backends = proxy.backends();
+            Map<String, SessionsStaying> staying = sessionsStaying(backends);
+            for (BackendSnapshot backend : backends) {
                 backend(json, backend, staying);
             }
             return Reply.json(OK, json.endArray().toString());
@@ -211,9 +212,10 @@ final class AdminHandler implements HttpHandler {
                 return Reply.json(NOT_FOUND, error("no backend named '" + name + "'"));
             }
             log.info("admin API: {} backend {}", drain ? "drained" : "undrained", name);
-            for (BackendSnapshot backend : proxy.backends()) {
+            List<BackendSnapshot> backends = proxy.backends();
+            for (BackendSnapshot backend : backends) {
                 if (backend.state().name().equals(name)) {
-                    return Reply.json(OK, backend(Json.writer(), backend, sessionsStaying()).toString());
+                    return Reply.json(OK, backend(Json.writer(), backend, sessionsStaying(backends)).toString());
                 }
             }
             return Reply.json(OK, "{}");
@@ -349,16 +351,23 @@ final class AdminHandler implements HttpHandler {
     }
 
     /**
-     * Of a backend's sessions, those asked to move that have not left yet, and those held by something that cannot
-     * move (a drain's "how many are still pinned here").
+     * Of a drained or down backend's sessions, those asked to move that have not left yet, and those held by
+     * something that cannot move (a drain's "how many are still pinned here").
      */
     private static final class SessionsStaying {
         int toMove;
         int pinned;
     }
 
-    private Map<String, SessionsStaying> sessionsStaying() {
+    /**
+     * Counted only while a backend is out of rotation: the count asks every session on its event loop, as
+     * {@code /api/sessions} does, which a poll of {@code /api/backends} should not pay otherwise.
+     */
+    private Map<String, SessionsStaying> sessionsStaying(List<BackendSnapshot> backends) {
         Map<String, SessionsStaying> staying = new HashMap<>();
+        if (backends.stream().allMatch(b -> b.state().status() == BackendStatus.UP)) {
+            return staying;
+        }
         for (SessionSnapshot session : proxy.sessions()) {
             if (session.backend() != null && (session.moveWaiting() != null || session.pinnedBy() != null)) {
                 SessionsStaying counts = staying.computeIfAbsent(session.backend(), name -> new SessionsStaying());
@@ -372,12 +381,14 @@ final class AdminHandler implements HttpHandler {
     private static Json.Writer backend(Json.Writer json, BackendSnapshot backend,
             Map<String, SessionsStaying> staying) {
         BackendState state = backend.state();
-        SessionsStaying here = staying.getOrDefault(state.name(), new SessionsStaying());
         json.beginObject().member("name", state.name()).member("address", state.address())
                 .member("status", state.status().name()).member("draining", state.draining())
                 .member("weight", state.weight()).member("activeSessions", state.activeSessions())
-                .member("totalSessions", state.totalSessions()).member("sessionsToMove", here.toMove)
-                .member("sessionsPinned", here.pinned);
+                .member("totalSessions", state.totalSessions());
+        if (state.status() != BackendStatus.UP) {
+            SessionsStaying here = staying.getOrDefault(state.name(), new SessionsStaying());
+            json.member("sessionsToMove", here.toMove).member("sessionsPinned", here.pinned);
+        }
         CheckResult check = state.lastCheck();
         json.name("lastCheck");
         if (check == null) {

@@ -73,7 +73,8 @@ class SessionPoolingLocksAndGrowthTest {
                 await(() -> moves(sluice) >= 1 && refused(sluice, "pinned") >= 2, "the drain's moves and refusals");
                 // What the operator sees: two sessions still on b, both waiting to move, both pinned.
                 assertThat(admin.get("/api/backends").body()).containsPattern("\"name\":\"b\",[^{]*"
-                        + "\"activeSessions\":2,[^{]*\"sessionsToMove\":2,\"sessionsPinned\":2");
+                        + "\"activeSessions\":2,[^{]*\"sessionsToMove\":2,\"sessionsPinned\":2")
+                        .containsPattern("\"name\":\"a\",[^{]*\"totalSessions\":[0-9]+,\"lastCheck\""); // UP: none
                 assertThat(cluster.backendOf(released)).isIn("a", "c");
                 assertThat(sessionsOn(sluice, "b")).extracting(s -> s.pinnedBy() + "/" + s.moveWaiting())
                         .containsExactly("named_lock/drain", "named_lock/drain");
