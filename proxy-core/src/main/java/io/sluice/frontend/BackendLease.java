@@ -154,20 +154,26 @@ final class BackendLease {
     }
 
     /**
-     * Makes {@code next}, on which the balancer has already counted the session, its backend. The schema the client
-     * logged in with (an alias maps to each data source's own) is resolved again for the new backend; a schema the
-     * session changed to since is kept: it is a real schema, which the follower selects on the new connection.
+     * Makes {@code next}, on which the balancer has already counted the session, its backend, with its schema there
+     * ({@link #schemaOn}), which the follower selects on the new connection.
      */
     void switchTo(Backend next) {
-        String loggedInSchema = context.resolveSchema(session.requestedSchema(), dataSource);
-        boolean schemaAsLoggedIn = Objects.equals(session.schema(), loggedInSchema);
+        String schema = schemaOn(next.name(), session.schema());
         context.group().sessionEnded(assigned);
         log.debug("client {}: moving from backend {} to {}", session.remoteAddress(), dataSource, next.name());
-        String changedSchema = session.schema();
         assign(next);
-        if (!schemaAsLoggedIn) {
-            session.schema(session.requestedSchema(), changedSchema);
-        }
+        session.schema(session.requestedSchema(), schema);
+    }
+
+    /**
+     * The schema a session whose schema is {@code current} has once it moved to {@code nextDataSource}: the one it
+     * logged in with is resolved again for the new data source (a {@code databaseName} alias names another database
+     * on each); one it changed to since ({@code USE}) is a real schema, kept as it is.
+     */
+    String schemaOn(String nextDataSource, String current) {
+        String loggedIn = context.resolveSchema(session.requestedSchema(), dataSource);
+        return Objects.equals(current, loggedIn) ? context.resolveSchema(session.requestedSchema(), nextDataSource)
+                : current;
     }
 
     /** Where the session moves, and how (transaction pooling's re-pointing, session pooling's handover). */

@@ -233,7 +233,7 @@ final class SessionHandover {
             refuse(null, SessionMove.Refusal.NO_BACKEND);
             return;
         }
-        Snapshot snapshot = read.withSchema(schemaOn(next, read.schema()));
+        Snapshot snapshot = read.withSchema(lease.schemaOn(next.name(), read.schema()));
         EventLoopPool from = context.pool(next.name()).forLoop(session.eventLoop());
         Future<BackendConnection> acquired = from.acquire(session.key(), snapshot.schema());
         acquired.addListener(f -> {
@@ -300,17 +300,6 @@ final class SessionHandover {
                 refuse(null, SessionMove.Refusal.FAILED);
             }
         });
-    }
-
-    /**
-     * The session's schema on {@code next}: the one it logged in with is resolved again for {@code next}'s data
-     * source (a {@code databaseName} alias names another database on each), as a transaction-pooling move does; a
-     * schema it changed to since ({@code USE}) is a real one, kept as it is.
-     */
-    private String schemaOn(Backend next, String current) {
-        String loggedIn = context.resolveSchema(session.requestedSchema(), lease.dataSource());
-        return java.util.Objects.equals(current, loggedIn)
-                ? context.resolveSchema(session.requestedSchema(), next.name()) : current;
     }
 
     /** The new server must have applied the session's last write before it serves the session (decision 105). */
