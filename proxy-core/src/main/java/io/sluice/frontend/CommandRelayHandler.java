@@ -79,6 +79,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private boolean forwardedSinceFlush;
     /** The connection frames were forwarded to since the last flush. */
     private BackendConnection flushTarget;
+    /** The policy asked for the command it is looking at to wait and be routed once first (read/write splitting). */
+    private boolean holdNextToRoute;
     /** Graceful shutdown asked for this session to close at its first idle moment outside a transaction. */
     private boolean closeWhenIdle;
 
@@ -189,6 +191,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
         frame = policy.onCommand(command, frame);
         if (frame == null) { // answered by Sluice itself
+            holdNextToRoute = false;
             if (captured != null) {
                 captured.onNoResponse();
             }
@@ -200,6 +203,14 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Sends a frame on the connection, or holds it until there is one (and starts taking one). */
     private void forward(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
         BackendConnection connection = lease.connection();
+        if (holdNextToRoute) {
+            holdNextToRoute = false;
+            held.addToRoute(frame, kind, command, captured);
+            if (connection == null && !lease.isAcquiring()) {
+                sendHeld(); // nothing before it: routed now
+            }
+            return;
+        }
         if (connection == null || connection.runsOwnCommand() || !held.isEmpty()) {
             hold(frame, kind, command, captured);
             if (connection == null && !lease.isAcquiring()) {
@@ -299,6 +310,24 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
                 held.poll();
                 channel.write(next.frame(), channel.voidPromise());
                 answered = true;
+                continue;
+            }
+            if (next.toRoute()) {
+                if (connection != null ? connection.runsOwnCommand() || !connection.isBetweenCommands()
+                        : lease.isAcquiring()) {
+                    break; // routed once the commands before it are answered
+                }
+                held.firstRouted();
+                if (policy.routeHeld(next.command(), next.frame(), connection)) {
+                    if (answered) {
+                        channel.flush();
+                    }
+                    if (connection != null) {
+                        lease.giveBack();
+                    }
+                    lease.acquire(onBound, onAcquireFailed, onWaiting); // bound() sends it and what waits behind it
+                    return;
+                }
                 continue;
             }
             if (connection == null || connection.runsOwnCommand()
@@ -442,6 +471,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Whether a capture may begin with the next command: nothing outstanding, nothing held. */
     private boolean isQuietForCapture() {
         return lease.connection() == null ? !lease.isAcquiring() && held.isEmpty() : isBetweenResponses();
+    }
+
+    /** The command being looked at waits until it is first and the connection idle, then the policy routes it. */
+    void holdToRoute() {
+        holdNextToRoute = true;
     }
 
     /** The frames held back, for the policy's port. */

@@ -23,7 +23,7 @@ final class HeldCommands {
      * A waiting frame: a command with its response kind, (kind {@code null}) bytes that continue one (the rest of a
      * 16 MiB+ command, LOCAL INFILE data), or (command {@link #OWN_ANSWER}) Sluice's answer to a command.
      */
-    record Held(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+    record Held(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured, boolean toRoute) {
         /** The sequence id a reply to this command carries (an answer's own). */
         int replySequenceId() {
             int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
@@ -50,12 +50,39 @@ final class HeldCommands {
     }
 
     private ArrayDeque<Held> queue;
+    /** How many of the frames wait to be routed (read/write splitting) once they are first. */
+    private int toRoute;
 
     void add(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+        add(new Held(frame, kind, command, captured, false));
+    }
+
+    /**
+     * Holds a statement that the session's policy routes once it is first and the connection is between commands
+     * ({@link io.sluice.pooling.CommandPolicy#routeHeld}).
+     */
+    void addToRoute(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+        add(new Held(frame, kind, command, captured, true));
+        toRoute++;
+    }
+
+    private void add(Held held) {
         if (queue == null) {
             queue = new ArrayDeque<>(4);
         }
-        queue.add(new Held(frame, kind, command, captured));
+        queue.add(held);
+    }
+
+    /** Whether a frame waits to be routed. */
+    boolean waitsToBeRouted() {
+        return toRoute > 0;
+    }
+
+    /** The first frame, which waited to be routed, has been: it is sent as any other now. */
+    void firstRouted() {
+        Held first = queue.poll();
+        toRoute--;
+        queue.addFirst(new Held(first.frame(), first.kind(), first.command(), first.captured(), false));
     }
 
     /** Holds Sluice's answer to a command (taken) until the responses to the commands before it have gone out. */
@@ -79,7 +106,11 @@ final class HeldCommands {
 
     /** The first waiting frame, taken out, or {@code null}. */
     Held poll() {
-        return queue == null ? null : queue.poll();
+        Held first = queue == null ? null : queue.poll();
+        if (first != null && first.toRoute()) {
+            toRoute--;
+        }
+        return first;
     }
 
     /** Releases every waiting frame. */

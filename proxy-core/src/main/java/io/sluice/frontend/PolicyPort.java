@@ -96,6 +96,16 @@ final class PolicyPort implements SessionPort {
     }
 
     @Override
+    public void holdToRoute() {
+        relay.holdToRoute();
+    }
+
+    @Override
+    public boolean holdsToRoute() {
+        return relay.held().waitsToBeRouted();
+    }
+
+    @Override
     public void routeTo(String dataSource) {
         lease.routeTo(dataSource);
     }

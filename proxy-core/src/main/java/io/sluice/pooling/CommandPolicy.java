@@ -172,6 +172,18 @@ public interface CommandPolicy {
         return null;
     }
 
+    /**
+     * A statement the policy held to be routed ({@link SessionPort#holdToRoute()}) is now first among the session's
+     * commands, and {@code connection} (or {@code null}: none held) is between commands. Routes it (read/write
+     * splitting).
+     *
+     * @return whether it needs a connection of its route: the session gives {@code connection} back and takes one;
+     *     {@code false}: it runs on {@code connection}
+     */
+    default boolean routeHeld(int command, ByteBuf frame, BackendConnection connection) {
+        return false;
+    }
+
     /** Whether the connection may go back to the pool as it is (its state known), rather than reset. */
     default boolean mayGiveBack(BackendConnection connection) {
         return false;

@@ -55,10 +55,13 @@ public final class ReadWriteSplitting implements CommandPolicy {
     @Override
     public ByteBuf onCommand(int command, ByteBuf frame) {
         transaction.sessionReadOnly(sessionReadOnly());
-        if (port.connection() == null && port.isQuiet()) {
-            route(command == Command.COM_QUERY ? transaction.route(StatementClassifier.classify(frame,
-                    frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex()))
-                    : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER, frame);
+        BackendConnection held = port.connection();
+        if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && waitsToBeRouted(command, frame,
+                held)) {
+            port.holdToRoute(); // routeHeld routes it once the commands before it are answered
+        } else if (held == null && port.isQuiet()) {
+            String target = route(wantedRoute(command, frame), frame);
+            port.routeTo(target.equals(group.primary()) ? null : target);
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
             // its effect on the transaction is still followed.
@@ -66,6 +69,76 @@ public final class ReadWriteSplitting implements CommandPolicy {
                     frame.writerIndex()));
         }
         return inner.onCommand(command, frame);
+    }
+
+    /** The route a statement wants, its effect on the transaction followed: call it once per statement, in order. */
+    private RouteReason wantedRoute(int command, ByteBuf frame) {
+        return command == Command.COM_QUERY ? transaction.route(StatementClassifier.classify(frame,
+                frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex()))
+                : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER;
+    }
+
+    /**
+     * Whether a statement must wait until the commands before it are answered and then be routed, rather than run on
+     * the connection the session holds (or is taking) now. It waits when it arrives
+     * <ul>
+     *   <li>with nothing outstanding, while the connection is held only for one of Sluice's own commands after the
+     *       previous statement (a read-back of the collation a {@code SET NAMES} changed, decision 098): else a read
+     *       would run on the primary where the SET ran;</li>
+     *   <li>while the session's connection is a replica's (a read still answered, for a client that pipelines) and it
+     *       is not a read: else a write would run on the replica;</li>
+     *   <li>behind another statement that waits: statements are routed in order.</li>
+     * </ul>
+     * A statement of a transaction begun on a replica stays with it (the server refuses a write there).
+     */
+    private boolean waitsToBeRouted(int command, ByteBuf frame, BackendConnection held) {
+        if (port.holdsToRoute()) {
+            return true;
+        }
+        if (held != null && held.runsOwnCommand() && port.isQuiet()) {
+            return true;
+        }
+        String on = held != null ? held.dataSourceName() : port.isQuiet() ? null : previous;
+        return on != null && !on.equals(group.primary()) && transaction.transactionRoute() != Route.REPLICA
+                && leavesReplica(command, frame);
+    }
+
+    /** Whether the statement, on its own, goes elsewhere than a replica (a write, a SET, a locking read...). */
+    private boolean leavesReplica(int command, ByteBuf frame) {
+        int statementClass;
+        if (command == Command.COM_QUERY) {
+            statementClass = StatementClassifier.classify(frame, frame.readerIndex() + Packets.HEADER_SIZE + 1,
+                    frame.writerIndex());
+        } else {
+            PreparedStatement statement = frame.readableBytes() < Packets.HEADER_SIZE + 5 ? null
+                    : inner.statement(frame.getIntLE(frame.readerIndex() + Packets.HEADER_SIZE + 1));
+            if (statement == null) {
+                return false; // answered with an error wherever it goes
+            }
+            statementClass = StatementClassifier.classify(statement.sql());
+        }
+        Route route = StatementClassifier.route(statementClass);
+        return route != Route.REPLICA && route != Route.PREVIOUS;
+    }
+
+    /**
+     * A statement that waited to be routed ({@link #waitsToBeRouted}) is first among the session's commands, and the
+     * connection is between commands: routes it. A session that may not let its connection go (a transaction, a
+     * pin) runs it there, as any statement in a transaction.
+     */
+    @Override
+    public boolean routeHeld(int command, ByteBuf frame, BackendConnection connection) {
+        transaction.sessionReadOnly(sessionReadOnly());
+        RouteReason wanted = wantedRoute(command, frame);
+        if (connection != null && !inner.mayGiveBack(connection)) {
+            return false;
+        }
+        String target = route(wanted, frame);
+        if (connection != null && target.equals(connection.dataSourceName())) {
+            return false;
+        }
+        port.routeTo(target.equals(group.primary()) ? null : target);
+        return true;
     }
 
     /**
@@ -95,8 +168,8 @@ public final class ReadWriteSplitting implements CommandPolicy {
                 : transaction.route(StatementClassifier.classify(statement.sql()));
     }
 
-    /** Chooses the data source the session's next connection comes from. */
-    private void route(RouteReason wanted, ByteBuf frame) {
+    /** Chooses the data source the session's next connection comes from, and counts the route. */
+    private String route(RouteReason wanted, ByteBuf frame) {
         RouteReason reason = wanted;
         String target = group.primary();
         waitSkipped = wanted == RouteReason.REPLICA_HINT;
@@ -124,7 +197,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         }
         group.routed(reason);
         previous = target;
-        port.routeTo(target.equals(group.primary()) ? null : target);
+        return target;
     }
 
     @Override

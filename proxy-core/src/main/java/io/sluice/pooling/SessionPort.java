@@ -54,6 +54,20 @@ public interface SessionPort {
     }
 
     /**
+     * Read/write splitting: the command being looked at waits, held, until the commands before it are answered and
+     * the connection is between commands; then {@link CommandPolicy#routeHeld} routes it. Commands behind it wait
+     * behind it, in order.
+     */
+    default void holdToRoute() {
+        throw new UnsupportedOperationException("holdToRoute");
+    }
+
+    /** Whether a command held by {@link #holdToRoute()} still waits to be routed. */
+    default boolean holdsToRoute() {
+        return false;
+    }
+
+    /**
      * Read/write splitting ({@code causalReads: GLOBAL}): runs one text query of Sluice's own on a connection of the
      * group's primary, taken for it alone and given back; the session's own connection is not involved. Exactly one
      * of {@code rows} and {@code failed} is told, on the session's event loop.

@@ -145,6 +145,14 @@ public final class RawMySqlClient implements Closeable {
      */
     public QueryResult query(String sql) throws IOException {
         sendQuery(sql);
+        return readResult();
+    }
+
+    /**
+     * Reads the whole response of a single result to a command sent before (a pipelining client reads its answers
+     * in the order it sent the commands).
+     */
+    public QueryResult readResult() throws IOException {
         Packet first = readRequired();
         if (first.isOk() || first.isErr()) {
             return new QueryResult(first, java.util.List.of());
