@@ -206,8 +206,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (holdNextToRoute) {
             holdNextToRoute = false;
             held.addToRoute(frame, kind, command, captured);
-            if (connection == null && !lease.isAcquiring()) {
-                sendHeld(); // nothing before it: routed now
+            if (connection == null && !lease.isAcquiring() && held.peek().frame() == frame) {
+                routedHere(held.peek(), null); // nothing before it, no connection: routed now
             }
             return;
         }
@@ -312,25 +312,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
                 answered = true;
                 continue;
             }
-            if (next.toRoute()) {
-                if (connection != null ? connection.runsOwnCommand() || !connection.isBetweenCommands()
-                        : lease.isAcquiring()) {
-                    break; // routed once the commands before it are answered
-                }
-                held.firstRouted();
-                if (policy.routeHeld(next.command(), next.frame(), connection)) {
-                    if (answered) {
-                        channel.flush();
-                    }
-                    if (connection != null) {
-                        lease.giveBack();
-                    }
-                    lease.acquire(onBound, onAcquireFailed, onWaiting); // bound() sends it and what waits behind it
-                    return;
-                }
-                continue;
-            }
-            if (connection == null || connection.runsOwnCommand()
+            // One that waits to be routed waits for the connection to be idle, or for one of its route (bound()
+            // sends it then).
+            if (connection == null || connection.runsOwnCommand() || next.toRoute() && !routedHere(next, connection)
                     || !send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
                 break;
             }
@@ -341,9 +325,31 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             channel.flush();
         }
         flushForwarded();
+        connection = lease.connection(); // another one, if the first held command was routed elsewhere
         if (followsSession && connection != null && isQuiet() && policy.mayGiveBack(connection)) {
             lease.giveBack();
         }
+    }
+
+    /**
+     * The first held command waits to be routed (read/write splitting, {@link HeldCommands#addToRoute}): whether it
+     * runs on {@code connection}, now. If not, it waits until the connection is between commands, or the policy
+     * routed it elsewhere and a connection of its route is being taken (the one held given back).
+     */
+    private boolean routedHere(HeldCommands.Held first, BackendConnection connection) {
+        if (connection != null ? connection.runsOwnCommand() || !connection.isBetweenCommands()
+                : lease.isAcquiring()) {
+            return false;
+        }
+        held.firstRouted();
+        if (!policy.routeHeld(first.command(), first.frame(), connection)) {
+            return true;
+        }
+        if (connection != null) {
+            lease.giveBack();
+        }
+        lease.acquire(onBound, onAcquireFailed, onWaiting);
+        return false;
     }
 
     // ---- acquiring a connection -----------------------------------------------------------------------------
