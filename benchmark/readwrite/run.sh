@@ -21,6 +21,7 @@ TABLE_SIZE=10000
 SKIP_TRX=on
 WORKER_THREADS=2
 SLUICE_DIST=""
+SLUICE_B_DIST=""
 RESULTS_ROOT="$REPO_ROOT/benchmark/results"
 KEEP_WORK=0
 
@@ -36,6 +37,7 @@ distribution (pooling TRANSACTION for all three), and runs sysbench through each
   split_local  !READWRITE_SPLITTING group (primary + 2 replicas), causalReads: LOCAL (the default)
   split_none   the same group, causalReads: NONE
   primary      Sluice to the primary alone (no rule), same pooling mode
+  split_local_b  split_local from the --sluice-b-dist distribution: an A/B of two builds in the same rounds
 
 Per run: sysbench QPS, p95 latency, errors, and each server's share of the statements it ran (deltas of
 SHOW GLOBAL STATUS Questions, Com_select/insert/update/delete read before and after the run). At the end,
@@ -57,6 +59,7 @@ Options
                      key, with or without a proxy): ignored by sysbench and counted in the errors column.
   --worker-threads N Sluice server.workerThreads                           [$WORKER_THREADS]
   --sluice-dist PATH sluice-*.tar.gz or unpacked dir   [distribution/target/sluice-*.tar.gz]
+  --sluice-b-dist PATH  the distribution target split_local_b runs (e.g. the build before a change)
   --results-dir DIR  parent of the result folder                           [benchmark/results]
   --keep-work        keep the scratch dir (datadirs, Sluice homes and logs)
   -h, --help
@@ -79,6 +82,7 @@ while [[ $# -gt 0 ]]; do
     --skip-trx) SKIP_TRX=$2; shift 2 ;;
     --worker-threads) WORKER_THREADS=$2; shift 2 ;;
     --sluice-dist) SLUICE_DIST=$2; shift 2 ;;
+    --sluice-b-dist) SLUICE_B_DIST=$2; shift 2 ;;
     --results-dir) RESULTS_ROOT=$2; shift 2 ;;
     --keep-work) KEEP_WORK=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -93,7 +97,8 @@ for v in TIME REPEATS WARMUP TABLES TABLE_SIZE WORKER_THREADS; do is_uint "${!v}
 IFS=, read -r -a TARGET_LIST <<<"$TARGETS"
 IFS=, read -r -a WL_LIST <<<"$WORKLOADS"
 IFS=, read -r -a TH_LIST <<<"$THREADS"
-for t in "${TARGET_LIST[@]}"; do [[ $t =~ ^(split_local|split_none|primary)$ ]] || die "unknown target: $t"; done
+for t in "${TARGET_LIST[@]}"; do [[ $t =~ ^(split_local|split_local_b|split_none|primary)$ ]] || die "unknown target: $t"; done
+[[ ",$TARGETS," != *,split_local_b,* || -n $SLUICE_B_DIST ]] || die "target split_local_b needs --sluice-b-dist"
 MAX_TH=0
 for t in "${TH_LIST[@]}"; do is_uint "$t" || die "--threads: $t"; (( t > MAX_TH )) && MAX_TH=$t; done
 POOL_SIZE=$(( MAX_TH * 2 > 100 ? MAX_TH * 2 : 100 ))
@@ -156,7 +161,7 @@ rules:
     sbtest_rw:
       writeDataSourceName: primary
       readDataSourceNames: [replica1, replica2]
-      causalReads: $([[ $target == split_local ]] && echo LOCAL || echo NONE)
+      causalReads: $([[ $target == split_local* ]] && echo LOCAL || echo NONE)
 EOF
     else
       echo "rules: []"
@@ -184,7 +189,11 @@ for t in "${TARGET_LIST[@]}"; do
   free_port 24306; SB_PORT[$t]=$FREE_PORT
   free_port 25080; ADMIN_PORT[$t]=$FREE_PORT
   write_config "$t" "$OUT/sluice-$t.yaml" "${ADMIN_PORT[$t]}"
-  sluice_start "$t" "${SB_PORT[$t]}" "$OUT/sluice-$t.yaml"
+  if [[ $t == split_local_b ]]; then
+    SLUICE_DIST=$SLUICE_B_DIST sluice_start "$t" "${SB_PORT[$t]}" "$OUT/sluice-$t.yaml"
+  else
+    sluice_start "$t" "${SB_PORT[$t]}" "$OUT/sluice-$t.yaml"
+  fi
 done
 # the split must really split: ask the route API once
 if [[ -n ${ADMIN_PORT[split_local]:-} ]]; then
@@ -264,7 +273,7 @@ cat >"$OUT/meta.txt" <<EOF
 command: benchmark/readwrite/run.sh $ORIG_ARGS
 git: $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 started_utc: $STAMP
-sluice_dist: $SLUICE_DIST
+sluice_dist: $SLUICE_DIST${SLUICE_B_DIST:+ (split_local_b: $SLUICE_B_DIST)}
 targets: $TARGETS | workloads: $WORKLOADS | threads: $THREADS | time: $TIME s | repeats: $REPEATS | warmup: $WARMUP s
 tables: $TABLES x $TABLE_SIZE | skip_trx: $SKIP_TRX | pooling: TRANSACTION | workerThreads: $WORKER_THREADS | maxPoolSize: $POOL_SIZE
 servers: primary $PRIMARY_PORT, replica1 $R1_PORT, replica2 $R2_PORT (MariaDB $(sql "$PRIMARY_PORT" 'SELECT VERSION()'), innodb_buffer_pool_size $MDB_BUFFER_POOL)

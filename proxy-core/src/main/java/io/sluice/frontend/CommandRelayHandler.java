@@ -197,20 +197,25 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             }
             return;
         }
+        if (holdNextToRoute) {
+            holdToBeRouted(frame, kind, command, captured);
+            return;
+        }
         forward(frame, kind, command, captured);
+    }
+
+    /** Holds a command the policy routes once it is first and the connection is idle (read/write splitting). */
+    private void holdToBeRouted(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+        holdNextToRoute = false;
+        held.addToRoute(frame, kind, command, captured);
+        if (lease.connection() == null && !lease.isAcquiring() && held.peek().frame() == frame) {
+            routedHere(held.peek(), null); // nothing before it, no connection: routed now
+        }
     }
 
     /** Sends a frame on the connection, or holds it until there is one (and starts taking one). */
     private void forward(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
         BackendConnection connection = lease.connection();
-        if (holdNextToRoute) {
-            holdNextToRoute = false;
-            held.addToRoute(frame, kind, command, captured);
-            if (connection == null && !lease.isAcquiring() && held.peek().frame() == frame) {
-                routedHere(held.peek(), null); // nothing before it, no connection: routed now
-            }
-            return;
-        }
         if (connection == null || connection.runsOwnCommand() || !held.isEmpty()) {
             hold(frame, kind, command, captured);
             if (connection == null && !lease.isAcquiring()) {
@@ -325,7 +330,15 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             channel.flush();
         }
         flushForwarded();
-        connection = lease.connection(); // another one, if the first held command was routed elsewhere
+        giveBackIfDone();
+    }
+
+    /**
+     * Transaction pooling: gives the connection back if nothing holds it. It is read again here: a held statement
+     * routed elsewhere gave back the one sendHeld began with.
+     */
+    private void giveBackIfDone() {
+        BackendConnection connection = lease.connection();
         if (followsSession && connection != null && isQuiet() && policy.mayGiveBack(connection)) {
             lease.giveBack();
         }
