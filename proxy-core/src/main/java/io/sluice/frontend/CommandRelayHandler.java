@@ -355,10 +355,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return false;
         }
         held.firstRouted();
-        if (!policy.routeHeld(first.command(), first.frame(), connection)) {
-            return true;
-        }
+        boolean elsewhere = policy.routeHeld(first.command(), first.frame(), connection);
         if (connection != null) {
+            if (!elsewhere) {
+                return true;
+            }
             lease.giveBack();
         }
         lease.acquire(onBound, onAcquireFailed, onWaiting);
@@ -385,14 +386,45 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         log.debug("client {}: no backend connection: {}", session.remoteAddress(), cause.toString());
         int sequenceId = replySequenceId >= 0 ? replySequenceId
                 : held.isEmpty() ? lastSequenceId + 1 : held.peek().replySequenceId();
-        held.dropAll();
         if (cause instanceof GtidNotReached) { // moved off a server that is gone to one that lacks its last write
+            held.dropAll();
             failAndClose(lease.acquireFailed(channel.alloc(), sequenceId, cause));
             return;
         }
-        reply(lease.acquireFailed(channel.alloc(), sequenceId, cause));
         continuation = false;
+        if (replySequenceId >= 0 || held.isEmpty()) {
+            held.dropAll();
+            reply(lease.acquireFailed(channel.alloc(), sequenceId, cause));
+        } else {
+            failHeld(cause);
+        }
         resumeReading(SUSPEND_ACQUIRING);
+    }
+
+    /**
+     * No connection for the held commands: each gets the error, since a pipelining client waits for an answer to
+     * every command it sent; Sluice's own answers among them go out in their place, and the rest of a long command
+     * is dropped. A statement that waits to be routed (read/write splitting) ends it: it gets a route, and a
+     * connection, of its own.
+     */
+    private void failHeld(Throwable cause) {
+        for (HeldCommands.Held next; (next = held.peek()) != null && !next.toRoute(); ) {
+            held.poll();
+            if (next.isOwnAnswer()) {
+                channel.write(next.frame(), channel.voidPromise());
+                continue;
+            }
+            int sequenceId = next.replySequenceId();
+            boolean command = next.kind() != null || next.isChangeUser(); // not the rest of a long one
+            next.drop();
+            if (command) {
+                channel.write(lease.acquireFailed(channel.alloc(), sequenceId, cause), channel.voidPromise());
+            }
+        }
+        channel.flush();
+        if (!held.isEmpty()) {
+            routedHere(held.peek(), null);
+        }
     }
 
     /** COM_CHANGE_USER succeeded: takes a connection for the new user, then runs {@code onReady} (its OK). */

@@ -8,6 +8,7 @@ import io.sluice.api.BackendSnapshot;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -132,6 +133,34 @@ class AdmissionControlTest {
         // The refused session is still usable now that connections are free.
         assertThat(count(c)).isEqualTo(3);
         assertThat(pool().openConnections()).isLessThanOrEqualTo(2);
+    }
+
+    /**
+     * A client that pipelines its statements while the pool is exhausted gets an answer to each: every statement held
+     * behind the connection that did not come gets the same ERR 1040. Before, only the first was answered and the
+     * client waited for ever for the others.
+     */
+    @Test
+    void aPipeliningClientGetsAnErrorForEveryStatementWhenNoConnectionComes() throws Exception {
+        proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(2).connectionTimeoutMillis(TIMEOUT_MILLIS)
+                .start();
+        Connection a = connect();
+        Connection b = connect();
+        try (RawMySqlClient client = RawMySqlClient.login("127.0.0.1", proxy.port(), ProxyUnderTest.USER,
+                ProxyUnderTest.PASSWORD, db)) {
+            beginAndHold(a);
+            beginAndHold(b);
+            client.sendQuery("SELECT COUNT(*) FROM t");
+            client.sendQuery("SELECT 2");
+            client.sendQuery("SELECT 3");
+            for (int i = 0; i < 3; i++) {
+                RawMySqlClient.Packet answer = client.readResult().end();
+                assertThat(answer.isErr()).as("answer %d: %s", i + 1, answer).isTrue();
+                assertThat(answer.errorCode()).isEqualTo(1040);
+            }
+            execute(a, "COMMIT");
+            assertThat(client.query("SELECT COUNT(*) FROM t").rows()).containsExactly(List.of("3"));
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.sluice.balancer.BackendStatus;
 import io.sluice.config.ProxyConfig;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.ReplicationGroup;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -108,6 +109,46 @@ class PrimaryDownTest {
                 }
             }
         }
+    }
+
+    /**
+     * A client that pipelines while the primary is down gets an answer to every statement it sent: a write that
+     * waited to be routed gets ERR 1290 and the read behind it is routed on its own, to a replica; a read pipelined
+     * behind a write that is taking a primary connection gets the write's error (it runs where the write runs). Before,
+     * the commands held behind a failed connection were dropped unanswered, and the client waited for ever.
+     */
+    @Test
+    void aPipeliningClientGetsAnAnswerToEveryStatementWhileThePrimaryIsDown() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("pipelined-down")) {
+            servers.primary().execute("CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)");
+            servers.awaitCaughtUp();
+            try (Sluice sluice = Sluice.start(config(servers))) {
+                servers.stopPrimary();
+                awaitStatus(sluice, "primary", BackendStatus.DOWN);
+                try (RawMySqlClient client = RawMySqlClient.login("127.0.0.1", sluice.port(), ProxyUnderTest.USER,
+                        ProxyUnderTest.PASSWORD, "app_rw")) {
+                    client.sendQuery("SELECT @@port");
+                    client.sendQuery("INSERT INTO t VALUES (1)");
+                    client.sendQuery("SELECT @@port");
+                    assertThat(replicaPort(servers, client.readResult())).isTrue();
+                    assertThat(client.readResult().end().errorCode()).isEqualTo(1290);
+                    assertThat(replicaPort(servers, client.readResult())).isTrue();
+
+                    client.sendQuery("INSERT INTO t VALUES (2)");
+                    client.sendQuery("SELECT @@port");
+                    assertThat(client.readResult().end().errorCode()).isEqualTo(1290);
+                    assertThat(client.readResult().end().errorCode()).isEqualTo(1290);
+
+                    assertThat(replicaPort(servers, client.query("SELECT @@port"))).isTrue(); // the session goes on
+                }
+            }
+        }
+    }
+
+    private static boolean replicaPort(ReplicationGroup servers, RawMySqlClient.QueryResult result) {
+        assertThat(result.end().isErr()).as("%s", result.end()).isFalse();
+        int port = Integer.parseInt(result.rows().get(0).get(0));
+        return port == servers.replica(0).port() || port == servers.replica(1).port();
     }
 
     private static ProxyConfig config(ReplicationGroup servers) {
