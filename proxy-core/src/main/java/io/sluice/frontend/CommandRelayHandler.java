@@ -402,27 +402,12 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     }
 
     /**
-     * No connection for the held commands: each gets the error, since a pipelining client waits for an answer to
-     * every command it sent; Sluice's own answers among them go out in their place, and the rest of a long command
-     * is dropped. A statement that waits to be routed (read/write splitting) ends it: it gets a route, and a
+     * No connection for the held commands: each gets the error (a pipelining client waits for an answer to every
+     * command it sent). A statement that waits to be routed (read/write splitting) ends it: it gets a route, and a
      * connection, of its own.
      */
     private void failHeld(Throwable cause) {
-        for (HeldCommands.Held next; (next = held.peek()) != null && !next.toRoute(); ) {
-            held.poll();
-            if (next.isOwnAnswer()) {
-                channel.write(next.frame(), channel.voidPromise());
-                continue;
-            }
-            int sequenceId = next.replySequenceId();
-            boolean command = next.kind() != null || next.isChangeUser(); // not the rest of a long one
-            next.drop();
-            if (command) {
-                channel.write(lease.acquireFailed(channel.alloc(), sequenceId, cause), channel.voidPromise());
-            }
-        }
-        channel.flush();
-        if (!held.isEmpty()) {
+        if (held.failUpToRouted(channel, sequenceId -> lease.acquireFailed(channel.alloc(), sequenceId, cause))) {
             routedHere(held.peek(), null);
         }
     }

@@ -1,10 +1,12 @@
 package io.sluice.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import java.util.ArrayDeque;
+import java.util.function.IntFunction;
 
 /**
  * A session's client frames that wait, in order: for a backend connection to be bound, or for one of Sluice's own
@@ -111,6 +113,33 @@ final class HeldCommands {
             toRoute--;
         }
         return first;
+    }
+
+    /**
+     * No connection came for the waiting commands: answers each with its error (a pipelining client waits for an
+     * answer to every command it sent), writes Sluice's own answers among them in their place, drops the rest of a
+     * long command; up to a frame that waits to be routed, which gets a connection of its own. Flushes.
+     *
+     * @param error the ERR for a reply of this sequence id (taken)
+     * @return whether a frame that waits to be routed is first now
+     */
+    boolean failUpToRouted(Channel client, IntFunction<ByteBuf> error) {
+        Held next;
+        while ((next = peek()) != null && !next.toRoute()) {
+            poll();
+            if (next.isOwnAnswer()) {
+                client.write(next.frame(), client.voidPromise());
+                continue;
+            }
+            int sequenceId = next.replySequenceId();
+            boolean command = next.kind() != null || next.isChangeUser(); // not the rest of a long one
+            next.drop();
+            if (command) {
+                client.write(error.apply(sequenceId), client.voidPromise());
+            }
+        }
+        client.flush();
+        return next != null;
     }
 
     /** Releases every waiting frame. */
