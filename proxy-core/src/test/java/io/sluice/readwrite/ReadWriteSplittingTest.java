@@ -11,6 +11,7 @@ import io.sluice.ops.SluiceServer;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.MySqlWire;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.ReplicationGroup;
@@ -214,6 +215,75 @@ class ReadWriteSplittingTest {
             rs.next();
             assertThat(rs.getInt(1)).as("inserts that ran on the primary").isEqualTo(20);
         }
+    }
+
+    /**
+     * The same with prepared statements: an execute of an INSERT pipelined behind an execute of a SELECT (which goes to
+     * a replica, prepared again there) waits and runs on the primary, where its statement is prepared on first use.
+     */
+    @Test
+    void aPreparedWritePipelinedBehindAPreparedReadRunsOnThePrimary() throws Exception {
+        awaitUsable(0, true);
+        awaitUsable(1, true);
+        try (RawMySqlClient client = RawMySqlClient.login("127.0.0.1", sluice.port(), ProxyUnderTest.USER,
+                ProxyUnderTest.PASSWORD, "app_rw")) {
+            int read = prepare(client, "SELECT @@port FROM t LIMIT 1");
+            for (int id = 1100; id < 1110; id++) {
+                int write = prepare(client, "INSERT INTO t VALUES (" + id + ", @@port)");
+                execute(client, read);
+                execute(client, write);
+                RawMySqlClient.Packet readEnd = readExecuteAnswer(client);
+                assertThat(readEnd.isErr()).as("read %d: %s", id, readEnd).isFalse();
+                RawMySqlClient.Packet writeEnd = readExecuteAnswer(client);
+                assertThat(writeEnd.isOk()).as("insert %d: %s", id, writeEnd).isTrue();
+            }
+        }
+        try (Connection primary = servers.primary().rootConnection(); Statement s = primary.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM app.t WHERE id >= 1100 AND id < 1110 AND v = "
+                     + servers.primary().port())) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("inserts that ran on the primary").isEqualTo(10);
+        }
+    }
+
+    /** COM_STMT_PREPARE, its answer read whole: the statement id. */
+    private static int prepare(RawMySqlClient client, String sql) throws java.io.IOException {
+        client.sendCommand(MySqlWire.COM_STMT_PREPARE, sql.getBytes(StandardCharsets.UTF_8));
+        RawMySqlClient.Packet ok = client.readPacket();
+        assertThat(ok.firstByte()).as("prepare %s: %s", sql, ok).isZero();
+        byte[] p = ok.payload();
+        int columns = (p[5] & 0xFF) | (p[6] & 0xFF) << 8;
+        int params = (p[7] & 0xFF) | (p[8] & 0xFF) << 8;
+        for (int definitions : new int[] {params, columns}) {
+            if (definitions > 0) {
+                for (int i = 0; i <= definitions; i++) {
+                    client.readPacket(); // the definitions and their EOF (no CLIENT_DEPRECATE_EOF)
+                }
+            }
+        }
+        return (p[1] & 0xFF) | (p[2] & 0xFF) << 8 | (p[3] & 0xFF) << 16 | (p[4] & 0xFF) << 24;
+    }
+
+    /** COM_STMT_EXECUTE of a statement without parameters, not waiting for the answer. */
+    private static void execute(RawMySqlClient client, int statementId) throws java.io.IOException {
+        client.sendCommand(MySqlWire.COM_STMT_EXECUTE, new byte[] {(byte) statementId, (byte) (statementId >> 8),
+                (byte) (statementId >> 16), (byte) (statementId >> 24), 0, 1, 0, 0, 0});
+    }
+
+    /** An execute's answer read whole: its OK or ERR, or the EOF that ends its (binary) rows. */
+    private static RawMySqlClient.Packet readExecuteAnswer(RawMySqlClient client) throws java.io.IOException {
+        RawMySqlClient.Packet packet = client.readPacket();
+        if (packet.isOk() || packet.isErr()) {
+            return packet;
+        }
+        for (int eofs = 0; eofs < 2; ) {
+            packet = client.readPacket();
+            if (packet.isErr()) {
+                return packet;
+            }
+            eofs += packet.isEof() ? 1 : 0;
+        }
+        return packet;
     }
 
     @Test
