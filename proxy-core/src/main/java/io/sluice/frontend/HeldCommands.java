@@ -117,8 +117,8 @@ final class HeldCommands {
 
     /**
      * No connection came for the waiting commands: answers each with its error (a pipelining client waits for an
-     * answer to every command it sent), writes Sluice's own answers among them in their place, drops the rest of a
-     * long command; up to a frame that waits to be routed, which gets a connection of its own. Flushes.
+     * answer to every command that has one), writes Sluice's own answers among them in their place, drops the rest
+     * of a long command; up to a frame that waits to be routed, which gets a connection of its own. Flushes.
      *
      * @param error the ERR for a reply of this sequence id (taken)
      * @return whether a frame that waits to be routed is first now
@@ -132,9 +132,10 @@ final class HeldCommands {
                 continue;
             }
             int sequenceId = next.replySequenceId();
-            boolean command = next.kind() != null || next.isChangeUser(); // not the rest of a long one
+            // Not the rest of a long command, nor one answered by nothing (COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA).
+            boolean answered = next.isChangeUser() || next.kind() != null && next.kind() != ResponseKind.NONE;
             next.drop();
-            if (command) {
+            if (answered) {
                 client.write(error.apply(sequenceId), client.voidPromise());
             }
         }

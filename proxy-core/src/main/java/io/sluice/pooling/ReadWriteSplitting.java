@@ -65,17 +65,35 @@ public final class ReadWriteSplitting implements CommandPolicy {
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
             // its effect on the transaction is still followed.
-            transaction.route(StatementClassifier.classify(frame, frame.readerIndex() + Packets.HEADER_SIZE + 1,
-                    frame.writerIndex()));
+            transaction.route(statementClass(command, frame));
         }
         return inner.onCommand(command, frame);
     }
 
-    /** The route a statement wants, its effect on the transaction followed: call it once per statement, in order. */
+    /**
+     * The route a statement wants, its effect on the transaction followed: call it once per statement, in order. A
+     * prepared statement's executions go where its SQL would go as a query (prepared again on the replica's
+     * connection on first use, as on any connection the session takes).
+     */
     private RouteReason wantedRoute(int command, ByteBuf frame) {
-        return command == Command.COM_QUERY ? transaction.route(StatementClassifier.classify(frame,
-                frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex()))
-                : command == Command.COM_STMT_EXECUTE ? executeRoute(frame) : RouteReason.OTHER;
+        int statementClass = statementClass(command, frame);
+        return statementClass < 0 ? RouteReason.OTHER : transaction.route(statementClass);
+    }
+
+    /**
+     * The {@link StatementClassifier} class of a query, or of the SQL an execute runs; -1 for any other command, or
+     * an execute of a statement the session does not have.
+     */
+    private int statementClass(int command, ByteBuf frame) {
+        if (command == Command.COM_QUERY) {
+            return StatementClassifier.classify(frame, frame.readerIndex() + Packets.HEADER_SIZE + 1,
+                    frame.writerIndex());
+        }
+        if (command != Command.COM_STMT_EXECUTE || frame.readableBytes() < Packets.HEADER_SIZE + 5) {
+            return -1;
+        }
+        PreparedStatement statement = inner.statement(frame.getIntLE(frame.readerIndex() + Packets.HEADER_SIZE + 1));
+        return statement == null ? -1 : StatementClassifier.classify(statement.sql());
     }
 
     /**
@@ -105,17 +123,9 @@ public final class ReadWriteSplitting implements CommandPolicy {
 
     /** Whether the statement, on its own, goes elsewhere than a replica (a write, a SET, a locking read...). */
     private boolean leavesReplica(int command, ByteBuf frame) {
-        int statementClass;
-        if (command == Command.COM_QUERY) {
-            statementClass = StatementClassifier.classify(frame, frame.readerIndex() + Packets.HEADER_SIZE + 1,
-                    frame.writerIndex());
-        } else {
-            PreparedStatement statement = frame.readableBytes() < Packets.HEADER_SIZE + 5 ? null
-                    : inner.statement(frame.getIntLE(frame.readerIndex() + Packets.HEADER_SIZE + 1));
-            if (statement == null) {
-                return false; // answered with an error wherever it goes
-            }
-            statementClass = StatementClassifier.classify(statement.sql());
+        int statementClass = statementClass(command, frame);
+        if (statementClass < 0) {
+            return false; // an execute of a statement the session does not have: answered with an error anywhere
         }
         Route route = StatementClassifier.route(statementClass);
         return route != Route.REPLICA && route != Route.PREVIOUS;
@@ -153,19 +163,6 @@ public final class ReadWriteSplitting implements CommandPolicy {
 
     private static boolean isOn(String value) {
         return value != null && (value.equalsIgnoreCase("ON") || value.equals("1") || value.equalsIgnoreCase("TRUE"));
-    }
-
-    /**
-     * A prepared statement runs where its SQL would as a query: a SELECT's executions on a replica, where it is
-     * prepared again on first use, as on any connection the session takes.
-     */
-    private RouteReason executeRoute(ByteBuf frame) {
-        if (frame.readableBytes() < Packets.HEADER_SIZE + 5) {
-            return RouteReason.OTHER;
-        }
-        PreparedStatement statement = inner.statement(frame.getIntLE(frame.readerIndex() + Packets.HEADER_SIZE + 1));
-        return statement == null ? RouteReason.OTHER
-                : transaction.route(StatementClassifier.classify(statement.sql()));
     }
 
     /** Chooses the data source the session's next connection comes from, and counts the route. */

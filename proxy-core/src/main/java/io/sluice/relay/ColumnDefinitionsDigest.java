@@ -77,7 +77,7 @@ public final class ColumnDefinitionsDigest implements ByteProcessor {
             }
         } else if (nameLeft < 0) { // the first byte of a name's length
             int first = b & 0xFF;
-            if (first < 0xFB || first == 0xFB || first == 0xFF) {
+            if (first <= 0xFB || first == 0xFF) {
                 nameLeft = first < 0xFB ? first : 0; // 0xFB: NULL
                 nameRead();
             } else {
