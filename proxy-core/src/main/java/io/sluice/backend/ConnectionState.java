@@ -5,6 +5,7 @@ import io.sluice.state.StatementCache;
 import io.sluice.state.TrackerDefaults;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What the server session of one backend connection holds, as far as Sluice knows it: the schema, the character sets
@@ -20,6 +21,8 @@ public final class ConnectionState {
     private String schema;
     /** {@code client/connection/results/collation} at login: a reset must give the same back. */
     private String characterSets;
+    /** MariaDB's current role at login ("" for none; {@code null} on MySQL): a reset must give the same back. */
+    private String role;
     private boolean tainted;
     private TrackerDefaults trackerDefaults;
     /** The server is MySQL (its greeting said so): GTID sets and {@code WAIT_FOR_EXECUTED_GTID_SET}, not MariaDB's. */
@@ -99,17 +102,18 @@ public final class ConnectionState {
         schema = row.schema();
         trackerDefaults = row.trackerDefaults();
         characterSets = row.characterSets();
+        role = row.role();
         loginValues.putAll(row.handshakeVariables());
     }
 
     /**
      * Takes in the session check row read after COM_RESET_CONNECTION.
      *
-     * @return whether the connection is as it was at login (same character sets); when it is, what sessions set on
-     *     it is forgotten
+     * @return whether the connection is as it was at login (same character sets, same role); when it is, what
+     *     sessions set on it is forgotten
      */
     boolean reset(SessionCheck.Row row) {
-        if (!row.characterSets().equals(characterSets)) {
+        if (!row.characterSets().equals(characterSets) || !Objects.equals(row.role(), role)) {
             return false;
         }
         schema = row.schema();

@@ -11,6 +11,7 @@ import io.sluice.state.TrackerDefaults;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -28,15 +29,22 @@ final class SessionCheck extends OwnCommand {
     private static final int TRACKER_COLUMNS = 3;
     /** MySQL's GTID tracker default too, since Sluice turns it on there; MariaDB has no such variable. */
     static final String MYSQL_TRACKER_DEFAULTS = TRACKER_DEFAULTS + ", @@global.session_track_gtids";
+    /**
+     * MariaDB's current role, last: COM_RESET_CONNECTION leaves a {@code SET ROLE} in force (10.11, checked), so a reset
+     * that does not give the login's role back leaves the next session another's privileges. MySQL is not asked: 5.7
+     * has no roles, and what its reset does with them is unverified here.
+     */
+    static final String ROLE = ", CURRENT_ROLE()";
 
     /**
      * The row read.
      *
      * @param handshakeVariables the values of {@link SessionVariables#HANDSHAKE_VARIABLES}, by name
      * @param trackerDefaults the trackers a client's own connection would start with; {@code null} when not read
+     * @param role MariaDB's {@code CURRENT_ROLE()} ("" for none); {@code null} on MySQL, where it is not read
      */
     record Row(String schema, String characterSets, Map<String, String> handshakeVariables,
-            TrackerDefaults trackerDefaults) {
+            TrackerDefaults trackerDefaults, String role) {
     }
 
     private final boolean deprecateEof;
@@ -57,13 +65,13 @@ final class SessionCheck extends OwnCommand {
     }
 
     private int columns() {
-        return readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS + (mySql ? 1 : 0) : COLUMNS;
+        return (readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS + (mySql ? 1 : 0) : COLUMNS) + (mySql ? 0 : 1);
     }
 
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
-        return Packets.command(alloc, Command.COM_QUERY, !readTrackerDefaults ? QUERY
-                : QUERY + (mySql ? MYSQL_TRACKER_DEFAULTS : TRACKER_DEFAULTS));
+        return Packets.command(alloc, Command.COM_QUERY, (!readTrackerDefaults ? QUERY
+                : QUERY + (mySql ? MYSQL_TRACKER_DEFAULTS : TRACKER_DEFAULTS)) + (mySql ? "" : ROLE));
     }
 
     @Override
@@ -85,7 +93,8 @@ final class SessionCheck extends OwnCommand {
         TrackerDefaults trackers = readTrackerDefaults
                 ? TrackerDefaults.of(row[COLUMNS], row[COLUMNS + 1], row[COLUMNS + 2],
                         mySql ? row[COLUMNS + TRACKER_COLUMNS] : null) : null;
-        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers));
+        String role = mySql ? null : Objects.requireNonNullElse(row[columns() - 1], "");
+        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers, role));
     }
 
     @Override

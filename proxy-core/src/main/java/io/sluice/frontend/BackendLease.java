@@ -431,12 +431,31 @@ final class BackendLease {
                 || code == ErrorCode.ER_CLIENT_INTERACTION_TIMEOUT.code();
     }
 
-    /** Transaction pooling: the transaction is over; the connection goes back as it is, its state known. */
+    /**
+     * Transaction pooling: the transaction is over; the connection goes back as it is, its state known, unless it
+     * holds what the next session would see and no SET can take away: it is reset first (issue #38).
+     */
     void giveBack() {
         BackendConnection done = connection;
         connection = null;
-        lentFrom.returnAsIs(done);
+        if (showsTraces(done)) {
+            lentFrom.resetAndReturn(done);
+        } else {
+            lentFrom.returnAsIs(done);
+        }
         moves.afterGiveBack();
+    }
+
+    /**
+     * Whether the connection holds something of its session that its next one would see: the last statement's
+     * warnings or error ({@code SHOW WARNINGS}), which transaction pooling keeps the session for until its next
+     * statement, but which a statement routed elsewhere leaves behind; or user variables, which a SET to NULL
+     * leaves with their name and type.
+     */
+    private static boolean showsTraces(BackendConnection connection) {
+        var tracker = connection.tracker();
+        return tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed()
+                || connection.state().variables().hasUserVariables();
     }
 
     /** The session starts afresh (COM_RESET_CONNECTION, COM_CHANGE_USER): the connection goes back to be reset. */

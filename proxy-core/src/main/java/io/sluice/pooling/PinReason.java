@@ -47,7 +47,28 @@ public enum PinReason {
      * move to are not those its client last received (a table altered, or backends whose schemas differ), or the
      * statement does not prepare there; the client would decode rows with the wrong definitions (issue #31).
      */
-    METADATA_DIFFERS;
+    METADATA_DIFFERS,
+    /**
+     * A statement that runs code its text does not show: {@code CALL}, {@code EXECUTE IMMEDIATE}, {@code EXECUTE} of
+     * an SQL prepared statement, {@code BINLOG}, a stored function. What it left (a named lock, LOCK TABLES, a
+     * temporary table...) is not all reported by the server, so the session keeps its connection until it ends or
+     * resets, and the connection is reset before anyone else gets it (issue #38).
+     */
+    STORED_CODE,
+    /** {@code HANDLER ... OPEN}: a cursor on the server connection, reported by no tracker. */
+    HANDLER,
+    /** {@code SET ROLE}: the session's privileges; MariaDB's COM_RESET_CONNECTION keeps it, so the reset checks it. */
+    ROLE,
+    /**
+     * A variable only the next statement uses ({@code SET insert_id}, {@code rand_seed1}...): it stays with the
+     * connection it was set on, which no other session gets before a reset.
+     */
+    STATEMENT_VARIABLE,
+    /**
+     * The last statement left warnings or an error: {@code SHOW WARNINGS} and {@code @@warning_count} read them on
+     * this connection. The session keeps it until its next statement, and no other session sees them.
+     */
+    DIAGNOSTICS;
 
     /** The name shown in the admin API and in metrics: {@code user_variable}. */
     public String label() {

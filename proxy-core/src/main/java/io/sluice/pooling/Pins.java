@@ -29,6 +29,10 @@ final class Pins {
         new Rule(QuerySniffer.CALC_FOUND_ROWS, PinReason.FOUND_ROWS),
         new Rule(QuerySniffer.SQL_PREPARE, PinReason.SQL_PREPARE),
         new Rule(QuerySniffer.SET_TRANSACTION, PinReason.SET_TRANSACTION),
+        new Rule(QuerySniffer.STORED_CODE, PinReason.STORED_CODE),
+        new Rule(QuerySniffer.HANDLER, PinReason.HANDLER),
+        new Rule(QuerySniffer.SET_ROLE, PinReason.ROLE),
+        new Rule(QuerySniffer.STATEMENT_VARIABLE, PinReason.STATEMENT_VARIABLE),
     };
 
     /** Flags that end a pin. Named locks end only once every lock taken is released (see {@link #apply}). */
@@ -39,7 +43,8 @@ final class Pins {
 
     /** Flags of state the trackers cannot describe: a statement carrying one explains a "state changed" report. */
     static final int UNTRACKED_STATE = QuerySniffer.USER_VARIABLE | QuerySniffer.TEMPORARY | QuerySniffer.SQL_PREPARE
-            | QuerySniffer.GET_LOCK | QuerySniffer.LOCK_TABLES;
+            | QuerySniffer.GET_LOCK | QuerySniffer.LOCK_TABLES | QuerySniffer.STORED_CODE | QuerySniffer.HANDLER
+            | QuerySniffer.SET_ROLE | QuerySniffer.STATEMENT_VARIABLE;
 
     private final Consumer<PinReason> onPinned;
     private final BiConsumer<PinReason, PinReason> onFirstChanged;
@@ -104,6 +109,9 @@ final class Pins {
         }
         if ((flags & QuerySniffer.SET_TRANSACTION) == 0) {
             unpin(PinReason.SET_TRANSACTION);
+        }
+        if ((flags & QuerySniffer.DIAGNOSTICS) == 0) {
+            unpin(PinReason.DIAGNOSTICS); // any other statement replaces them
         }
     }
 

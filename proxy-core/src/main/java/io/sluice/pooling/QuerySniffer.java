@@ -57,6 +57,25 @@ public final class QuerySniffer {
     public static final int DIAGNOSTICS = 1 << 17;
     /** Names {@code session_track_system_variables}: a client choosing what the server reports (MariaDB Connector/J). */
     public static final int TRACKED_VARIABLES = 1 << 13;
+    /**
+     * Runs code the text does not show: CALL (a procedure), EXECUTE (EXECUTE IMMEDIATE, or an SQL prepared statement),
+     * BINLOG (events of a binary log). What it leaves on the session (a named lock, LOCK TABLES, a temporary table) is
+     * known to no tracker for certain: the session keeps its connection until it ends or resets (issue #38).
+     */
+    public static final int STORED_CODE = 1 << 18;
+    /** Starts with HANDLER: an open handler is a cursor on the server connection, which no tracker reports. */
+    public static final int HANDLER = 1 << 19;
+    /**
+     * SET ROLE: the session's privileges, which COM_RESET_CONNECTION does not undo on MariaDB and no tracker names.
+     */
+    public static final int SET_ROLE = 1 << 20;
+    /**
+     * A SET of a variable that the next statement alone uses ({@code insert_id}, {@code identity},
+     * {@code last_insert_id}, {@code rand_seed1}, {@code rand_seed2}), which mysqlbinlog's output and replication
+     * tools write: re-applied on another connection it would reach the wrong statement, and left on a pooled one,
+     * another session's INSERT.
+     */
+    public static final int STATEMENT_VARIABLE = 1 << 21;
 
     private static final String TRACKED_VARIABLES_NAME = "SESSION_TRACK_SYSTEM_VARIABLES";
 
@@ -73,6 +92,7 @@ public final class QuerySniffer {
     private static final int SELECT = 6;
     private static final int FLUSH = 7;
     private static final int SHOW = 8;
+    private static final int GET = 9;
 
     private QuerySniffer() {
     }
@@ -94,10 +114,29 @@ public final class QuerySniffer {
             if (kind == Kind.VARIABLE || kind == Kind.PUNCTUATION && buf.getByte(start) == '@') {
                 if (i - start < 2 || buf.getByte(start + 1) != '@') {
                     flags |= USER_VARIABLE; // @@name is a system variable
-                } else if (first == SET && buf.indexOf(start, i, (byte) '.') < 0
-                        && (i >= to || buf.getByte(i) != '.')) {
+                    continue;
+                }
+                if (first == SET && buf.indexOf(start, i, (byte) '.') < 0 && (i >= to || buf.getByte(i) != '.')) {
                     flags |= UNSCOPED_SYSTEM_VARIABLE;
                 }
+                int dot = buf.indexOf(start, i, (byte) '.');
+                int name = dot < 0 ? start + 2 : dot + 1;
+                if (first == SET && statementVariable(buf, name, i)) {
+                    flags |= STATEMENT_VARIABLE;
+                } else if (is(buf, name, i, "WARNING_COUNT") || is(buf, name, i, "ERROR_COUNT")) {
+                    flags |= DIAGNOSTICS; // reads the last statement's diagnostics, and leaves them
+                }
+                continue;
+            }
+            if (kind == Kind.PUNCTUATION && buf.getByte(start) == ';') {
+                // A multi-statement: each statement is read as if it came alone (a SET TRANSACTION after DO 0 is
+                // still one, issue #38); the flags add up.
+                words = 0;
+                first = OTHER;
+                continue;
+            }
+            if (kind == Kind.QUOTED_IDENTIFIER && i - start > 2 && calls(buf, i, to)) {
+                flags |= lockFunction(buf, start + 1, i - 1); // `GET_LOCK`(...) is the same function
                 continue;
             }
             if (kind != Kind.WORD) {
@@ -107,7 +146,13 @@ public final class QuerySniffer {
             if (words == 1) {
                 first = firstWord(buf, start, i);
                 flags |= first == LOCK ? LOCK_TABLES : first == UNLOCK ? UNLOCK_TABLES
-                        : first == PREPARE ? SQL_PREPARE : 0;
+                        : first == PREPARE ? SQL_PREPARE : first == OTHER ? opaqueFirstWord(buf, start, i) : 0;
+            } else if (words == 2 && first == SET && is(buf, start, i, "ROLE")) {
+                flags |= SET_ROLE;
+            } else if (words <= 3 && first == GET && is(buf, start, i, "DIAGNOSTICS")) {
+                flags |= DIAGNOSTICS; // GET [CURRENT] DIAGNOSTICS
+            } else if (first == SET && statementVariable(buf, start, i) && !calls(buf, i, to)) {
+                flags |= STATEMENT_VARIABLE; // not LAST_INSERT_ID(), the function
             } else if (words == 2 && first == XA) {
                 if (is(buf, start, i, "START") || is(buf, start, i, "BEGIN")) {
                     flags |= XA_START;
@@ -134,14 +179,12 @@ public final class QuerySniffer {
                 }
             } else if (i - start >= 8) { // the shortest word below is GET_LOCK
                 flags |= is(buf, start, i, "TEMPORARY") ? TEMPORARY
-                        : is(buf, start, i, "GET_LOCK") ? GET_LOCK
-                        : is(buf, start, i, "RELEASE_LOCK") ? RELEASE_LOCK
-                        : is(buf, start, i, "RELEASE_ALL_LOCKS") ? RELEASE_ALL_LOCKS
+                        : lockFunction(buf, start, i) != 0 ? lockFunction(buf, start, i)
                         : is(buf, start, i, "SQL_CALC_FOUND_ROWS") ? CALC_FOUND_ROWS
                         : is(buf, start, i, TRACKED_VARIABLES_NAME) ? TRACKED_VARIABLES : 0;
             }
         }
-        return words == 0 ? 0 : flags;
+        return flags;
     }
 
     /**
@@ -160,6 +203,52 @@ public final class QuerySniffer {
         return false;
     }
 
+    /** {@link #STORED_CODE} or {@link #HANDLER} for a first word that starts such a statement, else 0. */
+    private static int opaqueFirstWord(ByteBuf buf, int start, int end) {
+        return is(buf, start, end, "CALL") || is(buf, start, end, "EXECUTE") || is(buf, start, end, "BINLOG")
+                ? STORED_CODE : is(buf, start, end, "HANDLER") ? HANDLER : 0;
+    }
+
+    /** {@link #GET_LOCK}, {@link #RELEASE_LOCK} or {@link #RELEASE_ALL_LOCKS} for the name of one, else 0. */
+    private static int lockFunction(ByteBuf buf, int start, int end) {
+        return is(buf, start, end, "GET_LOCK") ? GET_LOCK
+                : is(buf, start, end, "RELEASE_LOCK") ? RELEASE_LOCK
+                : is(buf, start, end, "RELEASE_ALL_LOCKS") ? RELEASE_ALL_LOCKS : 0;
+    }
+
+    /** Whether the code after {@code i} opens an argument list: the word before it names a function. */
+    private static boolean calls(ByteBuf buf, int i, int to) {
+        int next = SqlLexer.skipToCode(BYTES, buf, i, to);
+        return next < to && buf.getByte(next) == '(';
+    }
+
+    /** Whether the word (a variable's name) is one of the variables only the next statement uses. */
+    private static boolean statementVariable(ByteBuf buf, int start, int end) {
+        return is(buf, start, end, "INSERT_ID") || is(buf, start, end, "IDENTITY")
+                || is(buf, start, end, "LAST_INSERT_ID") || is(buf, start, end, "RAND_SEED1")
+                || is(buf, start, end, "RAND_SEED2");
+    }
+
+    /**
+     * Whether the SQL text in {@code buf} between {@code from} and {@code to} may leave state on its connection that
+     * only {@link #sniff} tells: it may call a lock function ({@link #mayCallLockFunction}), or its first word starts
+     * a statement that runs code its text does not show (CALL, EXECUTE, BINLOG), HANDLER, or SET (SET ROLE). A filter
+     * for session pooling, which follows nothing else: a byte search and the first word.
+     */
+    public static boolean mayLeaveHiddenState(ByteBuf buf, int from, int to) {
+        if (mayCallLockFunction(buf, from, to)) {
+            return true;
+        }
+        int start = SqlLexer.skipToCode(BYTES, buf, from, to);
+        if (start >= to) {
+            return false;
+        }
+        long token = SqlLexer.next(BYTES, buf, start, to);
+        int end = SqlLexer.end(token);
+        return SqlLexer.kind(token) == Kind.WORD
+                && (opaqueFirstWord(buf, start, end) != 0 || is(buf, start, end, "SET"));
+    }
+
     private static int firstWord(ByteBuf buf, int start, int end) {
         return is(buf, start, end, "LOCK") ? LOCK
                 : is(buf, start, end, "UNLOCK") ? UNLOCK
@@ -168,7 +257,8 @@ public final class QuerySniffer {
                 : is(buf, start, end, "SET") ? SET
                 : is(buf, start, end, "SELECT") ? SELECT
                 : is(buf, start, end, "FLUSH") ? FLUSH
-                : is(buf, start, end, "SHOW") ? SHOW : OTHER;
+                : is(buf, start, end, "SHOW") ? SHOW
+                : is(buf, start, end, "GET") ? GET : OTHER;
     }
 
     private static boolean is(ByteBuf buf, int start, int end, String upperCaseWord) {

@@ -46,9 +46,16 @@ public final class SessionPooling implements CommandPolicy {
      */
     private static final int LOCK_FUNCTIONS = QuerySniffer.GET_LOCK | QuerySniffer.RELEASE_LOCK
             | QuerySniffer.RELEASE_ALL_LOCKS;
+    /**
+     * What the session's server does not tell at a move either: code the text does not show (a procedure, EXECUTE
+     * IMMEDIATE), which may take a named lock or a table lock, an open HANDLER, and the role (not read by the
+     * move's snapshot). Each keeps the session on its server for good (issue #38).
+     */
+    private static final int FOLLOWED = LOCK_FUNCTIONS | QuerySniffer.STORED_CODE | QuerySniffer.HANDLER
+            | QuerySniffer.SET_ROLE;
 
     private final SessionPort port;
-    private final Pins pins = new Pins(reason -> { }, (before, now) -> { }, LOCK_FUNCTIONS);
+    private final Pins pins = new Pins(reason -> { }, (before, now) -> { }, FOLLOWED);
     /** Before the first move: the statements the client prepared, by the server's id; {@code null} until one. */
     private IntObjectHashMap<PreparedStatement> recorded;
     /** Before the first move: the prepare sent last, until its answer; an execute of id -1 names it. */
@@ -108,7 +115,7 @@ public final class SessionPooling implements CommandPolicy {
         switch (command) {
             case Command.COM_QUERY:
                 int end = frame.writerIndex();
-                if (QuerySniffer.mayCallLockFunction(frame, base + 1, end)) {
+                if (QuerySniffer.mayLeaveHiddenState(frame, base + 1, end)) {
                     pins.apply(QuerySniffer.sniff(frame, base + 1, end));
                 }
                 return frame;

@@ -196,6 +196,12 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
             lastGtid = value;
             return;
         }
+        if (SessionVariables.isStatementScoped(name.toLowerCase(Locale.ROOT))) {
+            // For the next statement only, on this connection: never re-applied elsewhere, and the session keeps the
+            // connection, which a reset clears before anyone else gets it (issue #38)
+            pins.pin(PinReason.STATEMENT_VARIABLE);
+            return;
+        }
         if (name.regionMatches(true, 0, "session_track", 0, 13)) {
             if (clientTrackers != null) {
                 clientTrackers.changed(name, value);

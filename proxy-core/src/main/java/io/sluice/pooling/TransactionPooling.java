@@ -114,6 +114,7 @@ public final class TransactionPooling implements CommandPolicy {
             case Command.COM_STMT_EXECUTE:
                 // The data sent ahead is this execute's: it runs on the pinned connection, then the pin ends.
                 pins.unpin(PinReason.LONG_DATA);
+                pins.unpin(PinReason.DIAGNOSTICS); // it replaces the last statement's warnings
                 if (frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
                     // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, on this connection
                     var statement = statements.get(frame.getIntLE(base + 1));
@@ -187,8 +188,12 @@ public final class TransactionPooling implements CommandPolicy {
 
     @Override
     public void afterResponses(BackendConnection connection) {
-        if (connection.tracker().sessionState().lastStatementLeftWarnings()) {
+        var tracker = connection.tracker();
+        if (tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed()) {
+            // SHOW WARNINGS, SHOW ERRORS and @@warning_count read them on this connection: the session's next
+            // statement runs here, and no other session gets the connection with them (issue #38)
             follower.warningsLeft();
+            pins.pin(PinReason.DIAGNOSTICS);
         }
         if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
             int wanted = follower.takeReadBack();

@@ -26,14 +26,26 @@ public final class SessionVariables {
             "character_set_connection", "character_set_results", "collation_connection", "sql_mode", "wait_timeout");
 
     /**
-     * Reported but not carried: derived from the schema (which moves by itself), or good for one statement only.
+     * Variables that the next statement alone uses ({@code SET insert_id} before an INSERT, as mysqlbinlog writes):
+     * state of the connection they were set on, never carried to another (issue #38).
      */
+    private static final Set<String> STATEMENT_SCOPED = Set.of("insert_id", "last_insert_id", "identity",
+            "rand_seed1", "rand_seed2");
+
+    /** Reported but not carried: derived from the schema (which moves by itself), or good for one statement only. */
     private static final Set<String> NOT_CARRIED = Set.of("character_set_database", "collation_database",
             "insert_id", "last_insert_id", "identity", "rand_seed1", "rand_seed2");
 
     private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
 
     private final HashMap<String, String> values = new HashMap<>();
+    /** How many of {@link #values} are user variables ({@code @name}). */
+    private int userVariableCount;
+
+    /** Whether the variable (by lower-case name) is one the next statement alone uses: {@link #STATEMENT_SCOPED}. */
+    public static boolean isStatementScoped(String lowerCaseName) {
+        return STATEMENT_SCOPED.contains(lowerCaseName);
+    }
 
     /** Records a change the tracker reported; names are kept in lower case. */
     public void put(String name, String value) {
@@ -49,11 +61,21 @@ public final class SessionVariables {
         for (Map.Entry<String, String> entry : literals.entrySet()) {
             values.put("@" + entry.getKey(), entry.getValue());
         }
+        userVariableCount = literals.size();
+    }
+
+    /**
+     * Whether user variables are recorded here. On a connection they outlive a SET to NULL (their name and type
+     * stay, in {@code information_schema.USER_VARIABLES} and in a result's column type): only a reset removes them.
+     */
+    public boolean hasUserVariables() {
+        return userVariableCount > 0;
     }
 
     /** Back to what a fresh connection has (after COM_RESET_CONNECTION, COM_CHANGE_USER). */
     public void clear() {
         values.clear();
+        userVariableCount = 0;
     }
 
     /** The value recorded for {@code lowerCaseName}, or {@code null}; allocates nothing. */
@@ -69,6 +91,7 @@ public final class SessionVariables {
     public void copyFrom(SessionVariables other) {
         values.clear();
         values.putAll(other.values);
+        userVariableCount = other.userVariableCount;
     }
 
     /** Whether a connection holding this matches a session holding {@code wanted}. */

@@ -55,7 +55,12 @@ class PinningTest {
                     }
                 })
                 .sql("SHOW WARNINGS", "SELECT @w"));
-        run.assertSameResults().assertNeverPinned().assertSwitchedConnections();
+        run.assertSameResults().assertSwitchedConnections();
+        // The warnings keep the session on their connection until its next statement but SHOW WARNINGS (issue #38;
+        // the probe after SHOW WARNINGS is such a statement); nothing else pins.
+        assertThat(run.pinAfter("SET @w = CAST('12abc' AS UNSIGNED)")).isEqualTo("diagnostics");
+        assertThat(run.pins().subList(0, run.index("SET @w = CAST('12abc' AS UNSIGNED)"))).containsOnlyNulls();
+        assertThat(run.pinAfter("SELECT @w")).isNull();
         assertThat(run.proxied().toString()).contains("[[12, null]]").contains("1292");
         assertThat(run.connectionsBetween("SET @a = 5", "SELECT @a")).hasSizeGreaterThanOrEqualTo(2);
     }

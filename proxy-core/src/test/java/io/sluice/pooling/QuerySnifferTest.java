@@ -48,6 +48,81 @@ class QuerySnifferTest {
         assertThat(sniff("SELECT 'get_lock' FROM row_locks")).isZero();
     }
 
+    private static boolean mayLeaveHiddenState(String sql) {
+        ByteBuf buf = Unpooled.copiedBuffer("xx" + sql + "yy", StandardCharsets.UTF_8);
+        try {
+            return QuerySniffer.mayLeaveHiddenState(buf, 2, buf.writerIndex() - 2);
+        } finally {
+            buf.release();
+        }
+    }
+
+    /** Issue #38: statements whose text hides what they leave on the connection. */
+    @Test
+    void codeTheTextDoesNotShowIsStoredCode() {
+        String[] opaque = {"EXECUTE IMMEDIATE 'CREATE TEMPORARY TABLE t (a INT)'", "call p()", "  /* x */ CALL db.p(1)",
+            "EXECUTE stmt USING @a", "execute immediate concat('LOCK TABLES ', 't', ' READ')",
+            "BINLOG 'AAAA'"};
+        for (String sql : opaque) {
+            assertThat(sniff(sql) & QuerySniffer.STORED_CODE).as(sql).isNotZero();
+            assertThat(mayLeaveHiddenState(sql)).as(sql).isTrue();
+        }
+        assertThat(sniff("HANDLER t OPEN AS h") & QuerySniffer.HANDLER).isNotZero();
+        assertThat(sniff("SET ROLE r1") & QuerySniffer.SET_ROLE).isNotZero();
+        assertThat(sniff("set role none") & QuerySniffer.SET_ROLE).isNotZero();
+        assertThat(mayLeaveHiddenState("SET ROLE r1")).isTrue();
+        for (String sql : new String[] {"SELECT 'CALL p()'", "SELECT execute FROM t", "SELECT c FROM sbtest1"}) {
+            assertThat(sniff(sql) & (QuerySniffer.STORED_CODE | QuerySniffer.HANDLER)).as(sql).isZero();
+            assertThat(mayLeaveHiddenState(sql)).as(sql).isFalse();
+        }
+    }
+
+    @Test
+    void variablesOnlyTheNextStatementUsesAreStatementVariables() {
+        String[] sets = {"SET insert_id = 5", "SET INSERT_ID=5", "SET @@insert_id = 5", "SET @@session.insert_id = 5",
+            "SET rand_seed1 = 1, rand_seed2 = 2", "SET last_insert_id = 9", "SET identity = 3",
+            "SET timestamp = 1, insert_id = 4"};
+        for (String sql : sets) {
+            assertThat(sniff(sql) & QuerySniffer.STATEMENT_VARIABLE).as(sql).isNotZero();
+        }
+        String[] others = {"SET @x = LAST_INSERT_ID()", "SELECT @@insert_id", "SET time_zone = '+00:00'",
+            "SELECT LAST_INSERT_ID(5)"};
+        for (String sql : others) {
+            assertThat(sniff(sql) & QuerySniffer.STATEMENT_VARIABLE).as(sql).isZero();
+        }
+    }
+
+    @Test
+    void readingTheLastStatementsDiagnosticsIsDiagnostics() {
+        for (String sql : new String[] {"SHOW WARNINGS", "show errors limit 1", "SHOW COUNT(*) WARNINGS",
+            "SELECT @@warning_count", "SELECT @@error_count, @@warning_count", "GET DIAGNOSTICS @n = NUMBER",
+            "GET CURRENT DIAGNOSTICS CONDITION 1 @m = MESSAGE_TEXT"}) {
+            assertThat(sniff(sql) & QuerySniffer.DIAGNOSTICS).as(sql).isNotZero();
+        }
+        assertThat(sniff("SELECT 1") & QuerySniffer.DIAGNOSTICS).isZero();
+    }
+
+    /** Issue #38 (F1 of the differential test): a multi-statement's later statements are read as statements too. */
+    @Test
+    void everyStatementOfAMultiStatementIsRead() {
+        assertThat(sniff("DO 0; SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED, READ ONLY")
+                & QuerySniffer.SET_TRANSACTION).isNotZero();
+        assertThat(sniff("SELECT 1;LOCK TABLES t READ") & QuerySniffer.LOCK_TABLES).isNotZero();
+        assertThat(sniff("DO 0; CALL p()") & QuerySniffer.STORED_CODE).isNotZero();
+        assertThat(sniff("DO 0; HANDLER t OPEN") & QuerySniffer.HANDLER).isNotZero();
+        assertThat(sniff("DO 0; SET ROLE r") & QuerySniffer.SET_ROLE).isNotZero();
+        assertThat(sniff("DO 0; SHOW WARNINGS") & QuerySniffer.DIAGNOSTICS).isNotZero();
+        assertThat(sniff("SELECT 'a;CALL p()'")).isZero();
+        assertThat(sniff("SELECT 1;")).isZero();
+    }
+
+    @Test
+    void aBackquotedLockFunctionIsTheLockFunction() {
+        assertThat(sniff("SELECT `GET_LOCK`('k', 0)") & QuerySniffer.GET_LOCK).isNotZero();
+        assertThat(sniff("SELECT `release_lock` ('k')") & QuerySniffer.RELEASE_LOCK).isNotZero();
+        assertThat(sniff("SELECT `get_lock` FROM t") & QuerySniffer.GET_LOCK).isZero(); // a column
+    }
+
     @Test
     void plainStatementsPinNothing() {
         assertThat(sniff("SELECT c FROM sbtest1 WHERE id = 42")).isZero();

@@ -1,0 +1,247 @@
+package io.sluice.pooling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.api.SessionSnapshot;
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.SluiceExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The attack run of issue #38, one test per leak it found: two proxy users share the ONE server connection of a
+ * transaction-pooling data source ({@code maxPoolSize: 1}), so whatever the first leaves on it, the second meets.
+ * User A makes some state in a way whose text hides it (EXECUTE IMMEDIATE, a procedure, a function) or that no
+ * tracker reports; A must keep the connection while the state can exist (its {@code pinnedBy} says why), and after A
+ * leaves, user B, on the same connection reset, must see none of it. Each test failed before issue #38.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class SessionIsolationTest {
+
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.transactionPooling().maxPoolSize(1)
+                    .workerThreads(1).connectionTimeoutMillis(5_000))
+            .sluiceOnly("transaction pooling is a proxy feature")
+            .database("sluice_iso",
+                    "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20))",
+                    "CREATE TABLE other (id INT PRIMARY KEY)",
+                    "INSERT INTO t (v) VALUES ('a'), ('b')",
+                    "INSERT INTO other VALUES (1)",
+                    "CREATE PROCEDURE take_lock(IN k VARCHAR(64)) BEGIN DO GET_LOCK(k, 0); END",
+                    "CREATE FUNCTION lock_f(k VARCHAR(64)) RETURNS INT RETURN GET_LOCK(k, 0)",
+                    "CREATE PROCEDURE make_temp() BEGIN CREATE TEMPORARY TABLE tmp_p (a INT); END");
+
+    private static final String ROLE = "sluice_iso_role";
+
+    @BeforeAll
+    static void role() throws SQLException {
+        // The role must be one the backend account may take: granted to the account Sluice logs in as.
+        try (Connection c = proxy.mariaDb().connect(JdbcDriver.MARIADB, null, "");
+             Statement s = c.createStatement()) {
+            s.execute("CREATE ROLE IF NOT EXISTS " + ROLE);
+            s.execute("GRANT SELECT ON mysql.* TO " + ROLE);
+            s.execute("GRANT " + ROLE + " TO CURRENT_USER");
+        }
+    }
+
+    private static Connection userA(JdbcDriver driver) throws SQLException {
+        return driver.connect(proxy.jdbcUrl(driver, proxy.db(), ""), proxy.user(), proxy.password());
+    }
+
+    private static Connection userB(JdbcDriver driver) throws SQLException {
+        return driver.connect(proxy.jdbcUrl(driver, proxy.db(), ""), proxy.user2(), proxy.password2());
+    }
+
+    private static String one(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            assertThat(rs.next()).as(sql).isTrue();
+            return rs.getString(1);
+        }
+    }
+
+    private static void run(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static List<String> warnings(Connection c) throws SQLException {
+        List<String> found = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW WARNINGS")) {
+            while (rs.next()) {
+                found.add(rs.getInt(2) + " " + rs.getString(3));
+            }
+        }
+        return found;
+    }
+
+    /** Why Sluice keeps the session of {@code c} on its connection, or {@code null}. */
+    private static String pinnedBy(Connection c) throws SQLException {
+        long id = DifferentialHarness.greetingId(c);
+        for (SessionSnapshot s : proxy.sluice().sessions()) {
+            if (s.id() == (int) id) {
+                return s.pinnedBy();
+            }
+        }
+        throw new AssertionError("no session " + id);
+    }
+
+    /** A leaves after making its state; B then uses the one server connection, reset. */
+    private static Connection afterALeft(JdbcDriver driver, Connection a) throws Exception {
+        a.close();
+        Connection b = userB(driver);
+        // the reset runs once A's session has ended: B's first statement waits for it, never sees the state
+        return b;
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aTemporaryTableMadeThroughExecuteImmediateStaysWithItsSession(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "EXECUTE IMMEDIATE 'CREATE TEMPORARY TABLE tmp_x (a INT)'");
+            assertThat(pinnedBy(a)).isEqualTo("stored_code");
+            run(a, "INSERT INTO tmp_x VALUES (7)");
+            assertThat(one(a, "SELECT a FROM tmp_x")).isEqualTo("7");
+            try (Connection b = afterALeft(driver, a)) {
+                assertThatThrownBy(() -> one(b, "SELECT a FROM tmp_x")).isInstanceOf(SQLException.class)
+                        .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1146));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aTemporaryTableMadeInAProcedureStaysWithItsSession(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "CALL make_temp()");
+            assertThat(pinnedBy(a)).isEqualTo("stored_code");
+            run(a, "INSERT INTO tmp_p VALUES (8)");
+            assertThat(one(a, "SELECT a FROM tmp_p")).isEqualTo("8");
+            try (Connection b = afterALeft(driver, a)) {
+                assertThatThrownBy(() -> one(b, "SELECT a FROM tmp_p")).isInstanceOf(SQLException.class)
+                        .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1146));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void lockTablesThroughExecuteImmediatePinsAndIsGoneForTheNextUser(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "EXECUTE IMMEDIATE 'LOCK TABLES t READ'");
+            assertThat(pinnedBy(a)).isEqualTo("stored_code");
+            assertThat(one(a, "SELECT COUNT(*) FROM t")).isEqualTo("2");
+            try (Connection b = afterALeft(driver, a)) {
+                // with the lock left on the connection: 1100 "Table 'other' was not locked with LOCK TABLES"
+                assertThat(one(b, "SELECT COUNT(*) FROM other")).isEqualTo("1");
+                run(b, "UPDATE t SET v = v WHERE id = 1");
+            }
+        }
+    }
+
+    /** GET_LOCK in a procedure, a stored function and EXECUTE IMMEDIATE: the text shows no lock function. */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void namedLocksTakenByHiddenCodePinAndAreReleasedForTheNextUser(JdbcDriver driver) throws Exception {
+        String[] ways = {"CALL take_lock('iso_k1')", "EXECUTE IMMEDIATE 'DO GET_LOCK(''iso_k3'', 0)'"};
+        for (int i = 0; i < ways.length; i++) {
+            String key = ways[i].replaceAll(".*(iso_k[0-9]).*", "$1");
+            try (Connection a = userA(driver)) {
+                run(a, ways[i]);
+                assertThat(pinnedBy(a)).as(ways[i]).isNotNull();
+                assertThat(one(a, "SELECT IS_USED_LOCK('" + key + "') = CONNECTION_ID()")).as(ways[i]).isEqualTo("1");
+                try (Connection b = afterALeft(driver, a)) {
+                    // left on the connection, B could release A's lock (1); released by the reset: NULL
+                    assertThat(one(b, "SELECT RELEASE_LOCK('" + key + "')")).as(ways[i]).isNull();
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aRoleIsGoneForTheNextUser(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "SET ROLE " + ROLE);
+            assertThat(pinnedBy(a)).isEqualTo("role");
+            assertThat(one(a, "SELECT CURRENT_ROLE()")).isEqualTo(ROLE);
+            try (Connection b = afterALeft(driver, a)) {
+                assertThat(one(b, "SELECT CURRENT_ROLE()")).isNull();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void warningsAreReadByTheirSessionOnlyAndNeverByTheNextUser(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "SELECT CAST('12abc' AS UNSIGNED)");
+            assertThat(pinnedBy(a)).isEqualTo("diagnostics");
+            assertThat(warnings(a)).singleElement().asString().startsWith("1292");
+            run(a, "SELECT 1");
+            assertThat(pinnedBy(a)).isNull();
+            run(a, "SELECT CAST('13abc' AS UNSIGNED)"); // A leaves with warnings on its connection
+            try (Connection b = afterALeft(driver, a)) {
+                assertThat(warnings(b)).isEmpty();
+                assertThat(one(b, "SELECT @@warning_count")).isEqualTo("0");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void anErrorIsNeverReadByAnotherUser(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            assertThatThrownBy(() -> run(a, "INSERT INTO other VALUES (1)")).isInstanceOf(SQLException.class);
+            assertThat(pinnedBy(a)).isEqualTo("diagnostics");
+            run(a, "SELECT 2"); // the error is A's until its next statement, then gone
+            assertThat(pinnedBy(a)).isNull();
+            assertThatThrownBy(() -> run(a, "INSERT INTO other VALUES (1)")).isInstanceOf(SQLException.class);
+            try (Connection b = afterALeft(driver, a); Statement s = b.createStatement();
+                 ResultSet rs = s.executeQuery("SHOW ERRORS")) {
+                assertThat(rs.next()).as("A's duplicate-key error, with the key's value").isFalse();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void insertIdIsNeverCarriedToAnotherUsersInsert(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "SET insert_id = 777000");
+            assertThat(pinnedBy(a)).isEqualTo("statement_variable");
+            try (Connection b = afterALeft(driver, a)) {
+                run(b, "INSERT INTO t (v) VALUES ('b')");
+                assertThat(Long.parseLong(one(b, "SELECT MAX(id) FROM t"))).isLessThan(777000);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void anOpenHandlerIsGoneForTheNextUser(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "HANDLER t OPEN AS h_iso");
+            assertThat(pinnedBy(a)).isEqualTo("handler");
+            try (Statement s = a.createStatement()) {
+                assertThat(s.execute("HANDLER h_iso READ FIRST")).isTrue();
+                assertThat(s.getResultSet().next()).isTrue();
+            }
+            try (Connection b = afterALeft(driver, a)) {
+                assertThatThrownBy(() -> run(b, "HANDLER h_iso READ FIRST")).isInstanceOf(SQLException.class)
+                        .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1109));
+            }
+        }
+    }
+}
