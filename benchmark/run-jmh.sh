@@ -5,6 +5,7 @@
 #
 # Builds benchmark/target/benchmarks.jar first if it is missing or older than any source it is built from, then runs
 #   java -jar benchmark/target/benchmarks.jar -rf json -rff benchmark/results/jmh/<timestamp>.json [jmh args]
+# benchmark/results/ is ignored by git: a lab note keeps the figures it quotes (decision 121).
 # Examples:
 #   benchmark/run-jmh.sh                                  # everything, with the annotated defaults
 #   benchmark/run-jmh.sh ResultRelay -p rows=1000 -prof gc

@@ -2,10 +2,10 @@
 """Traffic capture overhead (issue #7): sluice_capture against sluice in one run of run.sh --capture.
 
 Reads results.csv (average QPS per run) and the per-run sysbench logs (interval lines "[ 10s ] ... qps: N",
-written with --report-interval=10) and logs/*.capture.json (the capture's final status), and writes capture.md:
-per workload and thread count, the mean of the runs' average QPS and the minimum 10-second QPS over all runs, for
-Sluice with and without a capture, their ratios against the issue's targets (>= 0.98 average, >= 0.95 minimum), and
-the records captured and dropped.
+written with --report-interval=10) and logs/*.capture.json (the capture's final status), and writes capture.md, and
+appends the same table to summary.md: per workload and thread count, the mean of the runs' average QPS and the
+minimum 10-second QPS over all runs, for Sluice with and without a capture, their ratios against the issue's targets
+(>= 0.98 average, >= 0.95 minimum), and the records captured and dropped.
 """
 import csv
 import json
@@ -76,6 +76,9 @@ def main(out):
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "capture.md"), "w") as f:
         f.write(text)
+    # The run's summary.md (report.py's) gets the table too: it is the one file of a run kept in git (decision 121).
+    with open(os.path.join(out, "summary.md"), "a") as f:
+        f.write("\n#" + text)
     print(text)
 
 

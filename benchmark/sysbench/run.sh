@@ -5,7 +5,8 @@
 #
 # Everything runs on 127.0.0.1. Every process this script starts (HAProxy, Sluice,
 # samplers, sysbench) is stopped on exit, including Ctrl-C. Results go to
-# benchmark/results/<timestamp>/ (raw CSV, JSON, per-run sysbench logs, table, chart).
+# benchmark/results/<timestamp>/ (raw CSV, JSON, per-run sysbench logs, table, chart), which git ignores: of a run
+# a doc cites, only summary.md is committed (benchmark/README.md, decision 121).
 set -Eeuo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * The prerequisite is read from the server's own greeting, and the probe must then report the bit too, so a probe that
  * lost it fails here instead of passing for an old server.
  */
+@Tag("server")
 class ProbeSharedCapabilitiesTest {
 
     @Test

@@ -10,11 +10,13 @@ import io.sluice.config.ConfigYaml;
 import io.sluice.testing.TestMariaDb;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /** A change to config.yaml is applied; a bad one is refused once, logged, and the running config stays. */
+@Tag("server")
 class ConfigFileWatcherTest {
 
     private static String config(int weight, String maxPoolSize) {

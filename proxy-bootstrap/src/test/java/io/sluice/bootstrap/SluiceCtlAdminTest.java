@@ -10,12 +10,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code sluice-ctl}'s admin commands against two running Sluice instances at once (a fleet behind one Service):
  * backends, drain and undrain on both, sessions, version, reload, and the exit status when one instance is gone.
  */
+@Tag("server")
 class SluiceCtlAdminTest {
     private static final String TOKEN = "fleet-token";
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * INFILE request, a cursor, a row split into 16 MiB frames).
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class ReplayConnectionTest {
     /** A parameter of type MYSQL_TYPE_LONGLONG, as COM_STMT_EXECUTE names it. */
     private static final int MYSQL_TYPE_LONGLONG = 0x08;

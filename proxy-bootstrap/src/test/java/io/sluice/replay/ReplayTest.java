@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its own rows, so the replay's result does not depend on how sessions interleave.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class ReplayTest {
     private static final int ROWS = 400;
     private static final int SESSIONS = 4;

@@ -6,6 +6,7 @@ import io.sluice.protocol.Command;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.SluiceExtension;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * takes that connection when the reset ends, instead of opening another (workload d of the benchmarks: without
  * this the pool grew to the churn's peak and each growth cost the server a login).
  */
+@Tag("server")
 class ResetHandOffTest {
     private static final int CLIENTS = 20;
 

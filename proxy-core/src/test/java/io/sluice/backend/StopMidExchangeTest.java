@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * half-answered exchange is released on the way.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class StopMidExchangeTest {
 
     /** Logs any client in, answers its first command with one packet (a column count), then says nothing more. */

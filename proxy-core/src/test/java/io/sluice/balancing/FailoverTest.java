@@ -32,9 +32,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Health checks, passive health, failover and drain, with real MariaDB servers stopped and started under load. */
+@Tag("server")
 class FailoverTest {
     private static BackendCluster cluster;
 

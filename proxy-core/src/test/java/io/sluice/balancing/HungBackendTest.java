@@ -20,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * fails although another backend is up: one attempt gets what a health check gives a login.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class HungBackendTest {
     /** Checks so rare that only the session's own attempt can take the backend down; a login gets 1 s. */
     private static final HealthCheckConfig RARE_CHECKS = new HealthCheckConfig(600_000, 1000, 2, 3);

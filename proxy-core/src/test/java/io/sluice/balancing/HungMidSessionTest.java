@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * long query on a server that answers is left alone.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class HungMidSessionTest {
     /** Checks every 2 s, 1 s to log in: the checks alone take a hung server down after 3 failures, 6 s or more. */
     private static final HealthCheckConfig CHECKS = new HealthCheckConfig(2000, 1000, 2, 3);

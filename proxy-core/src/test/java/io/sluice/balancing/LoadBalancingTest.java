@@ -14,9 +14,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The policies with real sessions over three real MariaDB servers. */
+@Tag("server")
 class LoadBalancingTest {
     private static BackendCluster cluster;
 

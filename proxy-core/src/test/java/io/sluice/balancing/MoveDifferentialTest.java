@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * only the session's state has to follow it, onto a connection of the other pool. The two runs must see the same
  * results, statement by statement.
  */
+@Tag("server")
 class MoveDifferentialTest {
     private static final TestMariaDb mariaDb = TestMariaDb.get();
     private static String db;

@@ -22,6 +22,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * pooling; the replica's SQL thread is stopped, so it lacks the session's write. Without the wait, the session's
  * next read on the replica would miss its own row. Both pooling modes.
  */
+@Tag("server")
 class MoveGtidWaitTest {
 
     @Test

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * server with its state. In session pooling a session moves at its first idle moment between transactions, with
  * its state read from its server (decision 104).
  */
+@Tag("server")
 class RollingRestartTest {
     private static final int SESSIONS = 12;
     private static BackendCluster cluster;

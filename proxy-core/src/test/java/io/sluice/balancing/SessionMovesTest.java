@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * statement), a transaction under way finishes where it began, a pinned session stays, and a backend back in
  * rotation gets its share of the sessions again. Session pooling: {@link SessionPoolingMovesTest}.
  */
+@Tag("server")
 class SessionMovesTest {
     private static BackendCluster cluster;
 

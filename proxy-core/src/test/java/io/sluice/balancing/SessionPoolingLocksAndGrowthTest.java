@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * released it; sessions that logged in while their group had one backend move, with their server-side prepared
  * statements, to a backend a config reload adds.
  */
+@Tag("server")
 class SessionPoolingLocksAndGrowthTest {
     private static BackendCluster cluster;
 

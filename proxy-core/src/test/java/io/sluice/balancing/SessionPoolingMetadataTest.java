@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.mariadb.jdbc.util.constants.Capabilities;
 
@@ -27,6 +28,7 @@ import org.mariadb.jdbc.util.constants.Capabilities;
  * there, or changed since the client last received its definitions) stays on its server and reads right; one whose
  * definitions are the same moves and reads right.
  */
+@Tag("server")
 class SessionPoolingMetadataTest {
     private static final String SELECT = "SELECT id, v FROM meta_test.t WHERE id = ?";
 

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * client does not notice, with MariaDB's and MySQL's Connector/J; a session with a temporary table, or with a cursor
  * open, stays and says why.
  */
+@Tag("server")
 class SessionPoolingMovesTest {
     private static BackendCluster cluster;
 

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,8 @@ import org.junit.jupiter.api.Test;
  * open for life and whose client (libmariadb) sends parameter types only on a statement's first execute. Every
  * session leaves the drained backend within a few seconds, and sysbench sees no error at all.
  */
+@Tag("server")
+@Tag("tools")
 class SessionPoolingSysbenchDrainTest {
     private static final String DB = "sysbench_drain";
     private static final int THREADS = 6;

@@ -22,6 +22,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * it.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class TooManyConnectionsTest {
     /** Checks so rare that only passive health can take a backend down within a test. */
     private static final HealthCheckConfig RARE_CHECKS = new HealthCheckConfig(600_000, 1000, 2, 3);

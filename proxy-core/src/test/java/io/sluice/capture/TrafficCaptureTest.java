@@ -37,6 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +48,7 @@ import org.slf4j.LoggerFactory;
  * before the capture, and captures that stop by themselves (vanished directory, size limit) while clients carry on
  * without an error.
  */
+@Tag("server")
 class TrafficCaptureTest {
 
     @RegisterExtension

@@ -32,6 +32,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,6 +70,8 @@ import org.slf4j.LoggerFactory;
  * installs. The matrix and the versions tested are in docs/drivers.md.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("server")
+@Tag("tools")
 class DriverMatrixTest {
 
     private static final Logger log = LoggerFactory.getLogger(DriverMatrixTest.class);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * new server its state is what it set and its prepared statement runs; the client never sees an error.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("server")
 class DriverMovesTest {
     private static final String DATABASE = "move_test";
     private static BackendCluster cluster;

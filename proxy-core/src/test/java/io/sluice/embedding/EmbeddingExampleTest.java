@@ -16,6 +16,7 @@ import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * without the other and {@link #theReadmeShowsExactlyTheCodeThatRuns()} fails.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class EmbeddingExampleTest {
 
     private static final String BEGIN = "// --- the README's example, unchanged ---";

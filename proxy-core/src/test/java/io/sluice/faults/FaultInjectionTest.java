@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>A slow network (delay, loss) is {@code SlowNetworkFaultTest}'s, behind {@code proxy-core/fault-slow-network.sh}.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class FaultInjectionTest {
     static final int WORKERS = 6;
     /** Checks every 500 ms, 1 s to log in, down after 3 failures, up after 2 successes. */

@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,6 +40,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakDetection.class)
 @EnabledIfSystemProperty(named = "sluice.faults.slowServer", matches = ".+",
         disabledReason = "needs the namespace and shaping of proxy-core/fault-slow-network.sh")
+@Tag("server")
+@Tag("tools")
 class SlowNetworkFaultTest {
     private static final String SLOW = System.getProperty("sluice.faults.slowServer", "");
     private static final String NETNS = System.getProperty("sluice.faults.netns", "sluice-slow");

@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * thread Sluice started beyond those, and the listening socket's loop is not a relay loop.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class AcceptOnRelayLoopsTest {
 
     private static final int LOOPS = 2;

@@ -18,6 +18,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>The proxy runs with a pool of one backend connection, so a connection left dirty by a misbehaving client
  * (a half-read result, an unfinished command) would be handed to the very next session and show up there.
  */
+@Tag("server")
 class BadInputTest {
 
     private static final int MAX_PACKET = 1 << 20;

@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * 10.11, or the embedded 11.4), so on CI a server without it fails the class instead of skipping it; a developer's
  * older MariaDB or MySQL skips it with the reason. See {@link Prerequisites#mariaDbCacheMetadata}.
  */
+@Tag("server")
 class CacheMetadataTest {
 
     private static final int EXECUTES = 40;

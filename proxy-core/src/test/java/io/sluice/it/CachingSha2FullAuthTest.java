@@ -25,6 +25,7 @@ import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * empty cache.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class CachingSha2FullAuthTest {
 
     private static final String SHA2_USER = "sha2_hashed";

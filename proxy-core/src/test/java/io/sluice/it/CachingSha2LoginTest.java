@@ -18,6 +18,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Logging in to Sluice with caching_sha2_password's fast path (MySQL 8's default client plugin): the client's first
  * answer is a SHA-256 scramble, Sluice replies fast_auth_success (0x01 0x03) and then OK.
  */
+@Tag("server")
 class CachingSha2LoginTest {
 
     @RegisterExtension

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * gets in, no certificate or one from another CA does not. The client certificates are made with the openssl
  * command, as an operator would make them.
  */
+@Tag("server")
+@Tag("tools")
 class ClientCertificateTest {
 
     @TempDir

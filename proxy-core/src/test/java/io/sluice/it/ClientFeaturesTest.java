@@ -22,6 +22,7 @@ import java.sql.Statement;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Protocol features beyond plain commands: LOAD DATA LOCAL INFILE (the server asks the client for a file mid-command),
  * 32 MiB packets split across frames, COM_CHANGE_USER, COM_RESET_CONNECTION and the mariadb command-line client.
  */
+@Tag("server")
+@Tag("tools")
 class ClientFeaturesTest {
 
     @RegisterExtension

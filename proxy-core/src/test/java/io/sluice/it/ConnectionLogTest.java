@@ -13,10 +13,12 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /** The connection log: an INFO line when a client has logged in, and one when it has gone, with how long it stayed. */
+@Tag("server")
 class ConnectionLogTest {
 
     @Test

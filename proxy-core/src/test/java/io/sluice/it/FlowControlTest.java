@@ -9,6 +9,7 @@ import io.sluice.testing.RawMySqlClient.Packet;
 import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * backend once about {@code connBufferSize} bytes wait for the client. Measured as the growth of Netty's direct memory
  * while a 100 MB result is pending and the client reads nothing.
  */
+@Tag("server")
 class FlowControlTest {
 
     private static final int ROWS = 100_000;

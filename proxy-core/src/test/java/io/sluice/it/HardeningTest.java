@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Assumptions;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Assumptions;
  * sessions alone.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class HardeningTest {
 
     @BeforeAll

@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.sql.Types;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * drivers, and what the client observed (rows, column metadata, update counts, generated keys, warnings, errors) must
  * be identical. Each scenario also checks a few absolute values, so a scenario that silently observes nothing fails.
  */
+@Tag("server")
 class QueryCompatibilityTest {
 
     @RegisterExtension

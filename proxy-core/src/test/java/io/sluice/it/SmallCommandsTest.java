@@ -14,6 +14,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * COM_INIT_DB, and a command Sluice refuses. Each is sent over a raw connection, directly and through Sluice, and the
  * response bytes must be the same; a query afterwards proves the relay still knows where responses end.
  */
+@Tag("server")
 class SmallCommandsTest {
 
     @RegisterExtension

@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * then go to one that answered, and {@code databaseName} maps to that data source's database.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class StartupProbeTest {
 
     @Test

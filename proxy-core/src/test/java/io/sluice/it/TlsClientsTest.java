@@ -19,6 +19,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * server against the generated CA, and the mariadb command-line client with {@code --ssl}. The proxy requires secure
  * transport, so every successful query here proves the session was encrypted, and a plain client gets ERR 3159.
  */
+@Tag("server")
+@Tag("tools")
 class TlsClientsTest {
 
     @TempDir

@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +33,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Transaction pooling end to end, through real drivers: sessions share two server connections, each keeps the
  * variables it set and none sees another's, and user variables pin a session to its connection.
  */
+@Tag("server")
+@Tag("tools")
 class TransactionPoolingTest {
 
     @RegisterExtension

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the server's replies makes the read long enough for the client's statement to arrive during it every time.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class UserVariablesReadBackRaceTest {
     /** Each reply from the server arrives this much later: the read (two queries) takes twice that. */
     private static final long REPLY_DELAY_MILLIS = 40;

@@ -23,11 +23,13 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The admin API over real HTTP: reads, drain and undrain, the bearer token, and bad requests. */
+@Tag("server")
 class AdminApiTest {
     private static final String TOKEN = "s3cret-token";
 

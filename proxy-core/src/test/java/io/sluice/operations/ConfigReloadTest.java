@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * admin API. One scenario in steps, since each step starts from what the previous one left running.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class ConfigReloadTest {
     private static final String TOKEN = "reload-token";
 

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * commit, and the proxy stops. (DistributionIT does the same through bin/stop.sh and SIGTERM.)
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class GracefulShutdownTest {
 
     private static String database;

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * counters and histograms move exactly as the traffic does. Each test reads deltas between two scrapes taken with
  * no other client on this proxy, so its numbers are its own.
  */
+@Tag("server")
 class MetricsScrapeTest {
 
     @RegisterExtension

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakDetection.class)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Tag("server")
 class AdmissionControlTest {
 
     private static final long TIMEOUT_MILLIS = 1_500;

@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * then reports {@code last_gtid}, a read-only variable. Sessions that write take turns on one server connection;
  * none may get ERR 1238 ("Variable 'last_gtid' is a read only variable") from Sluice replaying or restoring it.
  */
+@Tag("server")
 class BinaryLogServerTest {
     private static ExtraMariaDb server;
 

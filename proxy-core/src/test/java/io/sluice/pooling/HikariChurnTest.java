@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * server connections; with idle server connections at hand, new client logins must not cost server logins.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Tag("server")
 class HikariChurnTest {
 
     private static final int MAX_POOL = 3;

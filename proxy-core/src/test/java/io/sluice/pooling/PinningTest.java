@@ -6,6 +6,7 @@ import io.sluice.config.PoolingConfig;
 import io.sluice.testing.JdbcDriver;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * holds and clear where the state clears, and a pinned session must stay on one server connection.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class PinningTest {
 
     private static final String UNIQUE = "sluice_mux_" + ProcessHandle.current().pid();

@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * keeps them usable) but cannot apply the write until the lock goes. Where a read ran is read on the server
  * ({@code @@port}).
  */
+@Tag("server")
 class CausalReadsGlobalTest {
     private static final Duration TIMEOUT = Duration.ofMillis(1500);
     private static ReplicationGroup servers;

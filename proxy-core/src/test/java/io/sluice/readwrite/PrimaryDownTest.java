@@ -16,12 +16,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The primary of a read/write split group dies (issue #28): an open session's writes get a clear error naming the
  * primary, its reads go on from the replicas, and once the primary is back its writes work again.
  */
+@Tag("server")
 class PrimaryDownTest {
 
     @Test

@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * causal reads on, no read is stale, even while a replica is slowed; with them off and a replica slowed, the checker
  * counts stale reads, which shows that it can fail.
  */
+@Tag("server")
 class ReadAfterWriteCheckerTest {
     private static final int SESSIONS = 8;
     private static final int ROUNDS = 40;

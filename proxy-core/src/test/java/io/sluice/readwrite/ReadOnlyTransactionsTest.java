@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * follows the session's access mode, and a transaction begun under it runs whole on a replica, where a write is
  * refused as the server refuses it (1792). Where each statement ran is read on the servers ({@code @@port}).
  */
+@Tag("server")
 class ReadOnlyTransactionsTest {
     private static final int ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792;
     private static ReplicationGroup servers;

@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * Where each statement ran is read on the servers themselves ({@code @@port}, and {@code Com_select} /
  * {@code Com_insert} counters), not on Sluice's own counters.
  */
+@Tag("server")
 class ReadWriteSplittingTest {
     private static ReplicationGroup servers;
     private static Sluice sluice;

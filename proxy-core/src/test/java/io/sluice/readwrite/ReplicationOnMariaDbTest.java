@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * and that the classifier's routes hold on the servers (a replica refuses what it sends to the primary).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("server")
 class ReplicationOnMariaDbTest {
 
     /** The health interval these tests poll at, as a check would run. */

@@ -17,12 +17,14 @@ import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 
 /** The slow-query log through a real proxy and driver: what is logged, how it is cut, and that passwords are not. */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class SlowQueryLogTest {
     private final ListAppender<ILoggingEvent> events = new ListAppender<>();
     private final Logger logger = (Logger) LoggerFactory.getLogger(SlowQueryLog.LOGGER);

@@ -53,6 +53,7 @@ public final class ExtraMariaDb implements AutoCloseable {
      * Installs and starts a new server with extra {@code mariadbd} arguments, such as {@code --ssl-cert=...}.
      */
     public static ExtraMariaDb start(String name, List<String> serverArgs) {
+        TestTier.requireFull("a MariaDB server of its own", TestTier.SERVER);
         int port = TestMariaDb.freePort();
         Path base = null;
         try {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Checks the builder the other tests trust: its encodings against the examples of the protocol documentation, and
  * its packets against what MariaDB itself sends and accepts.
  */
+@Tag("server")
 class MySqlWireTest {
 
     private static byte[] hex(String hex) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.TestAbortedException;
 
@@ -36,6 +37,7 @@ class PrerequisitesTest {
 
     /** On CI every tool is there: .ci/run installs them. Elsewhere a missing one is skipped by path() itself. */
     @Test
+    @Tag("tools")
     void everyToolIsFoundAsAnExecutable() {
         for (Tool tool : Tool.values()) {
             assertThat(Files.isExecutable(tool.path())).as("%s", tool).isTrue();

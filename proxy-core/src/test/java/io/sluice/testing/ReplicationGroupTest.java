@@ -10,11 +10,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /** The fixture of read/write splitting tests: a primary and two GTID replicas that replicate, lag and stop. */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("server")
 class ReplicationGroupTest {
 
     private static ReplicationGroup group;

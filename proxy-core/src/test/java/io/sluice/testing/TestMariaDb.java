@@ -46,6 +46,7 @@ public final class TestMariaDb {
 
     /** The server, started on first use. */
     public static TestMariaDb get() {
+        TestTier.requireFull("a MariaDB server", TestTier.SERVER);
         TestMariaDb result = instance;
         if (result == null) {
             synchronized (TestMariaDb.class) {

@@ -6,9 +6,11 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Checks the fixture itself: it is the server it says it is, answers as root and hands out fresh databases. */
+@Tag("server")
 class TestMariaDbTest {
 
     /**

@@ -26,6 +26,7 @@ public enum Tool {
 
     /** The executable, looked up on the PATH; fails on CI and skips elsewhere when it is not installed. */
     public Path path() {
+        TestTier.requireFull("the " + command + " command", TestTier.TOOLS);
         Path found = find();
         Prerequisites.require(found != null, "the " + command + " command",
                 "apt-get install " + debianPackage);

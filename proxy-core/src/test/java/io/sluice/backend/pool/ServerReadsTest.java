@@ -17,6 +17,7 @@ import io.sluice.testing.LeakDetection;
 import io.sluice.testing.TestMariaDb;
 import io.sluice.transport.TransportKind;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (not 1, which an allocator given as a channel option keeps unless told), starting at 16 KiB per read.
  */
 @ExtendWith(LeakDetection.class)
+@Tag("server")
 class ServerReadsTest {
 
     @Test
