@@ -66,6 +66,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
     private Channel channel;
     private Mode mode = Mode.LOGGING_IN;
+    /** See {@link #lendings()}. */
+    private long lendings;
     private BackendLogin login;
     private int serverConnectionId;
     private long idleSinceNanos;
@@ -174,7 +176,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         counters = commands == null ? null : commands.counters();
         stateReports.lend(tracker, follower, state.tracksState(), shown);
         mode = Mode.RELAY;
+        lendings++;
         channel.config().setAutoRead(true);
+    }
+
+    /**
+     * How many times the connection was lent to a session so far: a session that finds the same count as after its
+     * last statement has held it since, so whatever the server says of "the previous statement" is its own.
+     */
+    public long lendings() {
+        return lendings;
     }
 
     /**

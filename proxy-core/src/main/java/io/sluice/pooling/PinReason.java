@@ -22,11 +22,14 @@ public enum PinReason {
     CURSOR,
     /** {@code COM_STMT_SEND_LONG_DATA}: the parameter data waits on the server for the next execute. */
     LONG_DATA,
-    /** {@code SQL_CALC_FOUND_ROWS}: {@code FOUND_ROWS()} must run on the same connection, next. */
+    /** {@code SQL_CALC_FOUND_ROWS}: {@code FOUND_ROWS()} must run on the same connection, until the next SELECT. */
     FOUND_ROWS,
     /** SQL-level {@code PREPARE}: the statement lives on the server connection. */
     SQL_PREPARE,
-    /** {@code SET TRANSACTION ...} without SESSION: it applies to the next transaction of this connection. */
+    /**
+     * {@code SET TRANSACTION ...} without SESSION: it applies to the next transaction of this connection, which no
+     * tracker reports and a DO or SET does not start; the session keeps the connection until it ends or resets.
+     */
     SET_TRANSACTION,
     /** The server reported a session state change its trackers did not describe. */
     SESSION_STATE,

@@ -100,14 +100,16 @@ final class Pins {
     }
 
     /**
-     * Ends the pins that last only until the next statement, unless this statement renews them: the statement after
-     * SQL_CALC_FOUND_ROWS or SET TRANSACTION runs on the same connection, then they end.
+     * Ends the pins that last only until the next statement, unless this statement renews them: the statements after
+     * SQL_CALC_FOUND_ROWS run on the same connection until another SELECT, the next after warnings until it ran.
      */
     void nextStatement(int flags) {
-        if ((flags & QuerySniffer.CALC_FOUND_ROWS) == 0) {
-            unpin(PinReason.FOUND_ROWS);
+        if ((flags & (QuerySniffer.SELECT_STATEMENT | QuerySniffer.CALC_FOUND_ROWS)) == QuerySniffer.SELECT_STATEMENT) {
+            unpin(PinReason.FOUND_ROWS); // only another SELECT replaces it (issue #38: a SET did not)
         }
-        if ((flags & QuerySniffer.SET_TRANSACTION) == 0) {
+        if ((flags & QuerySniffer.BEGINS_TRANSACTION) != 0) {
+            // The transaction it begins uses what SET TRANSACTION set, and holds the connection until it ends. Any
+            // other statement may or may not start one (a DO does not, an INSERT does: issue #38): the pin stays.
             unpin(PinReason.SET_TRANSACTION);
         }
         if ((flags & QuerySniffer.DIAGNOSTICS) == 0) {

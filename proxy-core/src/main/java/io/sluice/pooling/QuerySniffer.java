@@ -76,6 +76,16 @@ public final class QuerySniffer {
      * another session's INSERT.
      */
     public static final int STATEMENT_VARIABLE = 1 << 21;
+    /** A SELECT that calls {@code ROW_COUNT()}: the previous statement's count, see {@link #withRowCount}. */
+    public static final int SELECT_CALLS_ROW_COUNT = 1 << 22;
+    /** Starts with SELECT: a new SELECT replaces what {@code FOUND_ROWS()} returns. */
+    public static final int SELECT_STATEMENT = 1 << 23;
+    /** Calls {@code FOUND_ROWS()}. */
+    public static final int CALLS_FOUND_ROWS = 1 << 24;
+    /** BEGIN or START TRANSACTION: the transaction that uses what a SET TRANSACTION set. */
+    public static final int BEGINS_TRANSACTION = 1 << 25;
+    /** The flags that only qualify a statement, for the pins' ends: a statement with no other leaves nothing. */
+    public static final int QUALIFIERS = SELECT_STATEMENT | BEGINS_TRANSACTION;
 
     private static final String TRACKED_VARIABLES_NAME = "SESSION_TRACK_SYSTEM_VARIABLES";
 
@@ -167,6 +177,17 @@ public final class QuerySniffer {
             } else if (first == FLUSH && (is(buf, start, i, "LOCK") || is(buf, start, i, "EXPORT"))) {
                 flags |= LOCK_TABLES;
             }
+            if (words == 1 && first == SELECT) {
+                flags |= SELECT_STATEMENT;
+            } else if (words == 1 && is(buf, start, i, "BEGIN") && !calls(buf, i, to)
+                    || words == 2 && is(buf, start, i, "TRANSACTION") && isStart(buf, from, start)) {
+                flags |= BEGINS_TRANSACTION;
+            }
+            if (i - start == 9 && first == SELECT && is(buf, start, i, "ROW_COUNT") && emptyCall(buf, i, to)) {
+                flags |= SELECT_CALLS_ROW_COUNT;
+            } else if (i - start == 10 && is(buf, start, i, "FOUND_ROWS") && calls(buf, i, to)) {
+                flags |= CALLS_FOUND_ROWS;
+            }
             if (is(buf, start, i, "LAST_INSERT_ID")) {
                 int open = SqlLexer.skipToCode(BYTES, buf, i, to);
                 if (open < to && buf.getByte(open) == '(') {
@@ -214,6 +235,25 @@ public final class QuerySniffer {
         return is(buf, start, end, "GET_LOCK") ? GET_LOCK
                 : is(buf, start, end, "RELEASE_LOCK") ? RELEASE_LOCK
                 : is(buf, start, end, "RELEASE_ALL_LOCKS") ? RELEASE_ALL_LOCKS : 0;
+    }
+
+    /** Whether the last word before {@code start} (the second word of its statement) is START. */
+    private static boolean isStart(ByteBuf buf, int from, int start) {
+        int end = start;
+        while (end > from && Character.isWhitespace(buf.getByte(end - 1))) {
+            end--;
+        }
+        return end - 5 >= from && is(buf, end - 5, end, "START");
+    }
+
+    /** Whether the code after {@code i} is {@code ()}: a call without arguments. */
+    private static boolean emptyCall(ByteBuf buf, int i, int to) {
+        int open = SqlLexer.skipToCode(BYTES, buf, i, to);
+        if (open >= to || buf.getByte(open) != '(') {
+            return false;
+        }
+        int close = SqlLexer.skipToCode(BYTES, buf, open + 1, to);
+        return close < to && buf.getByte(close) == ')';
     }
 
     /** Whether the code after {@code i} opens an argument list: the word before it names a function. */
@@ -394,7 +434,20 @@ public final class QuerySniffer {
      * @return the rewritten statement ({@code sql} itself when nothing matched)
      */
     public static String withLastInsertId(String sql, long lastInsertId) {
-        String value = Long.toUnsignedString(lastInsertId) + " | 0";
+        return withValue(sql, "LAST_INSERT_ID",
+                "LAST_INSERT_ID(" + Long.toUnsignedString(lastInsertId) + " | 0)");
+    }
+
+    /**
+     * Rewrites each {@code ROW_COUNT()} of a SELECT to the session's own count, as {@link #withLastInsertId} does: the
+     * server's is the previous statement run on the connection, which may be another session's.
+     */
+    public static String withRowCount(String sql, long rowCount) {
+        return withValue(sql, "ROW_COUNT", "CAST(" + rowCount + " AS SIGNED)");
+    }
+
+    /** Rewrites each call {@code name()} to {@code replacement}, keeping a whole select item's column name. */
+    private static String withValue(String sql, String name, String replacement) {
         StringBuilder out = new StringBuilder(sql.length() + 32);
         int depth = 0;
         boolean afterFrom = false;
@@ -417,7 +470,7 @@ public final class QuerySniffer {
             } else if (kind == Kind.WORD && depth == 0 && is(sql, start, i, "FROM")) {
                 afterFrom = true;
             }
-            int close = kind == Kind.WORD && is(sql, start, i, "LAST_INSERT_ID") ? emptyCallEnd(sql, i) : -1;
+            int close = kind == Kind.WORD && is(sql, start, i, name) ? emptyCallEnd(sql, i) : -1;
             if (close < 0) {
                 itemStart = kind == Kind.WORD && (is(sql, start, i, "SELECT") || is(sql, start, i, "DISTINCT"))
                         || kind == Kind.PUNCTUATION && c == ',';
@@ -427,7 +480,7 @@ public final class QuerySniffer {
             int nextEnd = next < n ? SqlLexer.end(SqlLexer.next(SqlLexer.CHARS, sql, next, n)) : n;
             boolean itemEnd = next == n || is(sql, next, nextEnd, ",") || is(sql, next, nextEnd, ";")
                     || is(sql, next, nextEnd, "FROM");
-            out.append(sql, copied, start).append("LAST_INSERT_ID(").append(value).append(')');
+            out.append(sql, copied, start).append(replacement);
             if (depth == 0 && !afterFrom && itemStart && itemEnd) {
                 out.append(" AS `").append(sql.substring(start, close).replace("`", "``")).append('`');
             }

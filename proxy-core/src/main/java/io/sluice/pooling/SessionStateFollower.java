@@ -22,6 +22,11 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     /** The last-insert-id of the session's last statement that generated one: answers SELECT LAST_INSERT_ID(). */
     private long lastInsertId;
     /**
+     * What {@code ROW_COUNT()} returns after the session's last statement: the affected rows of its last OK, or -1
+     * after a result set or an error.
+     */
+    private long rowCount = -1;
+    /**
      * The GTID of the session's last write, as MariaDB's {@code last_gtid} tracker reported it, or the GTID set
      * MySQL's {@code session_track_gtids} reported for it; {@code null} before the first.
      */
@@ -74,9 +79,14 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         return "OFF".equalsIgnoreCase(variables.asMap().get("autocommit")) ? 0 : ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     }
 
-    /** A COM_QUERY with these sniffed flags goes to the server. */
+    long rowCount() {
+        return rowCount;
+    }
+
+    /** A statement (COM_QUERY or COM_STMT_EXECUTE) with these sniffed flags goes to the server. */
     void statementSent(int flags) {
         lastStatementFlags = flags;
+        rowCount = -1; // unless an OK answers it
         if ((flags & QuerySniffer.DIAGNOSTICS) == 0) {
             warningsPending = false; // any other statement replaces them
         }
@@ -167,6 +177,7 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
 
     @Override
     public void onOk(long affectedRows, long insertId) {
+        rowCount = affectedRows;
         // Only a statement that wrote rows generated the id: MariaDB also reports a connection's earlier value in
         // the OK packets of later statements, which would be another session's here.
         if (insertId != 0 && affectedRows != 0) {

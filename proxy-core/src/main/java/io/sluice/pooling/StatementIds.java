@@ -176,6 +176,7 @@ final class StatementIds {
             return;
         }
         statement.prepared(tracker.outcome().parameters());
+        statement.sniffed(flags);
         if (followsDefinitions) {
             new ClientDefinitions().follow(statement, tracker.outcome().definitionsDigest());
         }

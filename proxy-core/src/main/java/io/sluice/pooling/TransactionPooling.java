@@ -43,6 +43,12 @@ public final class TransactionPooling implements CommandPolicy {
     private String gtidAfterMove;
     /** How long the new server may take to apply it ({@code pooling.moveGtidWaitMilliseconds}). */
     private Duration moveWait = Duration.ZERO;
+    /**
+     * The connection the session's last statement ran on, and its {@link BackendConnection#lendings()} then: while
+     * the session still holds it, what the server says of the previous statement is the session's own.
+     */
+    private BackendConnection lastStatementOn;
+    private long lastStatementLending;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -114,13 +120,13 @@ public final class TransactionPooling implements CommandPolicy {
             case Command.COM_STMT_EXECUTE:
                 // The data sent ahead is this execute's: it runs on the pinned connection, then the pin ends.
                 pins.unpin(PinReason.LONG_DATA);
-                pins.unpin(PinReason.DIAGNOSTICS); // it replaces the last statement's warnings
-                if (frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
-                    // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, on this connection
-                    var statement = statements.get(frame.getIntLE(base + 1));
-                    if (statement != null) {
-                        pins.cursorOpened(statement.clientId());
-                    }
+                var executed = frame.readableBytes() >= Packets.HEADER_SIZE + 5
+                        ? statements.get(frame.getIntLE(base + 1)) : null;
+                int sniffed = executed == null ? 0 : executed.sniffed();
+                follower.statementSent(sniffed);
+                pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
+                if (executed != null && frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
+                    pins.cursorOpened(executed.clientId()); // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, here
                 }
                 return frame;
             case Command.COM_SET_OPTION:
@@ -135,9 +141,10 @@ public final class TransactionPooling implements CommandPolicy {
     private ByteBuf beforeQuery(ByteBuf frame, int base) {
         int end = frame.writerIndex();
         int flags = QuerySniffer.sniff(frame, base + 1, end);
+        long previousRowCount = follower.rowCount(); // this statement's own is not known yet
         follower.statementSent(flags);
         pins.nextStatement(flags);
-        if (flags == 0) {
+        if ((flags & ~QuerySniffer.QUALIFIERS) == 0) {
             return frame;
         }
         if (carriesUserVariables && (flags & QuerySniffer.USER_VARIABLE) != 0) {
@@ -159,12 +166,30 @@ public final class TransactionPooling implements CommandPolicy {
             }
             return rewritten.equals(sql) ? frame : replaceQuery(frame, rewritten);
         }
-        if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
-            // The server's LAST_INSERT_ID() belongs to whichever connection the session now has: the session's own
-            // goes into the statement instead.
-            return replaceQuery(frame, QuerySniffer.withLastInsertId(sql(frame, base, end), follower.lastInsertId()));
+        if ((flags & (QuerySniffer.SELECT_CALLS_LAST_INSERT_ID | QuerySniffer.SELECT_CALLS_ROW_COUNT)) != 0
+                && !onLastStatementsConnection()) {
+            // The server's LAST_INSERT_ID() and ROW_COUNT() belong to whichever connection the session now has: the
+            // session's own go into the statement instead (issue #38).
+            String sql = sql(frame, base, end);
+            if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
+                sql = QuerySniffer.withLastInsertId(sql, follower.lastInsertId());
+            }
+            if ((flags & QuerySniffer.SELECT_CALLS_ROW_COUNT) != 0) {
+                sql = QuerySniffer.withRowCount(sql, previousRowCount);
+            }
+            return replaceQuery(frame, sql);
         }
         return frame;
+    }
+
+    /**
+     * Whether the session holds the connection its last statement ran on, and has held it since: what the server
+     * tells of the previous statement there (LAST_INSERT_ID() after a CALL that inserted) is then the session's own,
+     * and truer than what Sluice saw of it.
+     */
+    private boolean onLastStatementsConnection() {
+        BackendConnection held = port.connection();
+        return held != null && held == lastStatementOn && held.lendings() == lastStatementLending;
     }
 
     private static String sql(ByteBuf frame, int base, int end) {
@@ -188,6 +213,8 @@ public final class TransactionPooling implements CommandPolicy {
 
     @Override
     public void afterResponses(BackendConnection connection) {
+        lastStatementOn = connection;
+        lastStatementLending = connection.lendings();
         var tracker = connection.tracker();
         if (tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed()) {
             // SHOW WARNINGS, SHOW ERRORS and @@warning_count read them on this connection: the session's next

@@ -9,6 +9,8 @@ public final class PreparedStatement {
     private final String sql;
     /** Its parameter count, once the server has prepared it; -1 while the first prepare is in flight. */
     private int parameters = -1;
+    /** What transaction pooling's look at the text found (its flags), which each execution leaves again. */
+    private int sniffed;
     /** The parameter types of the last execute that sent them (2 bytes each), or {@code null} before one did. */
     private byte[] parameterTypes;
     /**
@@ -56,6 +58,15 @@ public final class PreparedStatement {
     /** The server prepared it: it has this many parameters. */
     public void prepared(int parameterCount) {
         this.parameters = parameterCount;
+    }
+
+    /** What transaction pooling's look at the statement's text found; 0 when nothing or not looked at. */
+    public int sniffed() {
+        return sniffed;
+    }
+
+    public void sniffed(int flags) {
+        sniffed = flags;
     }
 
     public int parameters() {

@@ -12,7 +12,7 @@ class QuerySnifferTest {
     private static int sniff(String sql) {
         ByteBuf buf = Unpooled.copiedBuffer("xx" + sql, StandardCharsets.UTF_8);
         try {
-            return QuerySniffer.sniff(buf, 2, buf.writerIndex());
+            return QuerySniffer.sniff(buf, 2, buf.writerIndex()) & ~QuerySniffer.QUALIFIERS; // see below
         } finally {
             buf.release();
         }
@@ -114,6 +114,28 @@ class QuerySnifferTest {
         assertThat(sniff("DO 0; SHOW WARNINGS") & QuerySniffer.DIAGNOSTICS).isNotZero();
         assertThat(sniff("SELECT 'a;CALL p()'")).isZero();
         assertThat(sniff("SELECT 1;")).isZero();
+    }
+
+    @Test
+    void aSelectIsMarkedForFoundRowsAndRowCountAndFoundRowsCalls() {
+        ByteBuf buf = Unpooled.copiedBuffer("SELECT ROW_COUNT(), FOUND_ROWS() FROM t", StandardCharsets.UTF_8);
+        try {
+            assertThat(QuerySniffer.sniff(buf, 0, buf.writerIndex())).isEqualTo(QuerySniffer.SELECT_STATEMENT
+                    | QuerySniffer.SELECT_CALLS_ROW_COUNT | QuerySniffer.CALLS_FOUND_ROWS);
+        } finally {
+            buf.release();
+        }
+        assertThat(sniff("DO ROW_COUNT()")).isZero();
+        for (String begins : new String[] {"BEGIN", "begin work", "START TRANSACTION", "start  transaction read only"}) {
+            ByteBuf b = Unpooled.copiedBuffer(begins, StandardCharsets.UTF_8);
+            try {
+                assertThat(QuerySniffer.sniff(b, 0, b.writerIndex())).as(begins)
+                        .isEqualTo(QuerySniffer.BEGINS_TRANSACTION);
+            } finally {
+                b.release();
+            }
+        }
+        assertThat(sniff("SET @n = FOUND_ROWS()") & QuerySniffer.CALLS_FOUND_ROWS).isNotZero();
     }
 
     @Test
