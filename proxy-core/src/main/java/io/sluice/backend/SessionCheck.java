@@ -28,42 +28,54 @@ final class SessionCheck extends OwnCommand {
     private static final int TRACKER_COLUMNS = 3;
     /** MySQL's GTID tracker default too, since Sluice turns it on there; MariaDB has no such variable. */
     static final String MYSQL_TRACKER_DEFAULTS = TRACKER_DEFAULTS + ", @@global.session_track_gtids";
+    /**
+     * A replica's connection also reads its access mode, last: it must be READ ONLY (decision 110). MariaDB before
+     * 11.1 has only {@code tx_read_only}, MySQL 8 only {@code transaction_read_only}.
+     */
+    static final String ACCESS_MODE = ", @@session.tx_read_only";
+    static final String MYSQL_ACCESS_MODE = ", @@session.transaction_read_only";
 
     /**
      * The row read.
      *
      * @param handshakeVariables the values of {@link SessionVariables#HANDSHAKE_VARIABLES}, by name
      * @param trackerDefaults the trackers a client's own connection would start with; {@code null} when not read
+     * @param readOnly whether the session's access mode was read as READ ONLY (false when not read)
      */
     record Row(String schema, String characterSets, Map<String, String> handshakeVariables,
-            TrackerDefaults trackerDefaults) {
+            TrackerDefaults trackerDefaults, boolean readOnly) {
     }
 
     private final boolean deprecateEof;
     private final boolean readTrackerDefaults;
     private final boolean mySql;
+    private final boolean readAccessMode;
     private final Consumer<Row> done;
 
     /**
      * @param readTrackerDefaults whether to read the global {@code session_track_*} values too
      * @param mySql whether the server is MySQL: its {@code session_track_gtids} default is read as well
+     * @param readAccessMode whether to read the session's access mode too (a replica's connection)
      * @param done receives the row, or {@code null} when the query failed or the connection broke
      */
-    SessionCheck(boolean deprecateEof, boolean readTrackerDefaults, boolean mySql, Consumer<Row> done) {
+    SessionCheck(boolean deprecateEof, boolean readTrackerDefaults, boolean mySql, boolean readAccessMode,
+            Consumer<Row> done) {
         this.deprecateEof = deprecateEof;
         this.readTrackerDefaults = readTrackerDefaults;
         this.mySql = mySql;
+        this.readAccessMode = readAccessMode;
         this.done = done;
     }
 
     private int columns() {
-        return readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS + (mySql ? 1 : 0) : COLUMNS;
+        return (readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS + (mySql ? 1 : 0) : COLUMNS) + (readAccessMode ? 1 : 0);
     }
 
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
-        return Packets.command(alloc, Command.COM_QUERY, !readTrackerDefaults ? QUERY
-                : QUERY + (mySql ? MYSQL_TRACKER_DEFAULTS : TRACKER_DEFAULTS));
+        String query = !readTrackerDefaults ? QUERY : QUERY + (mySql ? MYSQL_TRACKER_DEFAULTS : TRACKER_DEFAULTS);
+        return Packets.command(alloc, Command.COM_QUERY,
+                readAccessMode ? query + (mySql ? MYSQL_ACCESS_MODE : ACCESS_MODE) : query);
     }
 
     @Override
@@ -85,7 +97,9 @@ final class SessionCheck extends OwnCommand {
         TrackerDefaults trackers = readTrackerDefaults
                 ? TrackerDefaults.of(row[COLUMNS], row[COLUMNS + 1], row[COLUMNS + 2],
                         mySql ? row[COLUMNS + TRACKER_COLUMNS] : null) : null;
-        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers));
+        boolean readOnly = readAccessMode && "1".equals(row[columns() - 1]);
+        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers,
+                readOnly));
     }
 
     @Override
