@@ -52,6 +52,11 @@ public final class ReadWriteSplitting implements CommandPolicy {
     private int runAgainTo;
     /** The statement first among the held ones is one a replica refused: it goes to the primary. */
     private boolean refusedByReplica;
+    /**
+     * A client's COM_RESET_CONNECTION went to the server (pipelined behind other commands): it put the access mode
+     * back to the server's default, so a replica's connection is made READ ONLY again once it is answered.
+     */
+    private boolean resetForwarded;
 
     public ReadWriteSplitting(SessionPort port, ReadWriteGroup group, boolean deprecateEof, boolean clientTracksState,
             boolean mariaDb) {
@@ -93,6 +98,9 @@ public final class ReadWriteSplitting implements CommandPolicy {
         ByteBuf forwarded = inner.onCommand(command, frame);
         if (mayRunAgain && forwarded != null) {
             keepToRunAgain(forwarded);
+        }
+        if (command == Command.COM_RESET_CONNECTION && forwarded != null) {
+            resetForwarded = true;
         }
         return forwarded;
     }
@@ -360,10 +368,12 @@ public final class ReadWriteSplitting implements CommandPolicy {
             }
         }
         if (isReplica(connection) && connection.isBetweenCommands() && !connection.runsOwnCommand()
-                && accessModeChanged(connection.state().variables())) {
-            restoreReadOnly(connection);
+                && (resetForwarded || accessModeChanged(connection.state().variables()))) {
+            restoreReadOnly(connection, resetForwarded);
+            resetForwarded = false;
             return;
         }
+        resetForwarded &= !connection.isBetweenCommands(); // answered on the primary's connection: nothing to do
         transaction.onServerStatus(connection.tracker().serverStatus());
         inner.afterResponses(connection);
     }
@@ -382,9 +392,14 @@ public final class ReadWriteSplitting implements CommandPolicy {
      * A replica's connection reported a READ WRITE access mode: READ ONLY again before anything else runs on it, or
      * the session ends and the connection closes (decision 110). The session's commands wait meanwhile.
      */
-    private void restoreReadOnly(BackendConnection connection) {
-        log.warn("read/write group {}: a statement made the connection to replica {} read-write; it is read-only again",
-                group.name(), connection.dataSourceName());
+    private void restoreReadOnly(BackendConnection connection, boolean afterReset) {
+        if (afterReset) {
+            log.debug("read/write group {}: the connection to replica {} is read-only again after the client's reset",
+                    group.name(), connection.dataSourceName());
+        } else {
+            log.warn("read/write group {}: a statement made the connection to replica {} read-write; it is read-only"
+                    + " again", group.name(), connection.dataSourceName());
+        }
         connection.run(new SetSessionVariables(SetSessionVariables.READ_ONLY, error -> {
             if (error != null) {
                 connection.close();
@@ -428,6 +443,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
     public void forget() {
         transaction.reset();
         refusedByReplica = false;
+        resetForwarded = false;
         dropRunAgain();
         inner.forget();
     }

@@ -10,11 +10,14 @@ import io.sluice.config.ProxyConfig;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.ReplicationGroup;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -184,5 +187,65 @@ class ReplicaWritesTest {
             assertThat(one(servers.replica(i), "SELECT @@GLOBAL.gtid_binlog_pos")).isEqualTo(primaryPosition);
             assertThat(rows(servers.replica(i))).as("replica_" + i).isEqualTo(rows(servers.primary()));
         }
+    }
+
+    /**
+     * A client's COM_RESET_CONNECTION pipelined behind a read goes to the server, on the read's replica connection,
+     * and puts its access mode back to the server's default: the connection is READ ONLY again before it is pooled.
+     */
+    @Test
+    void aResetPipelinedBehindAReadLeavesTheReplicasConnectionReadOnly() throws Exception {
+        awaitReplicasUsable();
+        try (RawMySqlClient raw = RawMySqlClient.login("127.0.0.1", sluice.port(), ProxyUnderTest.USER,
+                ProxyUnderTest.PASSWORD, "app_rw")) {
+            for (int round = 0; round < 6; round++) {
+                // both commands in one write, so that the reset arrives while the read is outstanding
+                raw.writeRaw(concat(frame(0x03, "SELECT @@port"), frame(0x1f, "")));
+                assertThat(raw.readResult().rows()).hasSize(1);
+                assertThat(raw.readPacket().isOk()).as("the reset's OK").isTrue();
+            }
+            // the session's next write: on the primary, or refused, never on the replica
+            raw.query("INSERT INTO t (v) VALUES ('after reset')");
+        }
+        assertNoReplicaWritten();
+        for (int i = 0; i < 12; i++) {
+            try (Connection c = connect(); Statement s = c.createStatement()) {
+                String where = one(s, "SELECT @@port");
+                assertThat(one(s, "SELECT @@session.tx_read_only")).as("a replica's connection (" + where + ")")
+                        .isEqualTo("1");
+            }
+        }
+    }
+
+    /** The replicas applied the primary's transactions and hold no write of their own; replication runs. */
+    private static void assertNoReplicaWritten() throws SQLException {
+        String primaryPosition = servers.primaryPosition();
+        for (int i = 0; i < 2; i++) {
+            Map<String, String> status = servers.replicaStatus(i);
+            assertThat(status.get("Slave_SQL_Running")).as("replica_" + i + " " + status).isEqualTo("Yes");
+            servers.awaitApplied(i, primaryPosition);
+            assertThat(one(servers.replica(i), "SELECT @@GLOBAL.gtid_binlog_pos")).as("replica_" + i)
+                    .isEqualTo(primaryPosition);
+            assertThat(rows(servers.replica(i))).as("replica_" + i).isEqualTo(rows(servers.primary()));
+        }
+    }
+
+    private static byte[] frame(int command, String sql) {
+        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        int length = text.length + 1;
+        byte[] frame = new byte[4 + length];
+        frame[0] = (byte) length;
+        frame[1] = (byte) (length >>> 8);
+        frame[2] = (byte) (length >>> 16);
+        frame[4] = (byte) command;
+        System.arraycopy(text, 0, frame, 5, text.length);
+        return frame;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(a);
+        out.writeBytes(b);
+        return out.toByteArray();
     }
 }
