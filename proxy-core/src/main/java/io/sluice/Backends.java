@@ -51,6 +51,8 @@ final class Backends {
     private final PoolingConfig pooling;
     /** The data sources of read/write split groups, whose sessions take a connection per transaction. */
     private final java.util.Set<String> splitDataSources;
+    /** The replicas of read/write split groups: their connections run read-only (decision 110). */
+    private final java.util.Set<String> replicaDataSources;
     private HealthChecker healthChecker;
     /** A login slower than a health check allows fails the attempt, so a session can fail over in time. */
     private final long loginAttemptTimeoutMillis;
@@ -77,6 +79,8 @@ final class Backends {
         this.pooling = config.pooling();
         this.splitDataSources = config.readWriteSplitting().stream()
                 .flatMap(group -> group.dataSourceNames().stream()).collect(java.util.stream.Collectors.toSet());
+        this.replicaDataSources = config.readWriteSplitting().stream()
+                .flatMap(group -> group.readDataSourceNames().stream()).collect(java.util.stream.Collectors.toSet());
         this.loginAttemptTimeoutMillis = config.healthCheck().timeoutMilliseconds();
         this.idleCheckAfterMillis = config.healthCheck().intervalMilliseconds();
     }
@@ -93,6 +97,7 @@ final class Backends {
                 ? new PoolingConfig(PoolingMode.TRANSACTION, pooling.preparedStatementCacheSize(),
                         pooling.sessionMovesPerSecond())
                 : pooling);
+        pool.servesReplica(replicaDataSources.contains(dataSource.name()));
         pool.idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
         if (group.healthCheck().enabled()) {
             // A hung server is reported like a connect that failed: down at once, its sessions fail over.

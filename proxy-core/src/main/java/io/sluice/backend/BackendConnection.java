@@ -10,6 +10,7 @@ import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.protocol.Command;
+import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import io.sluice.relay.OkRewriter;
@@ -84,6 +85,13 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     /** A relayed response ended in the read being relayed: the session hears of it once the read is written. */
     private boolean relayedCompleted;
     private boolean flushPending;
+    /**
+     * The next response is a replica's to a statement that may run again on the primary if the replica refuses it as
+     * a write (read/write splitting, decision 110): looked at before it is relayed, once.
+     */
+    private boolean watchRefusal;
+    /** That response was such a refusal, kept from the client: the session runs the statement on the primary. */
+    private boolean refused;
 
     /**
      * @param pooled whether the connection holds one of the pool's {@code maxPoolSize} slots; a health check's does
@@ -193,6 +201,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * closes a connection taken back mid-response).
      */
     public void unbind() {
+        watchRefusal = false;
+        refused = false;
         session = null;
         observer = null;
         counters = null;
@@ -203,6 +213,23 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             mode = Mode.HELD;
             inFlight.abandonClientCommands();
         }
+    }
+
+    /**
+     * The next response on this connection, a replica's, is the only one outstanding and answers a statement that may
+     * run again on the primary: if it is an ERR that says the server refused a write (1792
+     * ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, 1290 ER_OPTION_PREVENTS_STATEMENT) and nothing else, it is kept from
+     * the client and {@link #takeRefused()} says so once the session hears the response ended.
+     */
+    public void watchRefusal() {
+        watchRefusal = true;
+    }
+
+    /** Whether the last response was a refusal kept from the client ({@link #watchRefusal()}); asking clears it. */
+    public boolean takeRefused() {
+        boolean was = refused;
+        refused = false;
+        return was;
     }
 
     /** Marks the connection out of the idle list: taken by the pool for a session or for a reset. */
@@ -365,6 +392,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
 
     /** The hot path: look at the bytes, hand the same buffer to the client, flush once per read batch. */
     private void relay(ByteBuf buf) {
+        // One flag test per read; the refusal is looked at only for a statement that may be run again.
+        boolean mayKeep = watchRefusal && inFlight.size() == 1 && isWriteRefusal(buf);
+        watchRefusal = false;
         try {
             tracker.scan(buf);
         } catch (ProtocolException e) {
@@ -372,6 +402,13 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
             protocolWarning.warn("backend {} broke the protocol, or the session's last command misled the tracker"
                     + " ({}): {}", address(), session.describeForLog(), e.getMessage());
             channel.close();
+            return;
+        }
+        if (mayKeep && relayedCompleted) {
+            buf.release(); // the client never sees it: the statement runs again on the primary
+            refused = true;
+            relayedCompleted = false;
+            session.onResponsesRelayed();
             return;
         }
         Channel client = session.clientChannel();
@@ -407,6 +444,23 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (!client.isWritable()) {
             channel.config().setAutoRead(false);
         }
+    }
+
+    /**
+     * Whether {@code buf} is exactly one whole ERR packet, 1792 (the session's READ ONLY refused a write) or 1290
+     * (the server's {@code read_only} did): the whole response of a statement the server refused before it did
+     * anything.
+     */
+    static boolean isWriteRefusal(ByteBuf buf) {
+        int at = buf.readerIndex();
+        int readable = buf.readableBytes();
+        if (readable < Packets.HEADER_SIZE + 3 || Packets.payloadLength(buf, at) + Packets.HEADER_SIZE != readable
+                || buf.getUnsignedByte(at + Packets.HEADER_SIZE) != 0xFF) {
+            return false;
+        }
+        int code = buf.getUnsignedShortLE(at + Packets.HEADER_SIZE + 1);
+        return code == ErrorCode.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.code()
+                || code == ErrorCode.ER_OPTION_PREVENTS_STATEMENT.code();
     }
 
     @Override

@@ -71,20 +71,36 @@ final class BackendLogin {
         ConnectionState state = connection.state();
         boolean mySql = state.isMySql();
         SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(mySql) : null;
-        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, mySql, row -> {
-            if (row == null || (trackers != null && !trackers.succeeded())) {
-                connection.loginFailed(new BackendException("session check failed on " + connection.address()));
-            } else if (connection.isLoggingIn()) { // else it timed out meanwhile
-                state.loggedIn(row);
-                finish();
-                connection.loggedIn(serverConnectionId);
-            }
-        });
-        if (trackers != null) {
-            connection.run(trackers, check);
-        } else {
-            connection.run(check);
+        // A replica's connection is read-only before anyone can use it (decision 110), checked by the same query.
+        SetSessionVariables readOnly = state.readOnly() ? SetSessionVariables.readOnly() : null;
+        SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, mySql,
+                readOnly != null, row -> {
+                    if (row == null || (trackers != null && !trackers.succeeded())
+                            || (readOnly != null && !readOnly.succeeded())) {
+                        connection.loginFailed(new BackendException("session check failed on "
+                                + connection.address()));
+                    } else if (!connection.isLoggingIn()) {
+                        return; // it timed out meanwhile
+                    } else if (!state.loggedIn(row)) {
+                        connection.loginFailed(new BackendException("the session on replica " + connection.address()
+                                + " is not read-only after " + SetSessionVariables.READ_ONLY));
+                    } else {
+                        finish();
+                        connection.loggedIn(serverConnectionId);
+                    }
+                });
+        connection.run(commands(trackers, readOnly, check));
+    }
+
+    /** The post-login (or post-reset) commands that are due, in order, the session check last. */
+    static OwnCommand[] commands(OwnCommand trackers, OwnCommand readOnly, OwnCommand check) {
+        if (trackers != null && readOnly != null) {
+            return new OwnCommand[] {trackers, readOnly, check};
         }
+        if (trackers != null || readOnly != null) {
+            return new OwnCommand[] {trackers != null ? trackers : readOnly, check};
+        }
+        return new OwnCommand[] {check};
     }
 
     /**

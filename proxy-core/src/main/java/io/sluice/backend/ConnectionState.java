@@ -27,6 +27,11 @@ public final class ConnectionState {
     private TrackerDefaults trackerDefaults;
     /** The server is MySQL (its greeting said so): GTID sets and {@code WAIT_FOR_EXECUTED_GTID_SET}, not MariaDB's. */
     private boolean mySql;
+    /**
+     * A replica's connection: its session is {@code READ ONLY} from login, and again after every reset, and never
+     * lent while that is not known (decision 110). Once set it stays set for the connection's life.
+     */
+    private boolean readOnly;
 
     /**
      * @param tracksState whether the server reports state changes in OK packets (transaction pooling)
@@ -55,6 +60,23 @@ public final class ConnectionState {
     /** The greeting said which server this is; set before the post-login commands are chosen. */
     void mySql(boolean isMySql) {
         mySql = isMySql;
+    }
+
+    /**
+     * Whether this connection serves a read/write split group's replica: its server session runs
+     * {@code SET SESSION TRANSACTION READ ONLY} after login and after every COM_RESET_CONNECTION, the session check
+     * verifies it, and session variables never carry the access mode to it ({@link SessionVariables#ACCESS_MODE}).
+     */
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    /**
+     * Marks the connection a replica's, for good: set before login by its pool, or by a split session that found an
+     * older connection of a data source that became a replica (config reload) once it made the session read-only.
+     */
+    public void readOnly(boolean replica) {
+        readOnly |= replica;
     }
 
     /** The schema the server has selected, as last known; {@code null} for none. */
@@ -97,23 +119,30 @@ public final class ConnectionState {
     /**
      * Takes in the session check row read right after login: the schema, and the character sets and handshake
      * variables a reset must give back.
+     *
+     * @return false when a replica's connection is not read-only: it must not be used
      */
-    void loggedIn(SessionCheck.Row row) {
+    boolean loggedIn(SessionCheck.Row row) {
+        if (readOnly && !row.readOnly()) {
+            return false;
+        }
         schema = row.schema();
         trackerDefaults = row.trackerDefaults();
         characterSets = row.characterSets();
         role = row.role();
         loginValues.putAll(row.handshakeVariables());
+        return true;
     }
 
     /**
      * Takes in the session check row read after COM_RESET_CONNECTION.
      *
-     * @return whether the connection is as it was at login (same character sets, same role); when it is, what
-     *     sessions set on it is forgotten
+     * @return whether the connection is as it was at login (same character sets, same role, and read-only for a
+     *     replica's); when it is, what sessions set on it is forgotten
      */
     boolean reset(SessionCheck.Row row) {
-        if (!row.characterSets().equals(characterSets) || !Objects.equals(row.role(), role)) {
+        if (!row.characterSets().equals(characterSets) || !Objects.equals(row.role(), role)
+                || readOnly && !row.readOnly()) {
             return false;
         }
         schema = row.schema();

@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 
 /**
  * COM_RESET_CONNECTION: the server session back to a fresh login's, same user, before a connection is pooled again.
- * It is always followed by the session trackers (transaction pooling) and a {@link SessionCheck}, whose callback
- * judges the whole reset.
+ * It is always followed by the session trackers (transaction pooling), a replica's {@code READ ONLY} and a
+ * {@link SessionCheck}, whose callback judges the whole reset.
  */
 public final class ResetConnection extends OwnCommand {
 
@@ -29,14 +29,18 @@ public final class ResetConnection extends OwnCommand {
         ConnectionState state = connection.state();
         SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(state.isMySql())
                 : null;
+        // COM_RESET_CONNECTION puts the access mode back to the server's default: a replica's connection runs READ ONLY
+        // again, and the check fails it (the connection is closed) unless it reads READ ONLY (decision 110).
+        SetSessionVariables readOnly = state.readOnly() ? SetSessionVariables.readOnly() : null;
         SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, state.isMySql(),
-                row -> done.accept(row != null && reset.succeeded()
-                        && (trackers == null || trackers.succeeded()) && state.reset(row)));
-        if (trackers != null) {
-            connection.run(reset, trackers, check);
-        } else {
-            connection.run(reset, check);
-        }
+                readOnly != null, row -> done.accept(row != null && reset.succeeded()
+                        && (trackers == null || trackers.succeeded()) && (readOnly == null || readOnly.succeeded())
+                        && state.reset(row)));
+        OwnCommand[] after = BackendLogin.commands(trackers, readOnly, check);
+        OwnCommand[] all = new OwnCommand[after.length + 1];
+        all[0] = reset;
+        System.arraycopy(after, 0, all, 1, after.length);
+        connection.run(all);
     }
 
     @Override

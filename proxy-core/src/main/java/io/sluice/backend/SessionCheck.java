@@ -30,11 +30,17 @@ final class SessionCheck extends OwnCommand {
     /** MySQL's GTID tracker default too, since Sluice turns it on there; MariaDB has no such variable. */
     static final String MYSQL_TRACKER_DEFAULTS = TRACKER_DEFAULTS + ", @@global.session_track_gtids";
     /**
-     * MariaDB's current role, last: COM_RESET_CONNECTION leaves a {@code SET ROLE} in force (10.11, checked), so a reset
+     * MariaDB's current role: COM_RESET_CONNECTION leaves a {@code SET ROLE} in force (10.11, checked), so a reset
      * that does not give the login's role back leaves the next session another's privileges. MySQL is not asked: 5.7
      * has no roles, and what its reset does with them is unverified here.
      */
     static final String ROLE = ", CURRENT_ROLE()";
+    /**
+     * A replica's connection also reads its access mode, last: it must be READ ONLY (decision 110). MariaDB before
+     * 11.1 has only {@code tx_read_only}, MySQL 8 only {@code transaction_read_only}.
+     */
+    static final String ACCESS_MODE = ", @@session.tx_read_only";
+    static final String MYSQL_ACCESS_MODE = ", @@session.transaction_read_only";
 
     /**
      * The row read.
@@ -42,36 +48,44 @@ final class SessionCheck extends OwnCommand {
      * @param handshakeVariables the values of {@link SessionVariables#HANDSHAKE_VARIABLES}, by name
      * @param trackerDefaults the trackers a client's own connection would start with; {@code null} when not read
      * @param role MariaDB's {@code CURRENT_ROLE()} ("" for none); {@code null} on MySQL, where it is not read
+     * @param readOnly whether the session's access mode was read as READ ONLY (false when not read)
      */
     record Row(String schema, String characterSets, Map<String, String> handshakeVariables,
-            TrackerDefaults trackerDefaults, String role) {
+            TrackerDefaults trackerDefaults, String role, boolean readOnly) {
     }
 
     private final boolean deprecateEof;
     private final boolean readTrackerDefaults;
     private final boolean mySql;
+    private final boolean readAccessMode;
     private final Consumer<Row> done;
 
     /**
      * @param readTrackerDefaults whether to read the global {@code session_track_*} values too
      * @param mySql whether the server is MySQL: its {@code session_track_gtids} default is read as well
+     * @param readAccessMode whether to read the session's access mode too (a replica's connection)
      * @param done receives the row, or {@code null} when the query failed or the connection broke
      */
-    SessionCheck(boolean deprecateEof, boolean readTrackerDefaults, boolean mySql, Consumer<Row> done) {
+    SessionCheck(boolean deprecateEof, boolean readTrackerDefaults, boolean mySql, boolean readAccessMode,
+            Consumer<Row> done) {
         this.deprecateEof = deprecateEof;
         this.readTrackerDefaults = readTrackerDefaults;
         this.mySql = mySql;
+        this.readAccessMode = readAccessMode;
         this.done = done;
     }
 
     private int columns() {
-        return (readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS + (mySql ? 1 : 0) : COLUMNS) + (mySql ? 0 : 1);
+        return (readTrackerDefaults ? COLUMNS + TRACKER_COLUMNS + (mySql ? 1 : 0) : COLUMNS) + (mySql ? 0 : 1)
+                + (readAccessMode ? 1 : 0);
     }
 
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
-        return Packets.command(alloc, Command.COM_QUERY, (!readTrackerDefaults ? QUERY
-                : QUERY + (mySql ? MYSQL_TRACKER_DEFAULTS : TRACKER_DEFAULTS)) + (mySql ? "" : ROLE));
+        String query = (!readTrackerDefaults ? QUERY : QUERY + (mySql ? MYSQL_TRACKER_DEFAULTS : TRACKER_DEFAULTS))
+                + (mySql ? "" : ROLE);
+        return Packets.command(alloc, Command.COM_QUERY,
+                readAccessMode ? query + (mySql ? MYSQL_ACCESS_MODE : ACCESS_MODE) : query);
     }
 
     @Override
@@ -93,8 +107,11 @@ final class SessionCheck extends OwnCommand {
         TrackerDefaults trackers = readTrackerDefaults
                 ? TrackerDefaults.of(row[COLUMNS], row[COLUMNS + 1], row[COLUMNS + 2],
                         mySql ? row[COLUMNS + TRACKER_COLUMNS] : null) : null;
-        String role = mySql ? null : Objects.requireNonNullElse(row[columns() - 1], "");
-        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers, role));
+        int last = columns() - 1;
+        String role = mySql ? null : Objects.requireNonNullElse(row[readAccessMode ? last - 1 : last], "");
+        boolean readOnly = readAccessMode && "1".equals(row[last]);
+        done.accept(new Row(row[0], row[1] + "/" + row[2] + "/" + row[3] + "/" + row[4], handshake, trackers,
+                role, readOnly));
     }
 
     @Override

@@ -27,6 +27,14 @@ public final class SetSessionVariables extends OwnCommand {
      */
     static final String MYSQL_SESSION_TRACKERS = SESSION_TRACKERS + ", session_track_gtids = OWN_GTID";
 
+    /**
+     * What a replica's connection runs after login and after every reset (decision 110): the session refuses every
+     * write with ERR 1792 (ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION), even for an account whose SUPER or
+     * READ ONLY ADMIN passes the server's {@code read_only}. The statement form rather than a variable: MariaDB
+     * before 11.1 names it {@code tx_read_only}, MySQL 8 {@code transaction_read_only}.
+     */
+    public static final String READ_ONLY = "SET SESSION TRANSACTION READ ONLY";
+
     private final String statement;
     private final Consumer<BackendException> done;
 
@@ -46,6 +54,11 @@ public final class SetSessionVariables extends OwnCommand {
      */
     static SetSessionVariables sessionTrackers(boolean mySql) {
         return new SetSessionVariables(mySql ? MYSQL_SESSION_TRACKERS : SESSION_TRACKERS, error -> { });
+    }
+
+    /** A replica's connection's {@link #READ_ONLY}, judged by the session check that follows it. */
+    static SetSessionVariables readOnly() {
+        return new SetSessionVariables(READ_ONLY, error -> { });
     }
 
     @Override

@@ -64,10 +64,21 @@ public record ProxyConfig(
         this(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations, pooling, List.of());
     }
 
-    /** Each group once, naming data sources that exist (config.yaml's reader says so at the line). */
+    /**
+     * Each group once, naming data sources that exist (config.yaml's reader says so at the line); no data source both
+     * a replica of one group and the primary of another: a replica is never written through Sluice (decision 110).
+     */
     private static void checkGroups(Map<String, DataSourceConfig> dataSources, List<ReadWriteSplittingConfig> groups) {
         java.util.Set<String> names = new java.util.HashSet<>();
         for (ReadWriteSplittingConfig group : groups) {
+            for (ReadWriteSplittingConfig other : groups) {
+                if (group.readDataSourceNames().contains(other.writeDataSourceName())) {
+                    throw new IllegalArgumentException("rules: the data source " + other.writeDataSourceName()
+                            + " is a replica of the read/write splitting group " + group.name()
+                            + " and the primary of " + other.name()
+                            + " (expected: a replica is never written through Sluice; give each its own role)");
+                }
+            }
             if (!names.add(group.name())) {
                 throw new IllegalArgumentException("rules: the read/write splitting group " + group.name()
                         + " is defined twice (expected: each group once)");

@@ -176,6 +176,18 @@ final class ClientErrors {
                 + "needs it and did not run; reads go on from the replicas, writes work again once it is back");
     }
 
+    /**
+     * A statement of a read/write split session that would make its replica's connection writable (START TRANSACTION
+     * READ WRITE, a SET of the access mode) where it must run on that replica: inside a read-only transaction, or
+     * while the session keeps the connection (decision 110). Nothing ran.
+     */
+    static ByteBuf accessModeOnReplica(ByteBufAllocator alloc, int sequenceId, String group, String replica) {
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, "Read/write group '"
+                + group + "': this statement would make the connection to replica '" + replica + "' read-write, and "
+                + "a replica is never written through Sluice; it did not run. End the read-only transaction (COMMIT) "
+                + "first: the statement then runs on the primary");
+    }
+
     static ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause, String dataSource,
             String address, List<String> tried, PoolExhaustion exhaustion) {
         if (cause instanceof BackendException be && be.serverError() != null) {

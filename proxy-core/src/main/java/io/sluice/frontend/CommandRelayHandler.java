@@ -557,7 +557,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      * Sluice's own answer to the command being handled (taken): at once, unless the responses to earlier commands
      * of a pipelining client are still to come or commands wait before it; then after them, in order.
      */
-    private void answer(ByteBuf packet) {
+    void answer(ByteBuf packet) {
         if (held.isEmpty() && isBetweenResponses()) {
             reply(packet);
         } else {

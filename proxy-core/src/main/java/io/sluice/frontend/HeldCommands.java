@@ -68,6 +68,18 @@ final class HeldCommands {
         toRoute++;
     }
 
+    /**
+     * Puts a statement first, to be routed: read/write splitting runs it again on the primary after a replica refused
+     * it as a write (decision 110), before whatever the client sent after it.
+     */
+    void addFirstToRoute(ByteBuf frame, int command) {
+        if (queue == null) {
+            queue = new ArrayDeque<>(4);
+        }
+        queue.addFirst(new Held(frame, ResponseKind.of(command), command, null, true));
+        toRoute++;
+    }
+
     private void add(Held held) {
         if (queue == null) {
             queue = new ArrayDeque<>(4);

@@ -1,5 +1,6 @@
 package io.sluice.frontend;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
@@ -103,6 +104,16 @@ final class PolicyPort implements SessionPort {
     @Override
     public boolean holdsToRoute() {
         return relay.held().waitsToBeRouted();
+    }
+
+    @Override
+    public void runAgainFirst(ByteBuf frame, int command) {
+        relay.held().addFirstToRoute(frame, command);
+    }
+
+    @Override
+    public void refuseAccessModeOnReplica(int sequenceId, String group, String replica) {
+        relay.answer(ClientErrors.accessModeOnReplica(session.channel().alloc(), sequenceId, group, replica));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.sluice.pooling;
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
+import io.sluice.backend.SetSessionVariables;
 import io.sluice.config.CausalReads;
 import io.sluice.config.TransactionalReadQueryStrategy;
 import io.sluice.protocol.Command;
@@ -32,6 +33,7 @@ import java.util.function.Consumer;
  * (a transaction, a pin), which runs where it began.
  */
 public final class ReadWriteSplitting implements CommandPolicy {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReadWriteSplitting.class);
     private final TransactionPooling inner;
     private final SessionPort port;
     private final ReadWriteGroup group;
@@ -41,6 +43,20 @@ public final class ReadWriteSplitting implements CommandPolicy {
     private String previous;
     /** The read being routed asked for no causal wait ({@code /* sluice: replica *}{@code /}). */
     private boolean waitSkipped;
+    /**
+     * The statement just routed to a replica, kept (retained) to run again on the primary should the replica refuse
+     * it as a write (decision 110); {@code null} when there is none. Released once its response is relayed.
+     */
+    private ByteBuf runAgain;
+    private int runAgainFrom;
+    private int runAgainTo;
+    /** The statement first among the held ones is one a replica refused: it goes to the primary. */
+    private boolean refusedByReplica;
+    /**
+     * A client's COM_RESET_CONNECTION went to the server (pipelined behind other commands): it put the access mode
+     * back to the server's default, so a replica's connection is made READ ONLY again once it is answered.
+     */
+    private boolean resetForwarded;
 
     public ReadWriteSplitting(SessionPort port, ReadWriteGroup group, boolean deprecateEof, boolean clientTracksState,
             boolean mariaDb) {
@@ -56,18 +72,78 @@ public final class ReadWriteSplitting implements CommandPolicy {
     public ByteBuf onCommand(int command, ByteBuf frame) {
         transaction.sessionReadOnly(sessionReadOnly());
         BackendConnection held = port.connection();
+        if (command == Command.COM_QUERY && held != null && staysOnReplica(held)
+                && StatementClassifier.changesAccessMode(statementClass(command, frame))) {
+            // It would run on the replica's connection and make it read-write: refused, nothing runs (decision 110).
+            int sequenceId = Packets.sequenceId(frame, frame.readerIndex()) + 1;
+            frame.release();
+            port.refuseAccessModeOnReplica(sequenceId, group.name(), held.dataSourceName());
+            return null;
+        }
+        boolean mayRunAgain = false;
         if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && waitsToBeRouted(command, frame,
                 held)) {
             port.holdToRoute(); // routeHeld routes it once the commands before it are answered
         } else if (held == null && port.isQuiet()) {
-            String target = route(wantedRoute(command, frame), frame);
+            dropRunAgain();
+            RouteReason wanted = wantedRoute(command, frame);
+            String target = route(wanted, frame);
             port.routeTo(target.equals(group.primary()) ? null : target);
+            mayRunAgain = mayRunAgain(command, wanted, target, frame);
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
             // its effect on the transaction is still followed.
             transaction.route(statementClass(command, frame));
         }
-        return inner.onCommand(command, frame);
+        ByteBuf forwarded = inner.onCommand(command, frame);
+        if (mayRunAgain && forwarded != null) {
+            keepToRunAgain(forwarded);
+        }
+        if (command == Command.COM_RESET_CONNECTION && forwarded != null) {
+            resetForwarded = true;
+        }
+        return forwarded;
+    }
+
+    /**
+     * Whether a statement on {@code held}, a connection the session holds now, runs on a replica whatever it is: a
+     * replica's connection in a read-only transaction, or one the session cannot let go (a pin) while nothing else
+     * is outstanding.
+     */
+    private boolean staysOnReplica(BackendConnection held) {
+        if (!isReplica(held)) {
+            return false;
+        }
+        return transaction.transactionRoute() == Route.REPLICA
+                || port.isQuiet() && !held.runsOwnCommand() && !inner.mayGiveBack(held);
+    }
+
+    /**
+     * Whether a statement routed to {@code target} may run again on the primary if that replica refuses it as a write
+     * (1792, 1290; decision 110): a single-packet COM_QUERY read outside any transaction, with autocommit on, that
+     * nothing else is outstanding with. Then the replica refused it before it did anything, and running it on the
+     * primary is what the client would have got there.
+     */
+    private boolean mayRunAgain(int command, RouteReason wanted, String target, ByteBuf frame) {
+        return command == Command.COM_QUERY && !target.equals(group.primary())
+                && (wanted == RouteReason.REPLICA || wanted == RouteReason.REPLICA_HINT)
+                && !transaction.inTransaction() && transaction.autocommit()
+                && Packets.payloadLength(frame, frame.readerIndex()) < Packets.MAX_PAYLOAD;
+    }
+
+    /** Keeps the statement about to go to a replica (retained: no copy) until its response says how it went. */
+    private void keepToRunAgain(ByteBuf frame) {
+        dropRunAgain();
+        runAgainFrom = frame.readerIndex();
+        runAgainTo = frame.writerIndex();
+        runAgain = frame.retain();
+    }
+
+    private void dropRunAgain() {
+        if (runAgain != null) {
+            runAgain.release();
+            runAgain = null;
+        }
     }
 
     /**
@@ -138,6 +214,19 @@ public final class ReadWriteSplitting implements CommandPolicy {
      */
     @Override
     public boolean routeHeld(int command, ByteBuf frame, BackendConnection connection) {
+        if (refusedByReplica) {
+            // A replica refused it as a write: the primary runs it, the client sees only the primary's answer.
+            refusedByReplica = false;
+            if (connection != null && !inner.mayGiveBack(connection)) {
+                return false;
+            }
+            group.routed(RouteReason.REPLICA_REFUSED);
+            previous = group.primary();
+            waitSkipped = false;
+            port.routeTo(null);
+            return connection == null || !connection.dataSourceName().equals(group.primary());
+        }
+        dropRunAgain();
         transaction.sessionReadOnly(sessionReadOnly());
         RouteReason wanted = wantedRoute(command, frame);
         if (connection != null && !inner.mayGiveBack(connection)) {
@@ -148,6 +237,9 @@ public final class ReadWriteSplitting implements CommandPolicy {
             return false;
         }
         port.routeTo(target.equals(group.primary()) ? null : target);
+        if (mayRunAgain(command, wanted, target, frame)) {
+            keepToRunAgain(frame);
+        }
         return true;
     }
 
@@ -209,7 +301,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
 
     @Override
     public boolean mustPrepare(BackendConnection connection) {
-        return isReplica(connection) && causalWaitNeeded();
+        return isReplica(connection) && (!connection.state().readOnly() || runAgain != null || causalWaitNeeded());
     }
 
     private boolean isReplica(BackendConnection connection) {
@@ -220,21 +312,105 @@ public final class ReadWriteSplitting implements CommandPolicy {
         return !waitSkipped && causal.needed(inner.lastGtid());
     }
 
+    /**
+     * Makes the connection match the session, then, on a replica, waits for the session's last write (causal reads).
+     * A replica's connection is read-only before anything else: its pool makes new ones so at login, and one opened
+     * before the data source became a replica (a config reload) is made so here, for good (decision 110).
+     */
     @Override
     public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        if (isReplica(connection) && !connection.state().readOnly()) {
+            connection.run(new SetSessionVariables(SetSessionVariables.READ_ONLY, error -> {
+                if (error == null) {
+                    connection.state().readOnly(true);
+                    prepareMatched(connection, done);
+                } else {
+                    connection.close(); // its access mode is unknown: it is never lent, nor pooled
+                    done.accept(error);
+                }
+            }));
+            return;
+        }
+        prepareMatched(connection, done);
+    }
+
+    private void prepareMatched(BackendConnection connection, Consumer<BackendException> done) {
+        Consumer<BackendException> ready = runAgain == null || !isReplica(connection) ? done : error -> {
+            if (error == null) {
+                connection.watchRefusal(); // the statement kept to run again is the next one it answers
+            }
+            done.accept(error);
+        };
         inner.prepareConnection(connection, error -> {
             if (error != null || !isReplica(connection) || !causalWaitNeeded()) {
-                done.accept(error);
+                ready.accept(error);
             } else {
-                causal.await(connection, inner.lastGtid(), done);
+                causal.await(connection, inner.lastGtid(), ready);
             }
         });
     }
 
     @Override
     public void afterResponses(BackendConnection connection) {
+        if (runAgain != null) {
+            ByteBuf frame = runAgain;
+            runAgain = null;
+            if (connection.takeRefused()) {
+                // The replica refused it as a write before doing anything (a stored function that writes, behind a
+                // view): it runs on the primary, first, and the client sees that answer only.
+                log.debug("read/write group {}: replica {} refused a statement as a write; it runs on the primary",
+                        group.name(), connection.dataSourceName());
+                refusedByReplica = true;
+                frame.setIndex(runAgainFrom, runAgainTo);
+                port.runAgainFirst(frame, Command.COM_QUERY);
+            } else {
+                frame.release();
+            }
+        }
+        if (isReplica(connection) && connection.isBetweenCommands() && !connection.runsOwnCommand()
+                && (resetForwarded || accessModeChanged(connection.state().variables()))) {
+            restoreReadOnly(connection, resetForwarded);
+            resetForwarded = false;
+            return;
+        }
+        resetForwarded &= !connection.isBetweenCommands(); // answered on the primary's connection: nothing to do
         transaction.onServerStatus(connection.tracker().serverStatus());
         inner.afterResponses(connection);
+    }
+
+    /**
+     * Whether the server reported that a statement of the session changed the access mode of the replica's
+     * connection away from READ ONLY (one that reached it despite the classifier and the refusal above).
+     */
+    private static boolean accessModeChanged(SessionVariables variables) {
+        String tx = variables.get("tx_read_only"); // two map lookups, no allocation: after each response on a replica
+        String transaction = variables.get("transaction_read_only");
+        return tx != null && !isOn(tx) || transaction != null && !isOn(transaction);
+    }
+
+    /**
+     * A replica's connection reported a READ WRITE access mode: READ ONLY again before anything else runs on it, or
+     * the session ends and the connection closes (decision 110). The session's commands wait meanwhile.
+     */
+    private void restoreReadOnly(BackendConnection connection, boolean afterReset) {
+        if (afterReset) {
+            log.debug("read/write group {}: the connection to replica {} is read-only again after the client's reset",
+                    group.name(), connection.dataSourceName());
+        } else {
+            log.warn("read/write group {}: a statement made the connection to replica {} read-write; it is read-only"
+                    + " again", group.name(), connection.dataSourceName());
+        }
+        connection.run(new SetSessionVariables(SetSessionVariables.READ_ONLY, error -> {
+            if (error != null) {
+                connection.close();
+                port.lostBackend(connection, error);
+                return;
+            }
+            connection.state().variables().forgetAccessMode(); // READ ONLY, as at login
+            transaction.onServerStatus(connection.tracker().serverStatus());
+            inner.afterResponses(connection);
+            port.resume();
+        }));
     }
 
     @Override
@@ -266,11 +442,15 @@ public final class ReadWriteSplitting implements CommandPolicy {
     @Override
     public void forget() {
         transaction.reset();
+        refusedByReplica = false;
+        resetForwarded = false;
+        dropRunAgain();
         inner.forget();
     }
 
     @Override
     public void sessionEnded() {
+        dropRunAgain();
         inner.sessionEnded();
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.pooling;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
@@ -60,6 +61,22 @@ public interface SessionPort {
      */
     default void holdToRoute() {
         throw new UnsupportedOperationException("holdToRoute");
+    }
+
+    /**
+     * Read/write splitting: runs {@code frame} (taken), a statement a replica refused as a write, again, before any
+     * command held behind it; {@link CommandPolicy#routeHeld} routes it (decision 110).
+     */
+    default void runAgainFirst(ByteBuf frame, int command) {
+        throw new UnsupportedOperationException("runAgainFirst");
+    }
+
+    /**
+     * Read/write splitting: answers the statement being looked at with ERR 1792: it would make the session's
+     * replica connection read-write (decision 110).
+     */
+    default void refuseAccessModeOnReplica(int sequenceId, String group, String replica) {
+        throw new UnsupportedOperationException("refuseAccessModeOnReplica");
     }
 
     /** Whether a command held by {@link #holdToRoute()} still waits to be routed. */

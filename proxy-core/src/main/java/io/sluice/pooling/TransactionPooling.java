@@ -366,13 +366,15 @@ public final class TransactionPooling implements CommandPolicy {
     /** Makes the connection's session variables the session's. */
     private void syncVariables(BackendConnection connection, Consumer<BackendException> done) {
         String statement = SessionVariables.syncStatement(connection.state().variables(), follower.variables(),
-                connection.state().loginValues());
+                connection.state().loginValues(), connection.state().readOnly());
         if (statement == null) {
             done.accept(null);
             return;
         }
         connection.run(new SetSessionVariables(statement, error -> {
-            if (error == null) {
+            if (error == null && connection.state().readOnly()) {
+                connection.state().variables().copyFromButAccessMode(follower.variables());
+            } else if (error == null) {
                 connection.state().variables().copyFrom(follower.variables());
             } else if (error.serverError() != null) {
                 connection.close(); // its variables are now half set: unknown state

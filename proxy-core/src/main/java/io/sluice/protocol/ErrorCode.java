@@ -47,6 +47,11 @@ public enum ErrorCode {
      * whose reads go on from the replicas.
      */
     ER_OPTION_PREVENTS_STATEMENT(1290, "HY000"),
+    /**
+     * A write in a READ ONLY transaction or session: what a replica's connection answers a write with (decision 110),
+     * and Sluice's answer to a statement that would make a replica's connection writable.
+     */
+    ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION(1792, "25006"),
     /** A plain-text login while {@code server.tls.requireSecureTransport} is on. */
     ER_SECURE_TRANSPORT_REQUIRED(3159, "HY000"),
     /** A client silent for longer than {@code server.idleTimeoutMilliseconds}, as MySQL 8.0.24+ says it. */

@@ -52,7 +52,13 @@ public enum RouteReason {
     /** The policy's: every usable replica lags more than the threshold. */
     LAG(Route.PRIMARY, "primary:lag"),
     /** The policy's: a causal read's wait on the replica timed out, so the read ran on the primary. */
-    CAUSAL_TIMEOUT(Route.PRIMARY, "primary:causal_timeout");
+    CAUSAL_TIMEOUT(Route.PRIMARY, "primary:causal_timeout"),
+    /**
+     * The policy's: a replica refused the statement as a write (ERR 1792 or 1290, nothing done) and it ran again, on
+     * the primary (decision 110): a stored function that writes, called from a view. The replica's try is counted
+     * under its own reason too.
+     */
+    REPLICA_REFUSED(Route.PRIMARY, "primary:replica_refused");
 
     private static final RouteReason[] VALUES = values();
 

@@ -48,6 +48,13 @@ public final class StatementClassifier {
     private static final int TEMPORARY = 1 << 17;
     /** READ WRITE (START TRANSACTION READ WRITE): read-write whatever the session's access mode says. */
     private static final int READ_WRITE = 1 << 18;
+    /** {@code tx_read_only} or {@code transaction_read_only} set to anything but 1, ON or TRUE. */
+    private static final int ACCESS_READ_WRITE = 1 << 19;
+    /** A versioned executable comment ({@code /*!NNNNN}, {@code /*M!}): the statement has two readings. */
+    private static final int VERSIONED = 1 << 20;
+
+    /** In a statement class: it would make the connection's access mode READ WRITE (decision 110). */
+    private static final int CHANGES_ACCESS_MODE = 1 << 16;
 
     private static final TransactionEffect[] EFFECTS = TransactionEffect.values();
 
@@ -84,12 +91,48 @@ public final class StatementClassifier {
         return EFFECTS[statementClass >>> 8 & 0xFF];
     }
 
+    /**
+     * Whether a statement of this class would make its connection's access mode READ WRITE: {@code START TRANSACTION
+     * READ WRITE}, {@code SET [SESSION] TRANSACTION READ WRITE}, {@code SET tx_read_only = 0} (or
+     * {@code transaction_read_only}, or any value but 1, ON, TRUE), {@code SET STATEMENT tx_read_only = 0 FOR ...}.
+     * Such a statement never runs on a replica's connection (decision 110). {@code false} for -1 (not a statement).
+     */
+    public static boolean changesAccessMode(int statementClass) {
+        return statementClass >= 0 && ((statementClass & CHANGES_ACCESS_MODE) != 0
+                || transaction(statementClass) == TransactionEffect.BEGIN_READ_WRITE);
+    }
+
     static int pack(RouteReason reason, TransactionEffect effect) {
         return reason.ordinal() | effect.ordinal() << 8;
     }
 
-    /** The one pass: words by position, flags from anywhere, then {@link #decide}. */
+    /**
+     * Classifies the statement; one with a versioned executable comment has two readings, the server's own version
+     * deciding which runs ({@code /*!99999 SELECT 1 *}{@code / DELETE FROM t} runs the DELETE on MariaDB): it is a
+     * read only when both are (decision 110), else it is classified as the reading that is not.
+     */
     private static <T> int classify(Source<T> s, T text, int from, int to) {
+        int withContent = classify(s, text, from, to, false);
+        if ((withContent & VERSIONED_SEEN) == 0) {
+            return withContent;
+        }
+        withContent &= ~VERSIONED_SEEN;
+        if (route(withContent) != Route.REPLICA) {
+            return withContent;
+        }
+        int without = classify(s, text, from, to, true) & ~VERSIONED_SEEN;
+        return route(without) == Route.REPLICA ? withContent : without;
+    }
+
+    /** In the result of one reading: a versioned comment was seen (taken out before the class leaves). */
+    private static final int VERSIONED_SEEN = 1 << 30;
+
+    /**
+     * The one pass: words by position, flags from anywhere, then {@link #decide}.
+     *
+     * @param skipVersioned whether the content of versioned executable comments is left out (the second reading)
+     */
+    private static <T> int classify(Source<T> s, T text, int from, int to, boolean skipVersioned) {
         int flags = 0;
         int words = 0;
         Keyword first = null;
@@ -99,8 +142,10 @@ public final class StatementClassifier {
         int depth = 0;
         boolean ended = false; // a ';' was seen: more code makes it a multi-statement
         boolean afterDot = false;
+        boolean afterComma = false; // the previous code token was a ',' outside parentheses
         int codeEnd = -1; // where the previous code token ended, and what it was
         Kind codeKind = null;
+        boolean inVersioned = false;
         for (int i = from; i < to; ) {
             long token = SqlLexer.next(s, text, i, to);
             int start = i;
@@ -110,7 +155,19 @@ public final class StatementClassifier {
                 flags |= RouteHints.of(s, text, start, i);
                 continue;
             }
-            if (!SqlLexer.isCode(kind)) {
+            if (kind == Kind.EXECUTABLE_COMMENT_START) {
+                // /*! runs everywhere; /*!NNNNN only from that version on, /*M! on MariaDB only: two readings
+                if (i - start > 3) {
+                    flags |= VERSIONED;
+                    inVersioned = skipVersioned;
+                }
+                continue;
+            }
+            if (kind == Kind.EXECUTABLE_COMMENT_END) {
+                inVersioned = false;
+                continue;
+            }
+            if (!SqlLexer.isCode(kind) || inVersioned) {
                 continue;
             }
             int c = s.at(text, start);
@@ -123,6 +180,8 @@ public final class StatementClassifier {
             }
             boolean dotBefore = afterDot;
             afterDot = kind == Kind.PUNCTUATION && c == '.';
+            boolean commaBefore = afterComma;
+            afterComma = kind == Kind.PUNCTUATION && c == ',' && depth == 0;
             boolean adjacent = start == codeEnd && (codeKind == Kind.STRING || codeKind == Kind.WORD
                     || codeKind == Kind.QUOTED_IDENTIFIER);
             codeEnd = i;
@@ -134,6 +193,12 @@ public final class StatementClassifier {
             if (kind == Kind.VARIABLE) {
                 // 'user'@'host' and user@host name accounts (GRANT, CREATE USER): no variable there
                 flags |= adjacent && s.at(text, start + 1) != '@' ? 0 : variable(s, text, start, i, to);
+                continue;
+            }
+            if (kind == Kind.QUOTED_IDENTIFIER) {
+                if (words > 0 && opensCall(s, text, i, to) && !cteName(first, previous, commaBefore, depth)) {
+                    flags |= quotedCall(s, text, start, i, to, dotBefore, depth);
+                }
                 continue;
             }
             if (kind != Kind.WORD) {
@@ -148,8 +213,10 @@ public final class StatementClassifier {
             } else if (words == 3) {
                 third = word;
             }
-            if (dotBefore && opensCall(s, text, i, to)) {
-                flags |= SIDE_EFFECT; // db.f(...): a stored function, which may write
+            if (words > 1 && opensCall(s, text, i, to) && (dotBefore || !ReadOnlyFunctions.contains(s, text, start, i)
+                    && !cteName(first, previous, commaBefore, depth))) {
+                // db.f(...), or f(...) with f no read-only built-in: a stored function, which may write (decision 110)
+                flags |= SIDE_EFFECT;
             }
             if (word == null) {
                 previous = null;
@@ -157,13 +224,47 @@ public final class StatementClassifier {
             }
             if (first == Keyword.SET && second == Keyword.STATEMENT && word == Keyword.FOR && depth == 0 && words > 2) {
                 // MariaDB's SET STATEMENT var = value FOR statement: the statement after FOR decides.
-                int inner = classify(s, text, i, to);
-                return flags != 0 ? withHints(inner, flags) : inner;
+                int inner = classify(s, text, i, to, skipVersioned);
+                int versioned = (inner | flags) & (VERSIONED | VERSIONED_SEEN);
+                inner &= ~VERSIONED_SEEN;
+                int result = flags != 0 ? withHints(inner, flags) : inner;
+                return versioned != 0 ? result | VERSIONED_SEEN : result;
             }
             flags |= words == 1 ? 0 : word(s, text, word, previous, i, to, depth);
             previous = word;
         }
-        return decide(flags, first, second, third);
+        int decided = decide(flags, first, second, third);
+        return (flags & VERSIONED) != 0 ? decided | VERSIONED_SEEN : decided;
+    }
+
+    /** Whether a word before {@code (} names a common table expression: {@code WITH [RECURSIVE] c (n) AS (...)}. */
+    private static boolean cteName(Keyword first, Keyword previous, boolean commaBefore, int depth) {
+        return first == Keyword.WITH && depth == 0
+                && (previous == Keyword.WITH || previous == Keyword.RECURSIVE || commaBefore);
+    }
+
+    /**
+     * A name in back quotes followed by {@code (}: MariaDB calls a built-in so named as it calls it unquoted
+     * ({@code `GET_LOCK`('x', 0)} takes a lock), so it is looked at as the word; anything not on the read-only list
+     * is a call that may write.
+     */
+    private static <T> int quotedCall(Source<T> s, T text, int start, int end, int to, boolean dotBefore,
+            int depth) {
+        int nameStart = start + 1;
+        int nameEnd = end - 1;
+        if (dotBefore || nameEnd <= nameStart || !ReadOnlyFunctions.contains(s, text, nameStart, nameEnd)) {
+            return SIDE_EFFECT;
+        }
+        Keyword word = Keyword.of(s, text, nameStart, nameEnd);
+        if (word == null) {
+            return 0;
+        }
+        switch (word) {
+            case LAST_INSERT_ID, LASTVAL, CONNECTION_ID, FOUND_ROWS, ROW_COUNT:
+                return word(s, text, word, null, end, to, depth);
+            default:
+                return 0;
+        }
     }
 
     /** What a word other than the first adds. */
@@ -197,6 +298,8 @@ public final class StatementClassifier {
                 return depth == 0 && !opensCall(s, text, end, to) ? WRITE_WORD : 0;
             case AUTOCOMMIT:
                 return autocommit(s, text, end, to);
+            case TX_READ_ONLY, TRANSACTION_READ_ONLY:
+                return accessMode(s, text, end, to);
             case VALUE:
                 return previous == Keyword.NEXT ? SIDE_EFFECT : previous == Keyword.PREVIOUS ? SESSION_STATE : 0;
             case GET_LOCK, RELEASE_LOCK, RELEASE_ALL_LOCKS, IS_FREE_LOCK, IS_USED_LOCK, NEXTVAL, SETVAL:
@@ -220,6 +323,7 @@ public final class StatementClassifier {
     /** The statement class from the first words and the flags. */
     private static int decide(int flags, Keyword first, Keyword second, Keyword third) {
         TransactionEffect effect = TransactionEffect.NONE;
+        boolean changesAccessMode = false;
         RouteReason reason;
         if (first == null) {
             reason = RouteReason.OTHER;
@@ -240,6 +344,12 @@ public final class StatementClassifier {
                     break;
                 case SET:
                     reason = second == Keyword.TRANSACTION ? RouteReason.PINNING : RouteReason.SESSION_SET;
+                    if ((flags & (READ_WRITE | ACCESS_READ_WRITE)) != 0) {
+                        // READ WRITE: on the primary, always (never a replica's connection, not even while the
+                        // primary is down), and never where a replica's connection is held (decision 110)
+                        reason = second == Keyword.TRANSACTION ? RouteReason.PINNING : RouteReason.TRANSACTION;
+                        changesAccessMode = true;
+                    }
                     effect = (flags & AUTOCOMMIT_OFF) != 0 ? TransactionEffect.AUTOCOMMIT_OFF
                             : (flags & AUTOCOMMIT_ON) != 0 ? TransactionEffect.AUTOCOMMIT_ON : effect;
                     break;
@@ -310,7 +420,7 @@ public final class StatementClassifier {
         } else if ((flags & (PINNING | TEMPORARY)) != 0) {
             reason = RouteReason.PINNING;
         }
-        return pack(reason, effect);
+        return pack(reason, effect) | (changesAccessMode ? CHANGES_ACCESS_MODE : 0);
     }
 
     /** A read: a replica's, unless it locks, writes, calls a side effect or reads what one connection holds. */
@@ -356,7 +466,11 @@ public final class StatementClassifier {
         RouteReason reason = reason(inner);
         TransactionEffect effect = transaction(inner);
         if ((flags & HINT_PRIMARY) != 0) {
-            return pack(RouteReason.HINT, effect);
+            return pack(RouteReason.HINT, effect) | ((flags & ACCESS_READ_WRITE) != 0 ? CHANGES_ACCESS_MODE : 0);
+        }
+        if ((flags & ACCESS_READ_WRITE) != 0) {
+            // SET STATEMENT tx_read_only = 0 FOR ...: the statement runs read-write, so on the primary (decision 110)
+            return pack(reason.route() == Route.REPLICA ? RouteReason.TRANSACTION : reason, effect) | CHANGES_ACCESS_MODE;
         }
         if ((flags & (PINNING | TEMPORARY)) != 0) {
             return pack(RouteReason.PINNING, effect);
@@ -383,7 +497,33 @@ public final class StatementClassifier {
                 || SqlLexer.is(s, text, name, end, "LAST_GTID")) {
             return SESSION_STATE;
         }
+        if (SqlLexer.is(s, text, name, end, "TX_READ_ONLY") || SqlLexer.is(s, text, name, end, "TRANSACTION_READ_ONLY")) {
+            return accessMode(s, text, end, to);
+        }
         return SqlLexer.is(s, text, name, end, "AUTOCOMMIT") ? autocommit(s, text, end, to) : 0;
+    }
+
+    /**
+     * After the name {@code tx_read_only} or {@code transaction_read_only}: an assignment of anything but 1, ON or
+     * TRUE (0, OFF, DEFAULT, an expression) may make the access mode READ WRITE. A mere mention (a SELECT of it) is
+     * nothing.
+     */
+    private static <T> int accessMode(Source<T> s, T text, int end, int to) {
+        int operator = SqlLexer.skipToCode(s, text, end, to);
+        if (operator >= to) {
+            return 0;
+        }
+        int operatorEnd = SqlLexer.end(SqlLexer.next(s, text, operator, to));
+        if (!SqlLexer.is(s, text, operator, operatorEnd, "=") && !SqlLexer.is(s, text, operator, operatorEnd, ":=")) {
+            return 0;
+        }
+        int value = SqlLexer.skipToCode(s, text, operatorEnd, to);
+        int valueEnd = value >= to ? to : SqlLexer.end(SqlLexer.next(s, text, value, to));
+        int after = SqlLexer.skipToCode(s, text, valueEnd, to);
+        boolean plain = after >= to || s.at(text, after) == ',' || s.at(text, after) == ';';
+        boolean readOnly = value < to && (SqlLexer.is(s, text, value, valueEnd, "1")
+                || SqlLexer.is(s, text, value, valueEnd, "ON") || SqlLexer.is(s, text, value, valueEnd, "TRUE"));
+        return plain && readOnly ? 0 : ACCESS_READ_WRITE;
     }
 
     /** After the name {@code autocommit}: {@code = 0} or {@code := OFF} turns it off, 1, ON, TRUE, DEFAULT on. */

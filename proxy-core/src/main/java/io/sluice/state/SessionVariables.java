@@ -36,6 +36,14 @@ public final class SessionVariables {
     private static final Set<String> NOT_CARRIED = Set.of("character_set_database", "collation_database",
             "insert_id", "last_insert_id", "identity", "rand_seed1", "rand_seed2");
 
+    /**
+     * The session's transaction access mode, under each server's name for it: MariaDB's {@code tx_read_only} (before
+     * 11.1), MySQL's and MariaDB 11.1's {@code transaction_read_only}. A replica's connection keeps its own, READ ONLY
+     * (decision 110): {@link #syncStatement(SessionVariables, SessionVariables, Map, boolean)} never carries a
+     * session's to it, nor returns it to the server's default.
+     */
+    public static final Set<String> ACCESS_MODE = Set.of("tx_read_only", "transaction_read_only");
+
     private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
 
     private final HashMap<String, String> values = new HashMap<>();
@@ -94,6 +102,29 @@ public final class SessionVariables {
         userVariableCount = other.userVariableCount;
     }
 
+    /**
+     * Makes this hold what {@code other} holds but the access mode, which stays as it is: a replica's connection
+     * takes a session's variables, never its access mode (decision 110).
+     */
+    public void copyFromButAccessMode(SessionVariables other) {
+        String tx = values.get("tx_read_only");
+        String transaction = values.get("transaction_read_only");
+        copyFrom(other);
+        forgetAccessMode();
+        if (tx != null) {
+            values.put("tx_read_only", tx);
+        }
+        if (transaction != null) {
+            values.put("transaction_read_only", transaction);
+        }
+    }
+
+    /** The access mode is the connection's login value again (a replica's READ ONLY, restored). */
+    public void forgetAccessMode() {
+        values.remove("tx_read_only");
+        values.remove("transaction_read_only");
+    }
+
     /** Whether a connection holding this matches a session holding {@code wanted}. */
     public boolean matches(SessionVariables wanted) {
         return values.equals(wanted.values);
@@ -114,11 +145,25 @@ public final class SessionVariables {
      * @return {@code SET SESSION ...} (or {@code SET @...}), or {@code null} when they already match
      */
     public static String syncStatement(SessionVariables have, SessionVariables want, Map<String, String> initial) {
+        return syncStatement(have, want, initial, false);
+    }
+
+    /**
+     * As {@link #syncStatement(SessionVariables, SessionVariables, Map)}, for a connection whose access mode is not
+     * the session's to set ({@code readOnly}: a replica's, READ ONLY for good): {@link #ACCESS_MODE} is left out on
+     * both sides, so that neither a session's {@code READ WRITE} nor a return to the server's default turns it
+     * writable.
+     */
+    public static String syncStatement(SessionVariables have, SessionVariables want, Map<String, String> initial,
+            boolean readOnly) {
         List<String> assignments = new ArrayList<>();
         List<String> collations = new ArrayList<>();
         List<String> userVariables = new ArrayList<>();
         for (Map.Entry<String, String> entry : have.values.entrySet()) {
             String name = entry.getKey();
+            if (readOnly && ACCESS_MODE.contains(name)) {
+                continue;
+            }
             if (!want.values.containsKey(name)) {
                 String login = initial.get(name);
                 String assignment = name + " = " + (name.startsWith("@") ? "NULL"
@@ -128,6 +173,9 @@ public final class SessionVariables {
         }
         for (Map.Entry<String, String> entry : want.values.entrySet()) {
             String name = entry.getKey();
+            if (readOnly && ACCESS_MODE.contains(name)) {
+                continue;
+            }
             if (!entry.getValue().equals(have.values.get(name))) {
                 String assignment = name + " = " + literal(name, entry.getValue());
                 listFor(name, assignments, collations, userVariables).add(assignment);

@@ -109,7 +109,17 @@ class ReadWriteSplittingConfigTest {
 
     @Test
     void readsEveryKeyOfShardingSphereAndSluice() {
-        ProxyConfig config = parse(DATA_SOURCES + """
+        ProxyConfig config = parse(DATA_SOURCES.replace("rules:", """
+                  q0:
+                    url: jdbc:mysql://127.0.0.1:3309/app
+                    username: root
+                  q1:
+                    url: jdbc:mysql://127.0.0.1:3310/app
+                    username: root
+                  q2:
+                    url: jdbc:mysql://127.0.0.1:3311/app
+                    username: root
+                rules:""") + """
                   dataSources:
                     app:
                       writeDataSourceName: p
@@ -120,8 +130,8 @@ class ReadWriteSplittingConfigTest {
                       causalReads: global
                       causalReadsTimeoutMilliseconds: 300
                     other:
-                      writeDataSourceName: r0
-                      readDataSourceNames: "r1, p"
+                      writeDataSourceName: q0
+                      readDataSourceNames: "q2, q1"
                       causalReads: NONE
                   loadBalancers:
                     weighted:
@@ -140,10 +150,26 @@ class ReadWriteSplittingConfigTest {
         assertThat(app.causalReads()).isEqualTo(CausalReads.GLOBAL);
         assertThat(app.causalReadsTimeout()).isEqualTo(Duration.ofMillis(300));
         ReadWriteSplittingConfig other = config.readWriteGroupFor("other");
-        assertThat(other.readDataSourceNames()).containsExactly("r1", "p");
+        assertThat(other.readDataSourceNames()).containsExactly("q2", "q1");
         assertThat(other.loadBalancer()).isEqualTo(ReadLoadBalancer.DEFAULT);
         assertThat(other.causalReads()).isEqualTo(CausalReads.NONE);
         assertThat(config.readWriteGroupFor(null)).isNull();
+    }
+
+    /** Decision 110: a replica's connections are read-only, so no data source is one group's replica and another's primary. */
+    @Test
+    void refusesADataSourceThatIsAReplicaOfOneGroupAndThePrimaryOfAnother() {
+        assertThatThrownBy(() -> parse(DATA_SOURCES + """
+                  dataSources:
+                    app:
+                      writeDataSourceName: p
+                      readDataSourceNames: [r0]
+                    other:
+                      writeDataSourceName: r0
+                      readDataSourceNames: [r1]
+                """)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("the data source r0 is a replica of the read/write splitting group app and the"
+                        + " primary of other");
     }
 
     @Test

@@ -213,4 +213,108 @@ class StatementClassifierTest {
     void readsTransactionEffects(String sql, TransactionEffect effect) {
         assertThat(StatementClassifier.transaction(StatementClassifier.classify(sql))).isEqualTo(effect);
     }
+
+    /**
+     * Decision 110: sysbench's reads, drivers' own statements and the common built-ins stay replica reads with the
+     * allow-list of read-only functions in place.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            SELECT c FROM sbtest1 WHERE id=5012
+            SELECT c FROM sbtest1 WHERE id BETWEEN 10 AND 109
+            SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 10 AND 109
+            SELECT c FROM sbtest1 WHERE id BETWEEN 10 AND 109 ORDER BY c
+            SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 10 AND 109 ORDER BY c
+            SELECT 1
+            SELECT @@version
+            SELECT @@session.tx_read_only
+            SELECT NOW()
+            SELECT COUNT(*) FROM t
+            SELECT count(DISTINCT a) FROM t
+            "SELECT CONCAT(a, '-', b), CONCAT_WS(',', a, b) FROM t"
+            SELECT CAST(a AS DECIMAL(10, 2)), CAST(b AS CHAR(20)), CONVERT(c, SIGNED) FROM t
+            SELECT COALESCE(a, 0), IFNULL(b, ''), NULLIF(c, 1), IF(d > 0, 1, 2) FROM t
+            "SELECT DATE_FORMAT(NOW(), '%Y-%m-%d'), DATE_ADD(d, INTERVAL 1 DAY), UNIX_TIMESTAMP() FROM t"
+            "SELECT UPPER(a), LOWER(b), SUBSTRING(c, 1, 3), TRIM(d), LENGTH(e), REPLACE(f, 'x', 'y') FROM t"
+            SELECT ROUND(a, 2), ABS(b), FLOOR(c), CEIL(d), MOD(e, 3), GREATEST(a, b), LEAST(a, b) FROM t
+            "SELECT JSON_EXTRACT(j, '$.a'), JSON_UNQUOTE(JSON_VALUE(j, '$.b')) FROM t"
+            SELECT a FROM t WHERE b IN (1, 2, 3) AND EXISTS (SELECT 1 FROM u WHERE u.a = t.a)
+            SELECT a FROM t JOIN u USING (id) LEFT JOIN v ON (v.id = t.id)
+            SELECT ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) FROM t
+            SELECT MAX(a), MIN(b), AVG(c), GROUP_CONCAT(d SEPARATOR ',') FROM t GROUP BY e
+            SELECT * FROM (SELECT 1 AS a) AS x
+            SELECT DATABASE(), USER(), VERSION(), CURRENT_USER()
+            SELECT @@max_allowed_packet, @@system_time_zone, @@time_zone, @@auto_increment_increment
+            /* mysql-connector-j-8.4.0 */SELECT @@session.auto_increment_increment AS auto_increment_increment
+            SELECT `COUNT`(*) FROM t
+            SELECT `t`.`a` FROM `t` WHERE `t`.`b` = 1
+            WITH c (n) AS (SELECT 1), d (m) AS (SELECT 2) SELECT * FROM c, d
+            SELECT * FROM v
+            SELECT /*!40001 SQL_NO_CACHE */ * FROM t
+            /*! SELECT */ 1
+            SELECT 1 /*!99999 , 2 */
+            """)
+    void commonReadsStayReplicaReads(String sql) {
+        assertThat(StatementClassifier.route(StatementClassifier.classify(sql))).isEqualTo(Route.REPLICA);
+    }
+
+    /** Decision 110: what may write behind a read goes to the primary. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            SELECT f()                                                 | primary:side_effect
+            SELECT f ()                                                | primary:side_effect
+            SELECT a, add_row(a) FROM t                                | primary:side_effect
+            SELECT `f`(1)                                              | primary:side_effect
+            SELECT `db`.`f`(1)                                         | primary:side_effect
+            SELECT `GET_LOCK`('x', 0)                                  | primary:side_effect
+            SELECT `get_lock` ('x', 0)                                 | primary:side_effect
+            SELECT `LAST_INSERT_ID`()                                  | primary:session_state
+            SELECT `FOUND_ROWS`()                                      | previous:diagnostics
+            DO f(1)                                                    | primary:side_effect
+            SELECT * FROM t WHERE a = f(1)                             | primary:side_effect
+            SELECT MASTER_GTID_WAIT('0-1-1')                           | primary:side_effect
+            SELECT LOAD_FILE('/etc/passwd')                            | primary:side_effect
+            /*!99999 SELECT 1 */ DELETE FROM t                         | primary:write
+            /*M!99999 SELECT 1 */ DELETE FROM t                        | primary:write
+            /*!99999 SELECT 1 FROM */ t                                | primary:other
+            /*!40001 SELECT 1 */                                       | primary:other
+            SELECT 1 /*!99999 , f() */                                 | primary:side_effect
+            /*!99999 DELETE FROM t */ SELECT 1                         | primary:write
+            SET tx_read_only = 0                                       | primary:transaction
+            SET SESSION transaction_read_only = OFF                    | primary:transaction
+            SET @@session.tx_read_only = DEFAULT                       | primary:transaction
+            SET SESSION TRANSACTION READ WRITE                         | primary:transaction
+            SET TRANSACTION READ WRITE                                 | primary:pinning
+            SET SESSION TRANSACTION READ ONLY                          | primary:set
+            SET tx_read_only = 1                                       | primary:set
+            SET STATEMENT tx_read_only = 0 FOR SELECT * FROM t         | primary:transaction
+            SET STATEMENT max_statement_time = 1 FOR SELECT f()        | primary:side_effect
+            """)
+    void hiddenWritesGoToThePrimary(String sql, String reason) {
+        assertThat(StatementClassifier.reason(StatementClassifier.classify(sql)).label()).isEqualTo(reason);
+        assertThat(StatementClassifier.classify(sql.getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(StatementClassifier.classify(sql));
+    }
+
+    /** Decision 110: what would make a replica's connection read-write, which never runs there. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            START TRANSACTION READ WRITE                               | true
+            SET SESSION TRANSACTION READ WRITE                         | true
+            SET TRANSACTION READ WRITE                                 | true
+            SET tx_read_only = 0                                       | true
+            SET tx_read_only = @x                                      | true
+            set session transaction_read_only=off                      | true
+            SET @@tx_read_only = 1 + 0                                 | true
+            SET STATEMENT tx_read_only = 0 FOR SELECT 1                | true
+            SET SESSION TRANSACTION READ ONLY                          | false
+            SET tx_read_only = ON                                      | false
+            START TRANSACTION READ ONLY                                | false
+            START TRANSACTION                                          | false
+            SELECT @@tx_read_only                                      | false
+            SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED     | false
+            """)
+    void tellsAccessModeChanges(String sql, boolean changes) {
+        assertThat(StatementClassifier.changesAccessMode(StatementClassifier.classify(sql))).isEqualTo(changes);
+    }
 }

@@ -86,4 +86,33 @@ class SessionVariablesTest {
         session.put("insert_id", "5");
         assertThat(session.isEmpty()).isTrue();
     }
+
+    /**
+     * Decision 110: a replica's connection keeps its READ ONLY access mode: a session's READ WRITE is not carried to
+     * it, nor is the mode returned to the server's default, and what the connection records keeps its own.
+     */
+    @Test
+    void neverCarriesTheAccessModeToAReadOnlyConnection() {
+        SessionVariables connection = new SessionVariables();
+        SessionVariables session = new SessionVariables();
+        session.put("tx_read_only", "OFF");
+        session.put("transaction_read_only", "0");
+        session.put("time_zone", "+03:00");
+        assertThat(SessionVariables.syncStatement(connection, session, Map.of()))
+                .contains("tx_read_only = 'OFF'", "transaction_read_only = 0"); // a primary's connection takes it
+        assertThat(SessionVariables.syncStatement(connection, session, Map.of(), true))
+                .isEqualTo("SET SESSION time_zone = '+03:00'");
+
+        connection.put("tx_read_only", "ON"); // the session on it set READ ONLY, as the replica already was
+        assertThat(SessionVariables.syncStatement(connection, new SessionVariables(), Map.of()))
+                .isEqualTo("SET SESSION tx_read_only = DEFAULT");
+        assertThat(SessionVariables.syncStatement(connection, new SessionVariables(), Map.of(), true)).isNull();
+
+        connection.copyFromButAccessMode(session);
+        assertThat(connection.get("tx_read_only")).isEqualTo("ON");
+        assertThat(connection.get("transaction_read_only")).isNull();
+        assertThat(connection.get("time_zone")).isEqualTo("+03:00");
+        connection.forgetAccessMode();
+        assertThat(connection.get("tx_read_only")).isNull();
+    }
 }

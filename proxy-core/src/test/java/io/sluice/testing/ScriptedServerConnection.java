@@ -153,6 +153,14 @@ public final class ScriptedServerConnection {
      * as MySQL, {@code session_track_gtids} as MySQL 8.0 has it by default ({@code OFF}).
      */
     public List<byte[]> sessionCheckResult(boolean trackerDefaults) {
+        return sessionCheckResult(trackerDefaults, false);
+    }
+
+    /**
+     * As {@link #sessionCheckResult(boolean)}, with the session's access mode, READ ONLY, last when
+     * {@code accessMode} (a replica's connection asks for it, decision 110).
+     */
+    public List<byte[]> sessionCheckResult(boolean trackerDefaults, boolean accessMode) {
         List<String> names = new ArrayList<>(List.of("DATABASE()", "client", "connection", "results", "collation",
                 "sql_mode", "wait_timeout"));
         // Arrays.asList: DATABASE() is NULL on a connection without a schema.
@@ -162,6 +170,10 @@ public final class ScriptedServerConnection {
             names.addAll(List.of("variables", "schema", "state_change", "gtids"));
             values.addAll(List.of("autocommit,character_set_client,character_set_connection,character_set_results,"
                     + "time_zone", "ON", "OFF", "OFF"));
+        }
+        if (accessMode) {
+            names.add("read_only");
+            values.add("1");
         }
         List<byte[]> columns = new ArrayList<>();
         for (String name : names) {

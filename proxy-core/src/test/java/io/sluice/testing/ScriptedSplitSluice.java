@@ -122,8 +122,11 @@ public final class ScriptedSplitSluice implements AutoCloseable {
             received.add(sql);
             if (sql.startsWith("SET SESSION session_track_system_variables")) {
                 connection.respond(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT));
+            } else if (sql.equals("SET SESSION TRANSACTION READ ONLY")) {
+                connection.respond(MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT)); // a replica's (decision 110)
             } else if (sql.startsWith("SELECT DATABASE(), @@character_set_client")) {
-                connection.respond(connection.sessionCheckResult(sql.contains("session_track")));
+                connection.respond(connection.sessionCheckResult(sql.contains("session_track"),
+                        sql.contains("read_only")));
             } else {
                 List<byte[]> answer = answers.answer(sql, connection.deprecateEof());
                 assertThat(answer).as("%s's answer to %s", name, sql).isNotNull();
@@ -172,6 +175,7 @@ public final class ScriptedSplitSluice implements AutoCloseable {
             BackendPool pool = new BackendPool(dataSource, loop.loop(), TransportKind.of(Transport.NIO),
                     config.server().connBufferSize(), defaultKey, loop.loop());
             pool.usePooling(pooling);
+            pool.servesReplica(!dataSource.name().equals(PRIMARY)); // as Backends wires a group (decision 110)
             ScriptedDialing.openWith(pool, server.backend()::open);
             pools.put(dataSource.name(), pool);
             // The replica takes no session of its own (weight 0), as Startup wires a group.

@@ -80,6 +80,7 @@ final class BackendConnector {
         // Session pooling maps statements too, once a session moved to another server (decision 106).
         ConnectionState state = new ConnectionState(schema, tracksState,
                 pooled ? pool.preparedStatementCacheSize() : 0);
+        state.readOnly(pool.servesReplica()); // a replica's: read-only from login on (decision 110)
         BackendEndpoint endpoint = pool.endpoint(); // one read: a reload may replace it meanwhile
         BackendConnection connection = new BackendConnection(endpoint, key, owner, ready, timeoutMillis, pooled,
                 state);

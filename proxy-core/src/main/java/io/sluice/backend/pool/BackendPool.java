@@ -71,6 +71,11 @@ public final class BackendPool {
      */
     private final Set<String> knownSchemas = ConcurrentHashMap.newKeySet();
     private static final int KNOWN_SCHEMAS_CAP = 4096;
+    /**
+     * The data source is a replica of a read/write split group: every connection opened from now on runs its session
+     * read-only (decision 110).
+     */
+    private volatile boolean servesReplica;
     /** Session or transaction pooling; set before the first connection opens and not changed after. */
     private volatile PoolingConfig pooling = PoolingConfig.defaults();
 
@@ -128,6 +133,20 @@ public final class BackendPool {
      */
     public void usePooling(PoolingConfig value) {
         pooling = Objects.requireNonNull(value);
+    }
+
+    /**
+     * Makes the connections opened from now on read-only ({@code true}: the data source is a split group's replica);
+     * call right after construction. Connections already open are made read-only by the split session that takes
+     * them ({@code ReadWriteSplitting}).
+     */
+    public void servesReplica(boolean replica) {
+        servesReplica = replica;
+    }
+
+    /** Whether connections opened now are read-only: the data source is a split group's replica. */
+    boolean servesReplica() {
+        return servesReplica;
     }
 
     /** Whether sessions give connections back between transactions ({@code pooling: TRANSACTION}). */
