@@ -1,6 +1,7 @@
 package io.sluice.pooling;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.sql.Functions;
 import io.sluice.sql.SqlLexer;
 import io.sluice.sql.SqlLexer.Kind;
 import io.sluice.sql.SqlLexer.Source;
@@ -103,6 +104,8 @@ public final class QuerySniffer {
     private static final int FLUSH = 7;
     private static final int SHOW = 8;
     private static final int GET = 9;
+    /** CREATE, ALTER, DROP...: a routine's or a view's body is defined there, not run. */
+    private static final int DDL = 10;
 
     private QuerySniffer() {
     }
@@ -116,11 +119,26 @@ public final class QuerySniffer {
         int flags = 0;
         int words = 0; // words seen so far, to know the first and the second
         int first = OTHER;
+        boolean tableNext = false; // the next name is a table's (INSERT INTO t (a)), not a function's
+        boolean afterDot = false; // the last code token was '.' (db.f(), db.t)
+        boolean lastWasTable = false; // the last code token named a table (db in INTO db.t)
         for (int i = from; i < to; ) {
             long token = SqlLexer.next(BYTES, buf, i, to);
             int start = i;
             i = SqlLexer.end(token);
             Kind kind = SqlLexer.kind(token);
+            if (!SqlLexer.isCode(kind)) {
+                continue;
+            }
+            boolean dotBefore = afterDot;
+            afterDot = kind == Kind.PUNCTUATION && buf.getByte(start) == '.';
+            boolean tableName = tableNext;
+            tableNext = afterDot ? lastWasTable : kind == Kind.WORD && namesTableNext(buf, start, i);
+            lastWasTable = tableName;
+            if ((kind == Kind.WORD && words > 0 || kind == Kind.QUOTED_IDENTIFIER) && first != DDL && !tableName
+                    && calls(buf, i, to) && (dotBefore || !builtIn(buf, start, i, kind))) {
+                flags |= STORED_CODE; // a stored function: its body may take a lock the text does not show
+            }
             if (kind == Kind.VARIABLE || kind == Kind.PUNCTUATION && buf.getByte(start) == '@') {
                 if (i - start < 2 || buf.getByte(start + 1) != '@') {
                     flags |= USER_VARIABLE; // @@name is a system variable
@@ -224,6 +242,24 @@ public final class QuerySniffer {
         return false;
     }
 
+    /**
+     * Whether the word is followed by a table's name that may have a column list after it: INSERT [INTO] t (...),
+     * REPLACE INTO t (...), LOAD DATA ... INTO TABLE t (...), REFERENCES t (...), WITH [RECURSIVE] cte (...).
+     */
+    private static boolean namesTableNext(ByteBuf buf, int start, int end) {
+        int n = end - start;
+        return n == 4 && is(buf, start, end, "INTO") || n == 5 && is(buf, start, end, "TABLE")
+                || n == 6 && is(buf, start, end, "INSERT") || n == 7 && is(buf, start, end, "REPLACE")
+                || n == 10 && is(buf, start, end, "REFERENCES") || n == 4 && is(buf, start, end, "WITH")
+                || n == 9 && is(buf, start, end, "RECURSIVE");
+    }
+
+    /** Whether the name (a word, or one in back quotes) is a built-in function's or a keyword's. */
+    private static boolean builtIn(ByteBuf buf, int start, int end, Kind kind) {
+        return kind == Kind.WORD ? Functions.isBuiltIn(BYTES, buf, start, end)
+                : end - start > 2 && Functions.isBuiltIn(BYTES, buf, start + 1, end - 1);
+    }
+
     /** {@link #STORED_CODE} or {@link #HANDLER} for a first word that starts such a statement, else 0. */
     private static int opaqueFirstWord(ByteBuf buf, int start, int end) {
         return is(buf, start, end, "CALL") || is(buf, start, end, "EXECUTE") || is(buf, start, end, "BINLOG")
@@ -298,7 +334,10 @@ public final class QuerySniffer {
                 : is(buf, start, end, "SELECT") ? SELECT
                 : is(buf, start, end, "FLUSH") ? FLUSH
                 : is(buf, start, end, "SHOW") ? SHOW
-                : is(buf, start, end, "GET") ? GET : OTHER;
+                : is(buf, start, end, "GET") ? GET
+                : is(buf, start, end, "CREATE") || is(buf, start, end, "ALTER") || is(buf, start, end, "DROP")
+                        || is(buf, start, end, "RENAME") || is(buf, start, end, "GRANT")
+                        || is(buf, start, end, "REVOKE") || is(buf, start, end, "TRUNCATE") ? DDL : OTHER;
     }
 
     private static boolean is(ByteBuf buf, int start, int end, String upperCaseWord) {

@@ -1,6 +1,7 @@
 package io.sluice.readwrite;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.sql.Functions;
 import io.sluice.sql.SqlLexer;
 import io.sluice.sql.SqlLexer.Kind;
 import io.sluice.sql.SqlLexer.Source;
@@ -213,7 +214,7 @@ public final class StatementClassifier {
             } else if (words == 3) {
                 third = word;
             }
-            if (words > 1 && opensCall(s, text, i, to) && (dotBefore || !ReadOnlyFunctions.contains(s, text, start, i)
+            if (words > 1 && opensCall(s, text, i, to) && (dotBefore || !Functions.isReadOnly(s, text, start, i)
                     && !cteName(first, previous, commaBefore, depth))) {
                 // db.f(...), or f(...) with f no read-only built-in: a stored function, which may write (decision 110)
                 flags |= SIDE_EFFECT;
@@ -252,7 +253,7 @@ public final class StatementClassifier {
             int depth) {
         int nameStart = start + 1;
         int nameEnd = end - 1;
-        if (dotBefore || nameEnd <= nameStart || !ReadOnlyFunctions.contains(s, text, nameStart, nameEnd)) {
+        if (dotBefore || nameEnd <= nameStart || !Functions.isReadOnly(s, text, nameStart, nameEnd)) {
             return SIDE_EFFECT;
         }
         Keyword word = Keyword.of(s, text, nameStart, nameEnd);

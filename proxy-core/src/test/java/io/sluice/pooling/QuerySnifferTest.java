@@ -138,6 +138,27 @@ class QuerySnifferTest {
         assertThat(sniff("SET @n = FOUND_ROWS()") & QuerySniffer.CALLS_FOUND_ROWS).isNotZero();
     }
 
+    /** A stored function's body is not in the text: its call is stored code (issue #38); built-ins are not. */
+    @Test
+    void aCallOfAStoredFunctionIsStoredCode() {
+        for (String sql : new String[] {"SELECT f()", "SELECT lock_f('k')", "DO app.f(1)", "SELECT `f`(1)",
+            "SELECT db.concat('a')", "UPDATE t SET a = f(a)", "SELECT 1; SELECT g(2)", "SELECT a FROM t WHERE b = f(c)",
+            "INSERT INTO t (a) VALUES (f(1))"}) {
+            assertThat(sniff(sql) & QuerySniffer.STORED_CODE).as(sql).isNotZero();
+        }
+        for (String sql : new String[] {"SELECT c FROM sbtest1 WHERE id = 5", "SELECT SUM(k) FROM sbtest1",
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (1, 2, 'c', 'p')", "INSERT t(a) VALUES (1)",
+            "REPLACE INTO db.t (a) VALUES (1)", "SELECT CAST(a AS CHAR(10)), CONVERT(b, DECIMAL(10, 2)) FROM t",
+            "SELECT a FROM t WHERE id IN (1, 2) AND EXISTS (SELECT 1)", "SELECT COUNT(*), NOW(), CONCAT('a', 'b')",
+            "WITH RECURSIVE c (n) AS (SELECT 1) SELECT n FROM c", "SELECT ROW_NUMBER() OVER (PARTITION BY a) FROM t",
+            "CREATE FUNCTION f() RETURNS INT RETURN g()", "CREATE TABLE t (a INT, KEY k (a))",
+            "SELECT `CONCAT`('a')", "LOAD DATA INFILE 'x' INTO TABLE t (a, b)",
+            "set autocommit=1, sql_mode = concat(@@sql_mode,',STRICT_TRANS_TABLES')",
+            "SELECT GET_LOCK('k', 0)", "SELECT NEXTVAL(s)", "SELECT a FROM t JOIN u USING (id)"}) {
+            assertThat(sniff(sql) & QuerySniffer.STORED_CODE).as(sql).isZero();
+        }
+    }
+
     @Test
     void aBackquotedLockFunctionIsTheLockFunction() {
         assertThat(sniff("SELECT `GET_LOCK`('k', 0)") & QuerySniffer.GET_LOCK).isNotZero();

@@ -40,6 +40,8 @@ class SessionIsolationTest {
                     "CREATE TABLE other (id INT PRIMARY KEY)",
                     "INSERT INTO t (v) VALUES ('a'), ('b')",
                     "INSERT INTO other VALUES (1)",
+                    "CREATE DATABASE IF NOT EXISTS sluice_iso",
+                    "CREATE FUNCTION IF NOT EXISTS sluice_iso.lock_f(k VARCHAR(64)) RETURNS INT RETURN GET_LOCK(k, 0)",
                     "CREATE PROCEDURE take_lock(IN k VARCHAR(64)) BEGIN DO GET_LOCK(k, 0); END",
                     "CREATE FUNCTION lock_f(k VARCHAR(64)) RETURNS INT RETURN GET_LOCK(k, 0)",
                     "CREATE PROCEDURE make_temp() BEGIN CREATE TEMPORARY TABLE tmp_p (a INT); END",
@@ -157,7 +159,8 @@ class SessionIsolationTest {
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void namedLocksTakenByHiddenCodePinAndAreReleasedForTheNextUser(JdbcDriver driver) throws Exception {
-        String[] ways = {"CALL take_lock('iso_k1')", "EXECUTE IMMEDIATE 'DO GET_LOCK(''iso_k3'', 0)'"};
+        String[] ways = {"CALL take_lock('iso_k1')", "SELECT lock_f('iso_k2')",
+            "EXECUTE IMMEDIATE 'DO GET_LOCK(''iso_k3'', 0)'", "SELECT `lock_f`('iso_k4')", "DO sluice_iso.lock_f('iso_k5')"};
         for (int i = 0; i < ways.length; i++) {
             String key = ways[i].replaceAll(".*(iso_k[0-9]).*", "$1");
             try (Connection a = userA(driver)) {

@@ -1,23 +1,27 @@
-package io.sluice.readwrite;
+package io.sluice.sql;
 
-import io.sluice.sql.SqlLexer;
 import io.sluice.sql.SqlLexer.Source;
 
 /**
- * The names that may stand before {@code (} in a statement that still runs on a replica: MariaDB's (and MySQL's)
- * built-in functions that neither write nor leave state on the server connection, the keywords that open a
- * parenthesis ({@code IN (}, {@code FROM (}, {@code OVER (}...) and the type names of {@code CAST} and
- * {@code CONVERT}. An allow-list (decision 110): any other name followed by {@code (} is a call the classifier
- * cannot vouch for, a stored function that may write, and sends the statement to the primary.
+ * What a name before {@code (} is, for the one statement analysis that routing and pinning share (issue #38). Two
+ * allow-lists, looked up in place, in any case, allocating nothing:
  *
- * <p>Left out on purpose, so that they go to the primary: the named-lock functions, the sequence functions, the
- * replication waits ({@code MASTER_POS_WAIT}, {@code MASTER_GTID_WAIT}), {@code LOAD_FILE} (the server's file
- * system) and anything unknown. The functions whose value is the session's own ({@code LAST_INSERT_ID},
- * {@code FOUND_ROWS}...) are listed: the classifier routes them by their own rules.
- *
- * <p>The lookup hashes the name in place, in any case, and allocates nothing.
+ * <ul>
+ *   <li>{@link #isReadOnly}: the names that may stand before {@code (} in a statement that still runs on a replica:
+ *       MariaDB's (and MySQL's) built-in functions that neither write nor leave state on the server connection, the
+ *       keywords that open a parenthesis ({@code IN (}, {@code FROM (}, {@code OVER (}...) and the type names of
+ *       {@code CAST} and {@code CONVERT} (decision 110). Any other name followed by {@code (} is a call the
+ *       classifier cannot vouch for, a stored function that may write, and sends the statement to the primary. Left
+ *       out on purpose: the named-lock functions, the sequence functions, the replication waits
+ *       ({@code MASTER_POS_WAIT}, {@code MASTER_GTID_WAIT}), {@code LOAD_FILE} (the server's file system) and
+ *       anything unknown. The functions whose value is the session's own ({@code LAST_INSERT_ID},
+ *       {@code FOUND_ROWS}...) are listed: the classifier routes them by their own rules.</li>
+ *   <li>{@link #isBuiltIn}: those, and the built-ins left out of the first list because they write or leave state
+ *       that Sluice follows by their names (the lock functions, the sequences, the waits). A call of any other name is
+ *       a stored function, whose body the text does not show: it pins a session (decision 135).</li>
+ * </ul>
  */
-final class ReadOnlyFunctions {
+public final class Functions {
 
     private static final String[] NAMES = {
         // keywords that open a parenthesis
@@ -94,16 +98,35 @@ final class ReadOnlyFunctions {
         "MBRWITHIN", "MBRINTERSECTS", "MBROVERLAPS", "MBREQUAL", "MBRDISJOINT", "MBRTOUCHES",
     };
 
-    private static final String[] TABLE = table();
-    private static final int MASK = TABLE.length - 1;
+    /**
+     * Built-ins that are not read-only: they write, lock, wait or read the server's files. Sluice follows the lock
+     * functions by name ({@code GET_LOCK}...); the rest go to the primary and pin nothing by themselves.
+     */
+    private static final String[] OTHER_BUILT_INS = {
+        "GET_LOCK", "RELEASE_LOCK", "RELEASE_ALL_LOCKS", "IS_FREE_LOCK", "IS_USED_LOCK", "NEXTVAL", "SETVAL",
+        "LASTVAL", "PREVIOUS", "MASTER_POS_WAIT", "MASTER_GTID_WAIT", "SOURCE_POS_WAIT", "WAIT_FOR_EXECUTED_GTID_SET",
+        "WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS", "GTID_SUBSET", "GTID_SUBTRACT", "LOAD_FILE", "SYSTEM", "VALUES",
+        "LAST_VALUE", "ROW_COUNT", "FOUND_ROWS", "LAST_INSERT_ID", "BINLOG_GTID_POS", "PASSWORD", "UUID",
+    };
 
-    private ReadOnlyFunctions() {
+    private static final String[] TABLE = table(NAMES);
+    private static final int MASK = TABLE.length - 1;
+    private static final String[] ALL = table(concat(NAMES, OTHER_BUILT_INS));
+    private static final int ALL_MASK = ALL.length - 1;
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
-    private static String[] table() {
-        int size = Integer.highestOneBit(NAMES.length * 4);
+    private Functions() {
+    }
+
+    private static String[] table(String[] names) {
+        int size = Integer.highestOneBit(names.length * 4);
         String[] table = new String[size];
-        for (String name : NAMES) {
+        for (String name : names) {
             int slot = hash(name) & (size - 1);
             while (table[slot] != null && !table[slot].equals(name)) {
                 slot = (slot + 1) & (size - 1);
@@ -125,8 +148,20 @@ final class ReadOnlyFunctions {
         return h ^ (h >>> 16);
     }
 
-    /** Whether the name from {@code start} to {@code end}, in any case, is on the list. */
-    static <T> boolean contains(Source<T> s, T text, int start, int end) {
+    /** Whether the name from {@code start} to {@code end}, in any case, may stand before {@code (} on a replica. */
+    public static <T> boolean isReadOnly(Source<T> s, T text, int start, int end) {
+        return contains(TABLE, MASK, s, text, start, end);
+    }
+
+    /**
+     * Whether the name from {@code start} to {@code end}, in any case, is a built-in function or a keyword that opens
+     * a parenthesis: anything else before {@code (} calls a stored function.
+     */
+    public static <T> boolean isBuiltIn(Source<T> s, T text, int start, int end) {
+        return contains(ALL, ALL_MASK, s, text, start, end);
+    }
+
+    private static <T> boolean contains(String[] table, int mask, Source<T> s, T text, int start, int end) {
         int h = end - start;
         for (int i = start; i < end; i++) {
             int c = s.at(text, i);
@@ -135,8 +170,8 @@ final class ReadOnlyFunctions {
             }
             h = h * 31 + c;
         }
-        for (int slot = mix(h) & MASK; TABLE[slot] != null; slot = (slot + 1) & MASK) {
-            if (SqlLexer.is(s, text, start, end, TABLE[slot])) {
+        for (int slot = mix(h) & mask; table[slot] != null; slot = (slot + 1) & mask) {
+            if (SqlLexer.is(s, text, start, end, table[slot])) {
                 return true;
             }
         }
