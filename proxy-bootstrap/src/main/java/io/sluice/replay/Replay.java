@@ -12,6 +12,8 @@ import io.sluice.capture.CaptureRecord.SessionEnd;
 import io.sluice.json.Json;
 import io.sluice.protocol.Command;
 import io.sluice.relay.ResponseKind;
+import io.sluice.readwrite.Route;
+import io.sluice.readwrite.StatementClassifier;
 import io.sluice.sql.SqlDigest;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -44,10 +46,6 @@ public final class Replay {
     private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     /** Marks the end of a session's records. */
     private static final Object END = new Object();
-    /** First keywords of statements that change no data. Everything else counts as a write. */
-    private static final Set<String> READS = Set.of("select", "show", "describe", "desc", "explain", "use", "begin",
-            "start", "commit", "rollback", "savepoint", "release", "set", "do", "help", "handler", "lock", "unlock",
-            "xa", "values", "table", "with", "checksum");
 
     private final ReplayOptions options;
     private final ReplayReport report;
@@ -193,29 +191,20 @@ public final class Replay {
     }
 
     /**
-     * Whether a statement changes no data, judged by its digest's first keyword (and, for a few, by a later one):
-     * what {@code --read-only} replays.
+     * Whether a statement changes no data: what {@code --read-only} replays. Judged by the statement analysis the
+     * read/write router uses ({@link StatementClassifier}, issue #38), so that replay and routing never disagree: what
+     * a replica may run, and the statements that only set the session's stage (a session SET, BEGIN and COMMIT,
+     * SHOW WARNINGS, a user variable). A locking read, a lock function, a call of anything not known to be
+     * read-only, a server-wide SET: not replayed.
      */
-    static boolean isRead(String digest) {
-        int start = 0;
-        while (start < digest.length() && digest.charAt(start) == '(') {
-            start++;
+    static boolean isRead(String sql) {
+        int statementClass = StatementClassifier.classify(sql);
+        if (StatementClassifier.route(statementClass) == Route.REPLICA) {
+            return true;
         }
-        int end = start;
-        while (end < digest.length() && Character.isLetter(digest.charAt(end))) {
-            end++;
-        }
-        String first = digest.substring(start, end);
-        if (!READS.contains(first)) {
-            return false;
-        }
-        return switch (first) {
-            case "select" -> !digest.contains(" into outfile") && !digest.contains(" into dumpfile");
-            case "set" -> !digest.startsWith("set global") && !digest.startsWith("set password")
-                    && !digest.startsWith("set persist");
-            case "with" -> !digest.contains("update ") && !digest.contains("delete ") && !digest.contains("insert ");
-            case "explain", "describe", "desc" -> !digest.contains(" analyze");
-            default -> true;
+        return switch (StatementClassifier.reason(statementClass)) {
+            case SESSION_SET, SESSION_STATE, TRANSACTION, DIAGNOSTICS, PINNING -> true;
+            default -> false;
         };
     }
 

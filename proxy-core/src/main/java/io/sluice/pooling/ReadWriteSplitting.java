@@ -274,7 +274,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
             }
         } else if (wanted.route() == Route.PREVIOUS && previous != null) {
             target = previous;
-        } else if (wanted == RouteReason.SESSION_SET && !group.primaryUp() && !GlobalScope.named(frame)) {
+        } else if (wanted == RouteReason.SESSION_SET && !group.primaryUp()) { // a server-wide SET is SERVER_STATE
             // SET and USE change only the session: while the primary is down a replica answers them (a driver's
             // connect-time SETs among them), and the follower carries the change to the primary once it is back.
             // Not SET GLOBAL / PERSIST: that would change the replica's server.

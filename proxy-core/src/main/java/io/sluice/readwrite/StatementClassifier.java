@@ -53,6 +53,8 @@ public final class StatementClassifier {
     private static final int ACCESS_READ_WRITE = 1 << 19;
     /** A versioned executable comment ({@code /*!NNNNN}, {@code /*M!}): the statement has two readings. */
     private static final int VERSIONED = 1 << 20;
+    /** GLOBAL, PERSIST, {@code @@global.x}: a SET of the server, not the session (replay never runs it either). */
+    private static final int SERVER_WIDE = 1 << 21;
 
     /** In a statement class: it would make the connection's access mode READ WRITE (decision 110). */
     private static final int CHANGES_ACCESS_MODE = 1 << 16;
@@ -278,6 +280,8 @@ public final class StatementClassifier {
                 return nextWord(s, text, end, to) == Keyword.IN ? LOCKING : LOCK_WORD;
             case INTO:
                 return INTO;
+            case GLOBAL, PERSIST, PERSIST_ONLY:
+                return SERVER_WIDE;
             case ONLY:
                 return previous == Keyword.READ ? READ_ONLY : 0;
             case WRITE:
@@ -344,7 +348,9 @@ public final class StatementClassifier {
                             || second == Keyword.LOCAL || (flags & WRITE_WORD) != 0);
                     break;
                 case SET:
-                    reason = second == Keyword.TRANSACTION ? RouteReason.PINNING : RouteReason.SESSION_SET;
+                    reason = second == Keyword.TRANSACTION ? RouteReason.PINNING
+                            : (flags & SERVER_WIDE) != 0 || second == Keyword.PASSWORD ? RouteReason.SERVER_STATE
+                            : RouteReason.SESSION_SET;
                     if ((flags & (READ_WRITE | ACCESS_READ_WRITE)) != 0) {
                         // READ WRITE: on the primary, always (never a replica's connection, not even while the
                         // primary is down), and never where a replica's connection is held (decision 110)
@@ -490,6 +496,11 @@ public final class StatementClassifier {
         int name = end;
         while (name > start && s.at(text, name - 1) != '.' && s.at(text, name - 1) != '@') {
             name--;
+        }
+        if (name > start + 3 && s.at(text, name - 1) == '.' && (SqlLexer.is(s, text, start + 2, name - 1, "GLOBAL")
+                || SqlLexer.is(s, text, start + 2, name - 1, "PERSIST")
+                || SqlLexer.is(s, text, start + 2, name - 1, "PERSIST_ONLY"))) {
+            return SERVER_WIDE;
         }
         if (SqlLexer.is(s, text, name, end, "WARNING_COUNT") || SqlLexer.is(s, text, name, end, "ERROR_COUNT")) {
             return DIAGNOSTICS;

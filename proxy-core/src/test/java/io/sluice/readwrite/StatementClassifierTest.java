@@ -119,7 +119,10 @@ class StatementClassifierTest {
             SET NAMES utf8mb4                                          | primary:set
             SET SESSION sql_mode = ''                                  | primary:set
             SET autocommit = 0                                         | primary:set
-            SET GLOBAL max_connections = 10                            | primary:set
+            SET GLOBAL max_connections = 10                            | primary:server_state
+            SET @@global.max_connections = 10                          | primary:server_state
+            SET PASSWORD = PASSWORD(?)                                 | primary:server_state
+            SET @@session.sql_mode = ?                                 | primary:set
             SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED     | primary:set
             USE db                                                     | primary:set
             BEGIN                                                      | primary:transaction
