@@ -1,0 +1,330 @@
+package io.sluice.isolation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.Sluice;
+import io.sluice.api.SessionSnapshot;
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.TestMariaDb;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The differential isolation check: random interleavings of {@link Step}s run twice, first with each session on a
+ * MariaDB connection of its own (the ground truth: what a session sees when nothing is shared), then through a
+ * freshly started Sluice whose few server connections the sessions share; every step must observe the same both ways.
+ *
+ * <p>A new Sluice per interleaving: state one interleaving leaked onto a pooled connection must not show up in the
+ * next, whose replay by seed would then not fail. Between the runs the harness waits until the server has no
+ * connection left in the test's database, so that locks of closed connections are gone.
+ *
+ * <p>On mismatches the assertion message gives, per distinct failure, the seed, the step index, the steps up to it
+ * with what each observed, and a shrunk sequence (steps dropped while a mismatch remains).
+ */
+final class IsolationHarness {
+
+    private static final Logger log = LoggerFactory.getLogger(IsolationHarness.class);
+
+    /** Both drivers, so that clients that track session state (MariaDB's) and clients that do not are covered. */
+    static final String PARAMS = "allowMultiQueries=true&useServerPrepStmts=true";
+
+    /** The proxy of one run. {@code database} is what clients connect to (a schema, or a read/write group). */
+    record RunningProxy(Sluice sluice, String database, AutoCloseable closer) {
+    }
+
+    @FunctionalInterface
+    interface ProxyStarter {
+        RunningProxy start() throws Exception;
+    }
+
+    /** Where the ground truth runs and the set-up is done: a server's root connections. */
+    record Server(String host, int port) {
+        Connection root(String db) {
+            try {
+                return JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url(host, port, db, PARAMS),
+                        TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD);
+            } catch (SQLException e) {
+                throw new IllegalStateException("root on " + host + ":" + port, e);
+            }
+        }
+    }
+
+    /** How many sessions, steps per interleaving, interleavings and the first seed: system properties decide. */
+    record Settings(int sessions, int steps, int interleavings, long seed) {
+        static Settings fromProperties(int defaultInterleavings) {
+            return new Settings(Integer.getInteger("sluice.isolation.sessions", 3),
+                    Integer.getInteger("sluice.isolation.steps", 30),
+                    Integer.getInteger("sluice.isolation.interleavings", defaultInterleavings),
+                    Long.getLong("sluice.isolation.seed", 1L));
+        }
+    }
+
+    /** One interleaving run both ways. */
+    record Outcome(List<String> direct, List<String> proxied, List<String> pins, int mismatch, boolean shared,
+                   String connectionIds) {
+        boolean failed() {
+            return mismatch >= 0;
+        }
+    }
+
+    private final IsolationSchema schema;
+    private final Server server;
+    private final List<Server> quiet;
+    private final ProxyStarter starter;
+    private final List<StateKind> kinds;
+    private Runnable afterReset = () -> { };
+    private long shrinkBudgetMillis = Long.getLong("sluice.isolation.shrinkMillis", 20_000L);
+
+    /**
+     * @param server where the ground truth runs and the schema lives
+     * @param quiet every server Sluice may open connections to, waited on until none is left in the schema
+     * @param kinds the state kinds the interleavings use
+     */
+    IsolationHarness(IsolationSchema schema, Server server, List<Server> quiet, ProxyStarter starter,
+                     List<StateKind> kinds) {
+        this.schema = schema;
+        this.server = server;
+        this.quiet = quiet;
+        this.starter = starter;
+        this.kinds = kinds;
+    }
+
+    /** Runs after the data is put back (a replication group waits for its replicas there). */
+    IsolationHarness afterReset(Runnable step) {
+        this.afterReset = step;
+        return this;
+    }
+
+    IsolationSchema schema() {
+        return schema;
+    }
+
+    /** Creates the schema's tables and programs, and learns which ways the server refuses. */
+    void setUp() throws SQLException {
+        schema.create(() -> server.root(null), () -> {
+            try {
+                return directSessions().open(0);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        log.info("isolation corpus in {}: refused combinations {}", schema.db(), schema.refused());
+    }
+
+    /** The kinds the interleavings can make (those with at least one way the server accepts). */
+    List<StateKind> usableKinds() {
+        return kinds.stream().filter(k -> !schema.ways(k).isEmpty()).toList();
+    }
+
+    static JdbcDriver driver(int session) {
+        return session % 2 == 0 ? JdbcDriver.MARIADB : JdbcDriver.MYSQL;
+    }
+
+    StepRunner.Sessions directSessions() {
+        return i -> driver(i).connect(driver(i).url(server.host(), server.port(), schema.db(), PARAMS),
+                TestMariaDb.ROOT_USER, TestMariaDb.ROOT_PASSWORD);
+    }
+
+    /** Through Sluice: two proxy users in turn, each with its own driver. */
+    static StepRunner.Sessions proxiedSessions(RunningProxy proxy) {
+        return i -> driver(i).connect(driver(i).url("127.0.0.1", proxy.sluice().port(), proxy.database(), PARAMS),
+                i % 2 == 0 ? ProxyUnderTest.USER : ProxyUnderTest.USER2,
+                i % 2 == 0 ? ProxyUnderTest.PASSWORD : ProxyUnderTest.PASSWORD2);
+    }
+
+    /** Runs {@code steps} direct and through a new Sluice; the first step whose observations differ, or -1. */
+    Outcome run(List<Step> steps, int sessions) throws Exception {
+        schema.reset(() -> server.root(null));
+        afterReset.run();
+        List<String> direct;
+        try (StepRunner runner = new StepRunner(directSessions(), sessions, schema).open()) {
+            direct = runner.run(steps);
+        }
+        awaitQuiet();
+        schema.reset(() -> server.root(null));
+        afterReset.run();
+        List<String> proxied = new ArrayList<>(steps.size());
+        List<String> pins = new ArrayList<>(steps.size());
+        boolean shared;
+        String ids;
+        RunningProxy proxy = starter.start();
+        try (StepRunner runner = new StepRunner(proxiedSessions(proxy), sessions, schema).open()) {
+            for (Step step : steps) {
+                proxied.add(runner.run(step));
+                pins.add(pins(proxy.sluice()));
+            }
+            // Outside the compared results: which server connection each session is on now.
+            List<Long> connectionIds = new ArrayList<>();
+            for (int i = 0; i < sessions; i++) {
+                connectionIds.add(connectionId(runner.connection(i)));
+            }
+            shared = new LinkedHashSet<>(connectionIds).size() < sessions;
+            ids = connectionIds.toString();
+        } finally {
+            proxy.closer().close();
+        }
+        awaitQuiet();
+        int mismatch = -1;
+        for (int i = 0; i < steps.size(); i++) {
+            if (!direct.get(i).equals(proxied.get(i))) {
+                mismatch = i;
+                break;
+            }
+        }
+        return new Outcome(direct, proxied, pins, mismatch, shared, ids);
+    }
+
+    private static long connectionId(Connection c) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    /** Every session's pin reason, by session id: what Sluice believed after a step. */
+    private static String pins(Sluice sluice) {
+        List<SessionSnapshot> all = new ArrayList<>(sluice.sessions());
+        all.sort(Comparator.comparingInt(SessionSnapshot::id));
+        StringBuilder s = new StringBuilder();
+        for (SessionSnapshot each : all) {
+            s.append(s.isEmpty() ? "" : " ").append(each.id()).append('=')
+                    .append(each.pinnedBy() == null ? "-" : each.pinnedBy());
+        }
+        return s.toString();
+    }
+
+    /** Waits until no connection of the test's schema is left on any server (closed ones release their locks). */
+    private void awaitQuiet() throws Exception {
+        for (Server each : quiet) {
+            long deadline = System.nanoTime() + 15_000_000_000L;
+            try (Connection c = each.root(null);
+                 PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM information_schema.PROCESSLIST"
+                         + " WHERE DB = ? AND ID <> CONNECTION_ID()")) {
+                ps.setString(1, schema.db());
+                while (true) {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        if (rs.getInt(1) == 0) {
+                            break;
+                        }
+                    }
+                    assertThat(System.nanoTime()).as("connections left in %s on %s", schema.db(), each)
+                            .isLessThan(deadline);
+                    Thread.sleep(10);
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs the interleavings {@code settings} asks for and fails with every distinct mismatch (distinct by the
+     * action and kind of the step that differed), the first few shrunk; also fails when the sessions never shared
+     * a server connection, since then nothing was tested.
+     */
+    void check(String mode, Settings settings) throws Exception {
+        List<StateKind> usable = usableKinds();
+        Map<String, String> failures = new LinkedHashMap<>();
+        int failed = 0;
+        int sharedRuns = 0;
+        int shrunk = 0;
+        long started = System.nanoTime();
+        for (int k = 0; k < settings.interleavings(); k++) {
+            long seed = settings.seed() + k;
+            List<Step> steps = Interleaving.generate(seed, settings.sessions(), settings.steps(), schema, usable);
+            Outcome outcome = run(steps, settings.sessions());
+            if (outcome.shared()) {
+                sharedRuns++;
+            }
+            if (!outcome.failed()) {
+                continue;
+            }
+            failed++;
+            Step at = steps.get(outcome.mismatch());
+            String signature = at.action() + " " + at.kind();
+            if (failures.containsKey(signature)) {
+                continue;
+            }
+            StringBuilder report = new StringBuilder();
+            report.append(describe(mode, seed, steps, outcome));
+            if (shrunk < 3) {
+                shrunk++;
+                List<Step> small = shrink(steps.subList(0, outcome.mismatch() + 1), settings.sessions());
+                Outcome again = run(small, settings.sessions());
+                report.append("\n  shrunk to ").append(small.size()).append(" steps:\n")
+                        .append(describe(mode, seed, small, again));
+            }
+            failures.put(signature, report.toString());
+        }
+        String summary = String.format("isolation %s: %d interleavings from seed %d (%d sessions, %d steps each),"
+                        + " %d failed, %d distinct; sessions shared a server connection at the end of %d runs;"
+                        + " %.1f s; refused by the server: %s", mode, settings.interleavings(), settings.seed(),
+                settings.sessions(), settings.steps(), failed, failures.size(), sharedRuns,
+                (System.nanoTime() - started) / 1e9, schema.refused().keySet());
+        log.info(summary);
+        System.out.println("ISOLATION-SUMMARY " + summary);
+        assertThat(failures).as("%s%n%s", summary, String.join("\n\n", failures.values())).isEmpty();
+        assertThat(sharedRuns).as("runs whose sessions ended up sharing a server connection: else nothing was"
+                + " tested (%s)", summary).isGreaterThan(0);
+    }
+
+    /** Drops steps, last first, while the rest still shows a mismatch; stops when the time budget is spent. */
+    private List<Step> shrink(List<Step> failing, int sessions) throws Exception {
+        List<Step> current = new ArrayList<>(failing);
+        long deadline = System.nanoTime() + shrinkBudgetMillis * 1_000_000L;
+        for (int i = current.size() - 1; i >= 0 && System.nanoTime() < deadline; i--) {
+            if (i >= current.size()) {
+                continue;
+            }
+            List<Step> candidate = new ArrayList<>(current);
+            candidate.remove(i);
+            Outcome outcome = run(candidate, sessions);
+            if (outcome.failed()) {
+                current = new ArrayList<>(candidate.subList(0, outcome.mismatch() + 1));
+            }
+        }
+        return current;
+    }
+
+    private String describe(String mode, long seed, List<Step> steps, Outcome outcome) {
+        StringBuilder s = new StringBuilder();
+        s.append(String.format("MISMATCH mode=%s seed=%d step=%d (replay: -Dsluice.isolation.seed=%d"
+                        + " -Dsluice.isolation.interleavings=1); server connections at the end %s%n",
+                mode, seed, outcome.mismatch(), seed, outcome.connectionIds()));
+        int last = outcome.failed() ? outcome.mismatch() : steps.size() - 1;
+        for (int i = 0; i <= last; i++) {
+            s.append(String.format("  #%d %s%n", i, steps.get(i).describe(schema)));
+            String direct = outcome.direct().get(i).replace("\n", " | ");
+            String proxied = outcome.proxied().get(i).replace("\n", " | ");
+            if (direct.equals(proxied)) {
+                s.append("      both:   ").append(brief(direct)).append("   pins: ").append(outcome.pins().get(i))
+                        .append('\n');
+            } else {
+                boolean metadataOnly = brief(direct).equals(brief(proxied));
+                s.append("      direct: ").append(metadataOnly ? direct : brief(direct)).append('\n');
+                s.append("      sluice: ").append(metadataOnly ? proxied : brief(proxied)).append("   pins: ").append(outcome.pins().get(i))
+                        .append('\n');
+            }
+        }
+        return s.toString();
+    }
+
+    /** Observations without column metadata, which is long and the same for every run of a probe. */
+    private static String brief(String observed) {
+        return observed.replaceAll("Column\\[[^\\]]*\\]", "col").replaceAll("columns=\\[(col, )*col\\], ", "");
+    }
+}

@@ -1,0 +1,49 @@
+package io.sluice.isolation;
+
+import io.sluice.config.PoolingConfig;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.SluiceExtension;
+import io.sluice.testing.TestMariaDb;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Isolation in {@code pooling: TRANSACTION} on one data source (issue #38): three sessions of two proxy users share
+ * three server connections on one event loop, so a connection one session gives back is the next one another takes;
+ * every state kind of the corpus, made every way the server allows, must stay with the session that made it.
+ */
+@Timeout(value = 110, unit = TimeUnit.SECONDS)
+class TransactionPoolingIsolationTest {
+
+    @RegisterExtension
+    static final SluiceExtension proxy = SluiceExtension.withDefaults()
+            .sluiceOnly("compares sessions through Sluice with sessions straight to MariaDB")
+            .database("sluice_iso_tx");
+
+    private static IsolationHarness harness;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        IsolationHarness.Settings settings = IsolationHarness.Settings.fromProperties(20);
+        IsolationHarness.Server server = new IsolationHarness.Server(TestMariaDb.HOST, TestMariaDb.get().port());
+        harness = new IsolationHarness(new IsolationSchema(proxy.db()), server, List.of(server), () -> {
+            ProxyUnderTest sluice = ProxyUnderTest.builder()
+                    .pooling(PoolingConfig.transaction())
+                    .maxPoolSize(settings.sessions())
+                    .workerThreads(1)
+                    .connectionTimeoutMillis(5_000)
+                    .start();
+            return new IsolationHarness.RunningProxy(sluice.sluice(), proxy.db(), sluice);
+        }, List.of(StateKind.values()));
+        harness.setUp();
+    }
+
+    @Test
+    void everySessionSeesOnlyItsOwnState() throws Exception {
+        harness.check("transaction pooling, one data source", IsolationHarness.Settings.fromProperties(20));
+    }
+}
