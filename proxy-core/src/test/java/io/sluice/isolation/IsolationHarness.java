@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +39,11 @@ final class IsolationHarness {
 
     private static final Logger log = LoggerFactory.getLogger(IsolationHarness.class);
 
-    /** Both drivers, so that clients that track session state (MariaDB's) and clients that do not are covered. */
-    static final String PARAMS = "allowMultiQueries=true&useServerPrepStmts=true";
+    /**
+     * Both drivers, so that clients that track session state (MariaDB's) and clients that do not are covered. No
+     * corpus statement should block; if one does, the socket timeout turns the hang into an observed error.
+     */
+    static final String PARAMS = "allowMultiQueries=true&useServerPrepStmts=true&socketTimeout=20000";
 
     /** The proxy of one run. {@code database} is what clients connect to (a schema, or a read/write group). */
     record RunningProxy(Sluice sluice, String database, AutoCloseable closer) {
@@ -63,12 +67,18 @@ final class IsolationHarness {
     }
 
     /** How many sessions, steps per interleaving, interleavings and the first seed: system properties decide. */
-    record Settings(int sessions, int steps, int interleavings, long seed) {
+    record Settings(int sessions, int steps, int interleavings, long seed, long budgetSeconds) {
+        /**
+         * {@code sluice.isolation.interleavings} (default: the mode's CI share), {@code .seed} (1), {@code .sessions}
+         * (3), {@code .steps} (30 per interleaving) and {@code .budgetSeconds} (none): past the budget no further
+         * interleaving starts, and the summary says how many ran.
+         */
         static Settings fromProperties(int defaultInterleavings) {
             return new Settings(Integer.getInteger("sluice.isolation.sessions", 3),
                     Integer.getInteger("sluice.isolation.steps", 30),
                     Integer.getInteger("sluice.isolation.interleavings", defaultInterleavings),
-                    Long.getLong("sluice.isolation.seed", 1L));
+                    Long.getLong("sluice.isolation.seed", 1L),
+                    Long.getLong("sluice.isolation.budgetSeconds", 0L));
         }
     }
 
@@ -86,7 +96,10 @@ final class IsolationHarness {
     private final ProxyStarter starter;
     private final List<StateKind> kinds;
     private Runnable afterReset = () -> { };
-    private long shrinkBudgetMillis = Long.getLong("sluice.isolation.shrinkMillis", 20_000L);
+    private Consumer<Sluice> beforeEachStep = sluice -> { };
+    private long moves;
+    private final long shrinkBudgetMillis = Long.getLong("sluice.isolation.shrinkMillis", 10_000L);
+    private final int maxShrinks = Integer.getInteger("sluice.isolation.shrinks", 2);
 
     /**
      * @param server where the ground truth runs and the schema lives
@@ -106,6 +119,17 @@ final class IsolationHarness {
     IsolationHarness afterReset(Runnable step) {
         this.afterReset = step;
         return this;
+    }
+
+    /** Runs before each step through Sluice (e.g. drains a data source, so that sessions move). */
+    IsolationHarness beforeEachStep(Consumer<Sluice> step) {
+        this.beforeEachStep = step;
+        return this;
+    }
+
+    /** Moves between data sources Sluice counted over all runs so far (at the end of each run). */
+    long moves() {
+        return moves;
     }
 
     IsolationSchema schema() {
@@ -163,8 +187,12 @@ final class IsolationHarness {
         RunningProxy proxy = starter.start();
         try (StepRunner runner = new StepRunner(proxiedSessions(proxy), sessions, schema).open()) {
             for (Step step : steps) {
+                beforeEachStep.accept(proxy.sluice());
                 proxied.add(runner.run(step));
                 pins.add(pins(proxy.sluice()));
+            }
+            for (SessionSnapshot each : proxy.sluice().sessions()) {
+                moves += each.moves();
             }
             // Outside the compared results: which server connection each session is on now.
             List<Long> connectionIds = new ArrayList<>();
@@ -204,6 +232,9 @@ final class IsolationHarness {
         for (SessionSnapshot each : all) {
             s.append(s.isEmpty() ? "" : " ").append(each.id()).append('=')
                     .append(each.pinnedBy() == null ? "-" : each.pinnedBy());
+            if (each.moves() > 0) {
+                s.append("@").append(each.backend()).append("/moved").append(each.moves());
+            }
         }
         return s.toString();
     }
@@ -243,7 +274,13 @@ final class IsolationHarness {
         int sharedRuns = 0;
         int shrunk = 0;
         long started = System.nanoTime();
+        int ran = 0;
+        long budgetEnd = settings.budgetSeconds() > 0 ? started + settings.budgetSeconds() * 1_000_000_000L : 0;
         for (int k = 0; k < settings.interleavings(); k++) {
+            if (budgetEnd != 0 && System.nanoTime() > budgetEnd) {
+                break;
+            }
+            ran++;
             long seed = settings.seed() + k;
             List<Step> steps = Interleaving.generate(seed, settings.sessions(), settings.steps(), schema, usable);
             Outcome outcome = run(steps, settings.sessions());
@@ -254,14 +291,13 @@ final class IsolationHarness {
                 continue;
             }
             failed++;
-            Step at = steps.get(outcome.mismatch());
-            String signature = at.action() + " " + at.kind();
+            String signature = signature(steps, outcome.mismatch());
             if (failures.containsKey(signature)) {
                 continue;
             }
             StringBuilder report = new StringBuilder();
             report.append(describe(mode, seed, steps, outcome));
-            if (shrunk < 3) {
+            if (shrunk < maxShrinks) {
                 shrunk++;
                 List<Step> small = shrink(steps.subList(0, outcome.mismatch() + 1), settings.sessions());
                 Outcome again = run(small, settings.sessions());
@@ -269,10 +305,12 @@ final class IsolationHarness {
                         .append(describe(mode, seed, small, again));
             }
             failures.put(signature, report.toString());
+            // Now, not only at the end: a run that is stopped still leaves what it found in the test's output.
+            System.out.println("ISOLATION-FAILURE " + signature + "\n" + report);
         }
         String summary = String.format("isolation %s: %d interleavings from seed %d (%d sessions, %d steps each),"
                         + " %d failed, %d distinct; sessions shared a server connection at the end of %d runs;"
-                        + " %.1f s; refused by the server: %s", mode, settings.interleavings(), settings.seed(),
+                        + " %.1f s; refused by the server: %s", mode, ran, settings.seed(),
                 settings.sessions(), settings.steps(), failed, failures.size(), sharedRuns,
                 (System.nanoTime() - started) / 1e9, schema.refused().keySet());
         log.info(summary);
@@ -280,6 +318,22 @@ final class IsolationHarness {
         assertThat(failures).as("%s%n%s", summary, String.join("\n\n", failures.values())).isEmpty();
         assertThat(sharedRuns).as("runs whose sessions ended up sharing a server connection: else nothing was"
                 + " tested (%s)", summary).isGreaterThan(0);
+    }
+
+    /**
+     * What tells one failure from another: the step that differed (action and kind), and the way the last state of
+     * that kind was made before it.
+     */
+    private static String signature(List<Step> steps, int mismatch) {
+        Step at = steps.get(mismatch);
+        String signature = at.action() + " " + (at.kind() == null ? "" : at.kind());
+        for (int i = mismatch - 1; i >= 0 && at.kind() != null; i--) {
+            Step before = steps.get(i);
+            if (before.action() == Step.Action.MAKE && before.kind() == at.kind()) {
+                return signature + " after MAKE via " + before.way();
+            }
+        }
+        return signature;
     }
 
     /** Drops steps, last first, while the rest still shows a mismatch; stops when the time budget is spent. */
