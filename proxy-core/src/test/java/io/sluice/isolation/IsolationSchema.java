@@ -52,8 +52,6 @@ final class IsolationSchema {
         }
         try (Connection c = root.get(); Statement s = c.createStatement()) {
             s.execute("USE `" + db + "`");
-            s.execute("CREATE ROLE IF NOT EXISTS " + ROLE);
-            s.execute("GRANT " + ROLE + " TO CURRENT_USER");
             s.execute("CREATE TABLE o (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=MyISAM");
             s.execute("CREATE TABLE lt (id INT PRIMARY KEY) ENGINE=InnoDB");
             s.execute("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT) ENGINE=MyISAM");
@@ -108,6 +106,28 @@ final class IsolationSchema {
             }
         }
         reset(root);
+    }
+
+    /**
+     * Creates {@link #ROLE} on the server of {@code root} and grants it to {@code grantee} (null: the account
+     * {@code root} logged in as), the account Sluice's data sources use, outside the binary log: a replica has accounts of its own, and a
+     * replicated {@code GRANT ... TO CURRENT_USER} would name the replication thread's user there and stop it.
+     */
+    static void createRole(Connection root, String grantee) throws SQLException {
+        try (Statement s = root.createStatement()) {
+            if (grantee == null) {
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT CURRENT_USER()")) {
+                    rs.next();
+                    String user = rs.getString(1);
+                    int at = user.lastIndexOf('@');
+                    grantee = "'" + user.substring(0, at) + "'@'" + user.substring(at + 1) + "'";
+                }
+            }
+            s.execute("SET SESSION sql_log_bin = 0");
+            s.execute("CREATE ROLE IF NOT EXISTS " + ROLE);
+            s.execute("GRANT " + ROLE + " TO " + grantee);
+            s.execute("SET SESSION sql_log_bin = 1");
+        }
     }
 
     /** Puts the rows back as they were (and empties what the runs write), with no session of a run left. */
