@@ -199,13 +199,7 @@ final class IsolationHarness {
 
     /** Runs {@code steps} direct and through a new Sluice; the first step whose observations differ, or -1. */
     Outcome run(List<Step> steps, int sessions) throws Exception {
-        schema.reset(() -> server.root(null));
-        afterReset.run();
-        List<String> direct;
-        try (StepRunner runner = new StepRunner(directSessions(), sessions, schema).open()) {
-            direct = runner.run(steps);
-        }
-        awaitQuiet();
+        List<String> direct = runDirect(steps, sessions);
         schema.reset(() -> server.root(null));
         afterReset.run();
         List<String> proxied = new ArrayList<>(steps.size());
@@ -241,6 +235,18 @@ final class IsolationHarness {
             }
         }
         return new Outcome(direct, proxied, pins, mismatch, shared, ids);
+    }
+
+    /** The ground truth: {@code steps} with each session on a server connection of its own. */
+    private List<String> runDirect(List<Step> steps, int sessions) throws Exception {
+        schema.reset(() -> server.root(null));
+        afterReset.run();
+        List<String> direct;
+        try (StepRunner runner = new StepRunner(directSessions(), sessions, schema).open()) {
+            direct = runner.run(steps);
+        }
+        awaitQuiet();
+        return direct;
     }
 
     private static long connectionId(Connection c) {
@@ -302,6 +308,11 @@ final class IsolationHarness {
         int sharedRuns = 0;
         int shrunk = 0;
         long started = System.nanoTime();
+        // The ground truth must be one: an interleaving run directly twice observes the same, else the corpus has
+        // something that depends on time or on the connection, and every comparison would be noise.
+        List<Step> first = Interleaving.generate(settings.seed(), settings.sessions(), settings.steps(), schema, usable);
+        assertThat(runDirect(first, settings.sessions())).as("seed %d run directly twice", settings.seed())
+                .isEqualTo(runDirect(first, settings.sessions()));
         int ran = 0;
         long budgetEnd = settings.budgetSeconds() > 0 ? started + settings.budgetSeconds() * 1_000_000_000L : 0;
         for (int k = 0; k < settings.interleavings(); k++) {
