@@ -43,7 +43,7 @@ final class IsolationHarness {
      * Both drivers, so that clients that track session state (MariaDB's) and clients that do not are covered. No
      * corpus statement should block; if one does, the socket timeout turns the hang into an observed error.
      */
-    static final String PARAMS = "allowMultiQueries=true&useServerPrepStmts=true&socketTimeout=20000";
+    static final String PARAMS = "allowMultiQueries=true&useServerPrepStmts=true&socketTimeout=10000";
 
     /** The proxy of one run. {@code database} is what clients connect to (a schema, or a read/write group). */
     record RunningProxy(Sluice sluice, String database, AutoCloseable closer) {

@@ -69,8 +69,8 @@ class ReadWriteSplitIsolationTest {
     @ParameterizedTest
     @EnumSource(PoolingMode.class)
     void everySessionSeesOnlyItsOwnStateWhereverItsStatementsRun(PoolingMode pooling) throws Exception {
-        // Four per pooling mode on CI: each run waits for the replicas twice and for the replica watch once.
-        IsolationHarness.Settings settings = IsolationHarness.Settings.fromProperties(4);
+        // Three per pooling mode on CI: each run waits for the replicas twice and for the replica watch once.
+        IsolationHarness.Settings settings = IsolationHarness.Settings.fromProperties(3);
         List<IsolationHarness.Server> all = new ArrayList<>();
         all.add(server(servers.primary()));
         servers.replicas().forEach(r -> all.add(server(r)));
