@@ -110,8 +110,9 @@ final class IsolationSchema {
 
     /**
      * Creates {@link #ROLE} on the server of {@code root} and grants it to {@code grantee} (null: the account
-     * {@code root} logged in as), the account Sluice's data sources use, outside the binary log: a replica has accounts of its own, and a
-     * replicated {@code GRANT ... TO CURRENT_USER} would name the replication thread's user there and stop it.
+     * {@code root} logged in as), the account Sluice's data sources use, outside the binary log: a replica has
+     * accounts of its own, and a replicated {@code GRANT ... TO CURRENT_USER} would name the replication thread's
+     * user there and stop it.
      */
     static void createRole(Connection root, String grantee) throws SQLException {
         try (Statement s = root.createStatement()) {
