@@ -44,6 +44,29 @@ final class Interleaving {
         return steps;
     }
 
+    /**
+     * The fixed scenario of one kind made one way: session 0 makes it; session 1 (the other proxy user) runs every
+     * probe; session 0 runs every probe; session 0 ends its session (reconnects) without ending the state; then
+     * session 1 and the new session 0 run every probe again. Isolated, session 1 never sees the state, session 0 sees
+     * it until it reconnects, and nobody sees it after.
+     */
+    static List<Step> scenario(StateKind kind, Way way) {
+        List<Step> steps = new ArrayList<>();
+        steps.add(Step.make(0, kind, way, 1));
+        probeAll(steps, 1, kind);
+        probeAll(steps, 0, kind);
+        steps.add(new Step(0, Step.Action.RECONNECT, null, null, 0, steps.size() + 1));
+        probeAll(steps, 1, kind);
+        probeAll(steps, 0, kind);
+        return steps;
+    }
+
+    private static void probeAll(List<Step> steps, int session, StateKind kind) {
+        for (int p = 0; p < kind.probes().size(); p++) {
+            steps.add(new Step(session, Step.Action.PROBE, kind, null, p, steps.size() + 1));
+        }
+    }
+
     private static StateKind pick(Random random, Set<StateKind> made, List<StateKind> kinds) {
         if (random.nextInt(10) < 8) {
             List<StateKind> list = new ArrayList<>(made);

@@ -368,6 +368,34 @@ final class IsolationHarness {
     }
 
     /**
+     * Runs {@link Interleaving#scenario} for every kind and every way the server accepts, and fails with one line per
+     * combination whose sessions observed something else through Sluice than directly, then the steps of each.
+     */
+    void checkEveryWay(String mode) throws Exception {
+        List<String> table = new ArrayList<>();
+        List<String> details = new ArrayList<>();
+        int combinations = 0;
+        for (StateKind kind : usableKinds()) {
+            for (Way way : schema.ways(kind)) {
+                combinations++;
+                List<Step> steps = Interleaving.scenario(kind, way);
+                Outcome outcome = run(steps, 2);
+                if (outcome.failed()) {
+                    Step at = steps.get(outcome.mismatch());
+                    table.add(String.format("  %-16s via %-17s differs at #%d %s", kind, way, outcome.mismatch(),
+                            at.describe(schema)));
+                    details.add(describe(mode + ", " + kind + " via " + way, -1, steps, outcome));
+                }
+            }
+        }
+        String summary = String.format("isolation %s: %d kind-and-way scenarios, %d differ", mode, combinations,
+                table.size());
+        System.out.println("ISOLATION-SCENARIOS " + summary + "\n" + String.join("\n", table));
+        assertThat(table).as("%s:%n%s%n%n%s", summary, String.join("\n", table), String.join("\n", details))
+                .isEmpty();
+    }
+
+    /**
      * What tells one failure from another: the step that differed (action and kind), and the way the last state of
      * that kind was made before it.
      */
@@ -403,7 +431,9 @@ final class IsolationHarness {
 
     private String describe(String mode, long seed, List<Step> steps, Outcome outcome) {
         StringBuilder s = new StringBuilder();
-        if (outcome.failed()) {
+        if (outcome.failed() && seed < 0) {
+            s.append(String.format("MISMATCH %s step=%d%n", mode, outcome.mismatch()));
+        } else if (outcome.failed()) {
             s.append(String.format("MISMATCH mode=%s seed=%d step=%d (replay: -Dsluice.isolation.seed=%d"
                             + " -Dsluice.isolation.interleavings=1); server connections at the end %s%n",
                     mode, seed, outcome.mismatch(), seed, outcome.connectionIds()));

@@ -42,6 +42,12 @@ class TransactionPoolingIsolationTest {
         harness.setUp();
     }
 
+    /** Each kind of state made each way, in a fixed scenario: a table of what leaks, or what its owner loses. */
+    @Test
+    void noKindOfStateLeaksWhicheverWayItIsMade() throws Exception {
+        harness.checkEveryWay("transaction pooling, one data source");
+    }
+
     @Test
     void everySessionSeesOnlyItsOwnState() throws Exception {
         harness.check("transaction pooling, one data source", IsolationHarness.Settings.fromProperties(20));
