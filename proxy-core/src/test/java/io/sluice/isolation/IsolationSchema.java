@@ -1,0 +1,176 @@
+package io.sluice.isolation;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The database an isolation test works in: the tables the corpus reads and writes, a stored procedure, a stored
+ * function and a trigger per {@link StateKind} that make its state from inside, and the role the proxy's backend
+ * account may {@code SET ROLE} to. Built once per class; its data is put back before every run, so that the run
+ * direct and the run through Sluice start from the same rows.
+ *
+ * <p>Which {@link Way}s a kind can be made by is learnt from the server, not assumed: a stored program it refuses
+ * to create, or a make that fails on a fresh connection, is listed in {@link #refused()} and left out of the
+ * interleavings.
+ */
+final class IsolationSchema {
+
+    /** Granted to the backend account (root on the shared server) at set-up; global, so shared and never dropped. */
+    static final String ROLE = "sluice_iso_role";
+
+    private final String db;
+    private final Map<StateKind, List<Way>> ways = new EnumMap<>(StateKind.class);
+    private final Map<String, String> refused = new LinkedHashMap<>();
+
+    IsolationSchema(String db) {
+        this.db = db;
+    }
+
+    String db() {
+        return db;
+    }
+
+    /** A named-lock name of this database's own: other test classes and helpers share the server's lock space. */
+    String lockName() {
+        return db + "_k";
+    }
+
+    /**
+     * Creates the tables, stored programs and role in {@link #db()} (which exists) as root, then tries every make on
+     * a fresh connection from {@code fresh} to learn which ways the server accepts. Once: a second call does nothing.
+     */
+    void create(Supplier<Connection> root, Supplier<Connection> fresh) throws SQLException {
+        if (!ways.isEmpty()) {
+            return; // created by an earlier test of the class
+        }
+        try (Connection c = root.get(); Statement s = c.createStatement()) {
+            s.execute("USE `" + db + "`");
+            s.execute("CREATE TABLE o (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=MyISAM");
+            s.execute("CREATE TABLE lt (id INT PRIMARY KEY) ENGINE=InnoDB");
+            s.execute("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT) ENGINE=MyISAM");
+            s.execute("CREATE TABLE tx (id INT AUTO_INCREMENT PRIMARY KEY, n INT) ENGINE=InnoDB");
+            s.execute("CREATE TABLE hd (id INT PRIMARY KEY) ENGINE=MyISAM");
+            s.execute("INSERT INTO lt VALUES (1), (2)");
+            s.execute("INSERT INTO hd VALUES (1), (2), (3)");
+            for (StateKind kind : StateKind.values()) {
+                String id = kind.id();
+                List<Way> accepted = new ArrayList<>();
+                for (Way way : Way.values()) {
+                    String body = switch (way) {
+                        case PROCEDURE -> "CREATE PROCEDURE iso_p_" + id + "(n INT) BEGIN "
+                                + render(kind.make(), "n") + "; END";
+                        case FUNCTION_SELECT -> "CREATE FUNCTION iso_f_" + id + "(n INT) RETURNS INT"
+                                + " NOT DETERMINISTIC MODIFIES SQL DATA BEGIN " + render(kind.make(), "n")
+                                + "; RETURN n; END";
+                        case TRIGGER -> "CREATE TRIGGER iso_t_" + id + " BEFORE INSERT ON iso_trg_" + id
+                                + " FOR EACH ROW BEGIN " + render(kind.make(), "NEW.n") + "; END";
+                        default -> null;
+                    };
+                    if (way == Way.TRIGGER) {
+                        s.execute("CREATE TABLE iso_trg_" + id + " (n INT) ENGINE=MyISAM");
+                    }
+                    if (body != null) {
+                        try {
+                            s.execute(body);
+                        } catch (SQLException e) {
+                            refused.put(kind + " via " + way, "create: " + e.getErrorCode() + " " + e.getMessage());
+                            continue;
+                        }
+                    } else if (way == Way.FUNCTION_DO && refused.containsKey(kind + " via " + Way.FUNCTION_SELECT)) {
+                        refused.put(kind + " via " + way, refused.get(kind + " via " + Way.FUNCTION_SELECT));
+                        continue;
+                    }
+                    accepted.add(way);
+                }
+                ways.put(kind, accepted);
+            }
+        }
+        reset(root);
+        for (StateKind kind : StateKind.values()) {
+            for (Way way : List.copyOf(ways.get(kind))) {
+                try (Connection c = fresh.get()) {
+                    Step make = Step.make(0, kind, way, 1);
+                    String error = StepRunner.tryOnce(c, make, this);
+                    if (error != null) {
+                        refused.put(kind + " via " + way, "run: " + error);
+                        ways.get(kind).remove(way);
+                    }
+                }
+            }
+        }
+        reset(root);
+    }
+
+    /**
+     * Creates {@link #ROLE} on the server of {@code root} and grants it to {@code grantee} (null: the account
+     * {@code root} logged in as), the account Sluice's data sources use, outside the binary log: a replica has
+     * accounts of its own, and a replicated {@code GRANT ... TO CURRENT_USER} would name the replication thread's
+     * user there and stop it.
+     */
+    static void createRole(Connection root, String grantee) throws SQLException {
+        try (Statement s = root.createStatement()) {
+            if (grantee == null) {
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT CURRENT_USER()")) {
+                    rs.next();
+                    String user = rs.getString(1);
+                    int at = user.lastIndexOf('@');
+                    grantee = "'" + user.substring(0, at) + "'@'" + user.substring(at + 1) + "'";
+                }
+            }
+            s.execute("SET SESSION sql_log_bin = 0");
+            s.execute("CREATE ROLE IF NOT EXISTS " + ROLE);
+            s.execute("GRANT " + ROLE + " TO " + grantee);
+            s.execute("SET SESSION sql_log_bin = 1");
+        }
+    }
+
+    /** Puts the rows back as they were (and empties what the runs write), with no session of a run left. */
+    void reset(Supplier<Connection> root) throws SQLException {
+        try (Connection c = root.get(); Statement s = c.createStatement()) {
+            s.execute("USE `" + db + "`");
+            s.execute("TRUNCATE TABLE o");
+            s.execute("INSERT INTO o VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0)");
+            s.execute("TRUNCATE TABLE ai");
+            s.execute("TRUNCATE TABLE tx");
+            for (StateKind kind : StateKind.values()) {
+                s.execute("TRUNCATE TABLE iso_trg_" + kind.id());
+            }
+        }
+    }
+
+    /** The ways the server accepts for {@code kind}. */
+    List<Way> ways(StateKind kind) {
+        return ways.get(kind);
+    }
+
+    /** Kind-and-way combinations the server refused, with why. */
+    Map<String, String> refused() {
+        return refused;
+    }
+
+    /** The statement a template stands for, with {@code n} as given (a number, or a stored program's name for it). */
+    String render(String template, String n) {
+        return template.replace("{n}", n).replace("{lock}", lockName());
+    }
+
+    /** The SQL text that makes {@code kind} by {@code way} with number {@code n}. */
+    String makeSql(StateKind kind, Way way, int n) {
+        String make = render(kind.make(), Integer.toString(n));
+        return switch (way) {
+            case DIRECT, SERVER_PREPARED -> make;
+            case EXECUTE_IMMEDIATE -> "EXECUTE IMMEDIATE '" + make.replace("\\", "\\\\").replace("'", "''") + "'";
+            case PROCEDURE -> "CALL iso_p_" + kind.id() + "(" + n + ")";
+            case FUNCTION_SELECT -> "SELECT iso_f_" + kind.id() + "(" + n + ")";
+            case FUNCTION_DO -> "DO iso_f_" + kind.id() + "(" + n + ")";
+            case TRIGGER -> "INSERT INTO iso_trg_" + kind.id() + " (n) VALUES (" + n + ")";
+            case MULTI_STATEMENT -> "DO 0; " + make;
+        };
+    }
+}

@@ -1,0 +1,127 @@
+package io.sluice.isolation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.Sluice;
+import io.sluice.api.ReadWriteCounts;
+import io.sluice.balancer.HealthCheckConfig;
+import io.sluice.config.DataSourceConfig;
+import io.sluice.config.PoolingConfig;
+import io.sluice.config.PoolingMode;
+import io.sluice.config.ProxyConfig;
+import io.sluice.config.ServerConfig;
+import io.sluice.config.Transport;
+import io.sluice.testing.ExtraMariaDb;
+import io.sluice.testing.LeakDetection;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.ReplicationGroup;
+import io.sluice.testing.TestMariaDb;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Isolation behind a read/write split group (issue #38, mode b): a primary and two replicas of its own, sessions
+ * connected to the group, so that reads and probes may run on a replica while the state was made on the primary.
+ * The ground truth is each session on a connection of its own to the primary. Every state kind of the corpus makes
+ * sense here: a session's state must follow its reads to whichever server runs them, or keep them where it is; the
+ * replica lag does not show, since causal reads (the default) wait for what the session wrote.
+ */
+@ExtendWith(LeakDetection.class)
+class ReadWriteSplitIsolationTest {
+
+    private static final String SCHEMA = "app";
+    /**
+     * The backend account, direct and through Sluice: not root, whose privileges (READ ONLY ADMIN) let a write that
+     * reaches a replica through, where it enters the replica's binary log and stops its replication for good.
+     */
+    private static final String ACCOUNT = "iso";
+    private static final String ACCOUNT_PASSWORD = "iso-secret";
+    private static ReplicationGroup servers;
+    /** Created on the primary (and so on the replicas) by the first test, used as it is by the next. */
+    private static final IsolationSchema schema = new IsolationSchema(SCHEMA);
+
+    @BeforeAll
+    static void start() {
+        servers = ReplicationGroup.start("iso");
+        // The corpus's stored functions are NOT DETERMINISTIC and modify data: with a binary log MariaDB creates
+        // them only when trusted (1418). These servers are the test's own.
+        servers.primary().execute("SET GLOBAL log_bin_trust_function_creators = 1", "CREATE DATABASE " + SCHEMA,
+                "CREATE USER '" + ACCOUNT + "'@'%' IDENTIFIED BY '" + ACCOUNT_PASSWORD + "'",
+                "GRANT ALL ON " + SCHEMA + ".* TO '" + ACCOUNT + "'@'%'",
+                // What Sluice's replica watch reads: SHOW REPLICA STATUS and the primary's GTID position.
+                "GRANT SLAVE MONITOR, BINLOG MONITOR ON *.* TO '" + ACCOUNT + "'@'%'");
+        servers.replicas().forEach(r -> r.execute("SET GLOBAL log_bin_trust_function_creators = 1"));
+        servers.awaitCaughtUp();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (servers != null) {
+            servers.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(PoolingMode.class)
+    void everySessionSeesOnlyItsOwnStateWhereverItsStatementsRun(PoolingMode pooling) throws Exception {
+        // Three per pooling mode on CI: each run waits for the replicas twice and for the replica watch once.
+        IsolationHarness.Settings settings = IsolationHarness.Settings.fromProperties(3);
+        List<IsolationHarness.Server> all = new ArrayList<>();
+        all.add(server(servers.primary()));
+        servers.replicas().forEach(r -> all.add(server(r)));
+        IsolationHarness harness = new IsolationHarness(schema, all.get(0), all,
+                () -> start(pooling, settings.sessions()), List.of(StateKind.values()))
+                .account(ACCOUNT, ACCOUNT_PASSWORD)
+                .afterReset(servers::awaitCaughtUp)
+                // Reads, the CONNECTION_ID() probe among them, go to the replicas in turn: the ids it reads are of
+                // different servers and tell nothing of sharing here. Modes a and c check it.
+                .expectSharing(false);
+        harness.setUp();
+        servers.awaitCaughtUp();
+        harness.check("read/write split, " + pooling + " pooling", settings);
+    }
+
+    private static IsolationHarness.Server server(ExtraMariaDb db) {
+        return new IsolationHarness.Server(TestMariaDb.HOST, db.port());
+    }
+
+    private static IsolationHarness.RunningProxy start(PoolingMode pooling, int sessions) throws Exception {
+        ProxyConfig.Builder config = ProxyConfig.builder()
+                .server(new ServerConfig("127.0.0.1", 0, 1, ServerConfig.DEFAULT_CONN_BUFFER_SIZE,
+                        ServerConfig.DEFAULT_MAX_CONNECTIONS, null, ServerConfig.DEFAULT_MAX_PACKET_SIZE,
+                        Transport.AUTO))
+                .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
+                .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                .user(ProxyUnderTest.USER2, ProxyUnderTest.PASSWORD2)
+                .pooling(new PoolingConfig(pooling, PoolingConfig.DEFAULT_PREPARED_STATEMENT_CACHE_SIZE))
+                .dataSource(dataSource("primary", servers.primary(), sessions));
+        for (int i = 0; i < servers.replicas().size(); i++) {
+            config.dataSource(dataSource("replica_" + i, servers.replica(i), sessions));
+        }
+        Sluice sluice = Sluice.start(config.readWriteSplitting(servers.splitGroup("app_rw")).build());
+        awaitReplicasUsable(sluice);
+        return new IsolationHarness.RunningProxy(sluice, "app_rw", sluice);
+    }
+
+    /** Reads go to the primary until the replica watch has seen the replicas caught up: wait for that. */
+    private static void awaitReplicasUsable(Sluice sluice) throws InterruptedException {
+        ReadWriteCounts group = sluice.metricSources().readWrite().get(0);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        for (int i = 0; i < servers.replicas().size(); i++) {
+            while (!group.usable(i)) {
+                assertThat(System.nanoTime()).as("replica %d never usable", i).isLessThan(deadline);
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    private static DataSourceConfig dataSource(String name, ExtraMariaDb server, int sessions) {
+        return new DataSourceConfig(name, server.jdbcUrl(SCHEMA), ACCOUNT, ACCOUNT_PASSWORD,
+                3000, 60_000, 600_000, sessions, 0, 1, false);
+    }
+}
