@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The admin port's HTTP/1.1 connections, read and written without blocking on one thread of their own, so that no
  * client, however slow, many or large, holds a thread that serves requests (decision 132). A request is handed to an
- * executor only once it has arrived whole: the probes ({@code /livez}, {@code /readyz}, {@code /health}) and
- * {@code /metrics} to one of their own, the rest to the API's, so a slow API call holds up no probe.
+ * executor only once it has arrived whole: the probes ({@code /readyz}, {@code /health}) and {@code /metrics} to one
+ * of their own, the rest to the API's, so a slow API call holds up no probe. {@code /livez}, whose answer is a
+ * constant, is answered on the port's thread.
  *
  * <p>What a client may take: {@value #MAX_CONNECTIONS} connections in all, {@value #HEADER_BYTES} bytes of request
  * line and headers (431 beyond), {@link AdminServer#MAX_REQUEST_BYTES} of body (413, before it is read),
@@ -385,6 +386,12 @@ final class AdminPort implements AutoCloseable {
         private void dispatch(String method, String target, String authorization, String body) {
             state = State.SERVING;
             deadline = 0; // the executor answers; the write has a deadline of its own
+            if (method.equals("GET") && isLiveness(target)) {
+                // A constant answer: given here, on this thread, it needs no other thread to be scheduled (under
+                // load, each hand-off can cost a time slice), and it says what a liveness probe asks: this answers.
+                respond(responder.respond(method, target, authorization, body));
+                return;
+            }
             boolean probe = method.equals("GET") && isProbe(target);
             try {
                 (probe ? probes : api).execute(() -> {
@@ -468,6 +475,11 @@ final class AdminPort implements AutoCloseable {
                 log.debug("admin connection close: {}", e.toString());
             }
         }
+    }
+
+    /** {@code GET /livez}, answered on the port's thread. */
+    static boolean isLiveness(String target) {
+        return target.equals("/livez") || target.startsWith("/livez?");
     }
 
     /** The probes and the scrape, which get their own executor. */

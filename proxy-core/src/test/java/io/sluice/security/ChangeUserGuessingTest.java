@@ -29,6 +29,8 @@ class ChangeUserGuessingTest {
                 .server(s -> s.withHardening(10_000, 0, LoginBackoff.defaults())).start()) {
             int logins = guesses(proxy, "127.0.0.31", false);
             int changeUsers = guesses(proxy, "127.0.0.32", true);
+            System.out.printf("checked guesses in %d ms: %d by login, %d by COM_CHANGE_USER%n", WINDOW_MILLIS,
+                    logins, changeUsers);
             // Defaults: 5 free failures, then turns 1 s, 2 s, 4 s... apart: in 4 s, 5 + 2 or 3 checked guesses.
             assertThat(logins).as("login guesses in %d ms", WINDOW_MILLIS).isBetween(5, 9);
             assertThat(changeUsers).as("COM_CHANGE_USER guesses in %d ms (login guesses: %d)", WINDOW_MILLIS, logins)
