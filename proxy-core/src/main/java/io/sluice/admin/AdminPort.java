@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * line and headers (431 beyond), {@link AdminServer#MAX_REQUEST_BYTES} of body (413, before it is read),
  * {@value #REQUEST_TIMEOUT_MILLIS} ms for a request's headers once its first byte came and as long for its body (then
  * the connection closes), {@value #IDLE_TIMEOUT_MILLIS} ms idle between requests, and {@value #WRITE_TIMEOUT_MILLIS}
- * ms to take a response. A connection over the limit takes the place of the oldest one that is idle or still sending
- * its request (which is closed): so a flood of connections that send nothing, or trickle their headers, cannot keep
- * a probe out; only requests being answered keep their place.
+ * ms to take a response. A connection over the limit takes the place of the oldest one that is idle, still sending
+ * its request, or not reading its response (which is closed): so a flood of connections that send nothing, trickle
+ * their headers or read nothing cannot keep a probe out; only requests being answered keep their place.
  *
  * <p>Bodies must come with a {@code Content-Length} (chunked ones get 411). Requests on a connection are answered
  * one at a time, in order.
@@ -182,18 +182,26 @@ final class AdminPort implements AutoCloseable {
         }
     }
 
-    /** Closes the oldest connection that is idle, or else the oldest still sending its request. */
+    /**
+     * Closes the oldest connection that is idle, or else the oldest still sending its request, or else the oldest
+     * whose response waits for the client to read it. Only a request being answered keeps its place.
+     */
     private boolean makeRoom() {
-        Connection victim = null;
+        Connection idle = null;
+        Connection reading = null;
+        Connection unread = null;
         for (Connection c : connections) {
             if (c.state == State.IDLE) {
-                victim = c;
+                idle = c;
                 break;
             }
-            if (victim == null && c.state == State.READING) {
-                victim = c;
+            if (reading == null && c.state == State.READING) {
+                reading = c;
+            } else if (unread == null && c.state == State.SERVING && c.out != null && c.out.hasRemaining()) {
+                unread = c;
             }
         }
+        Connection victim = idle != null ? idle : reading != null ? reading : unread;
         if (victim == null) {
             return false;
         }
