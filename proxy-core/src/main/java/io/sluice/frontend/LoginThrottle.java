@@ -21,8 +21,8 @@ import java.util.function.LongSupplier;
  * its handshake timeout), is refused at once ({@link #REFUSED}) and holds no connection. What an address's failures
  * can make a login from it wait is so bounded by {@code maxDelayMilliseconds} and by the handshake timeout.
  *
- * <p>Shared by every event loop. Only logins and COM_CHANGE_USER touch it (a map look-up each), never other commands. Records
- * are forgotten {@link #FORGET_AFTER_NANOS} after their last failure, and the map is bounded.
+ * <p>Shared by every event loop. Only logins and COM_CHANGE_USER touch it (a map look-up each), never other
+ * commands. Records are forgotten {@link #FORGET_AFTER_NANOS} after their last failure, and the map is bounded.
  */
 public final class LoginThrottle {
     /** A failure this old no longer counts: an honest user's typos of last week do not slow them today. */
@@ -74,7 +74,8 @@ public final class LoginThrottle {
     }
 
     /**
-     * A login attempt as {@code user} (the name the client gave) from {@code client} is ready to be checked: it may be now, after a wait, or not at all.
+     * A login attempt as {@code user} (the name the client gave) from {@code client} is ready to be checked: it may
+     * be now, after a wait, or not at all.
      *
      * @param maxWaitMillis the longest the attempt may wait for its turn (what is left of its handshake timeout);
      *     {@link Long#MAX_VALUE} for no bound

@@ -156,7 +156,8 @@ class CaptureSecretsTest {
         assertThat(Files.exists(CAPTURES.resolve("k"))).as("nothing is made for a refused capture").isFalse();
 
         // Relative names are taken from the two directories; a key there works.
-        Files.writeString(KEYS.resolve("capture.key"), "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+        Files.writeString(KEYS.resolve("capture.key"),
+                "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
         CaptureStatus started = sluice().startCapture(CaptureOptions.of(Path.of("run1")).withMinFreeSpace(0)
                 .withKeyFile(Path.of("capture.key")));
         assertThat(started.running()).isTrue();

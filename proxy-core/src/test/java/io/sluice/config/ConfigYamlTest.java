@@ -340,8 +340,8 @@ class ConfigYamlTest {
                 - just
                 - a list
                 """, "config.yaml line 1: (top level): a list (expected: a mapping of databaseName, dataSources, "
-                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, reload, "
-                + "capture, pooling)");
+                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, "
+                + "reload, capture, pooling)");
     }
 
     @Test

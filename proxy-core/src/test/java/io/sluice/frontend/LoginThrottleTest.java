@@ -71,14 +71,16 @@ class LoginThrottleTest {
     void anAttemptThatWouldTimeOutBeforeItsTurnIsRefusedAndReservesNothing() {
         fail(3);
         assertThat(throttle.reserve(VICTIM, attacker, 99)).isEqualTo(LoginThrottle.REFUSED);
-        assertThat(throttle.reserve(VICTIM, attacker, 100)).as("nothing was reserved by the refused one").isEqualTo(100);
+        assertThat(throttle.reserve(VICTIM, attacker, 100)).as("nothing was reserved by the refused one")
+                .isEqualTo(100);
     }
 
     @Test
     void aFailureCheckedWhileOneWaitsMovesItsTurn() {
         fail(3);
         assertThat(throttle.reserve(VICTIM, attacker, NO_BOUND)).isEqualTo(100);
-        throttle.failed(VICTIM, attacker); // an attempt checked before this one arrived fails: the next turn is 200 ms out
+        // An attempt checked before this one arrived fails: the next turn is 200 ms out.
+        throttle.failed(VICTIM, attacker);
         advance(100);
         assertThat(throttle.admit(VICTIM, attacker)).isEqualTo(100);
         advance(100);

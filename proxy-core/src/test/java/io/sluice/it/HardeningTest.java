@@ -208,7 +208,8 @@ class HardeningTest {
              Connection session = proxy.connect(JdbcDriver.MYSQL, null, "localSocketAddress=127.0.0.6")) {
             assertThat(login(proxy, "127.0.0.6", proxy.user2(), "guess").errorCode()).isEqualTo(1045);
 
-            // A change to the account guessed at, from the same address: its turn is 5 s away, beyond the 1 s a login may wait: refused at once, the password unchecked.
+            // A change to the account guessed at, from the same address: its turn is 5 s away, beyond the 1 s a
+            // login may wait: refused at once, the password unchecked.
             assertThatThrownBy(() -> session.unwrap(JdbcConnection.class).changeUser(proxy.user2(), proxy.password2()))
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1129));
         }
