@@ -76,7 +76,8 @@ final class ConfigReload {
         effective = new ProxyConfig(next.databaseName(), dataSources, running.server(), next.users(),
                 next.loadBalancer(), running.healthCheck(), new OperationsConfig(runningOps.admin(),
                         runningOps.metrics(), nextOps.shutdown(), nextOps.slowQueryLog(),
-                        runningOps.watchConfigFile()), running.pooling(), next.readWriteSplitting());
+                        runningOps.watchConfigFile(), runningOps.capture()), running.pooling(),
+                next.readWriteSplitting());
         if (!running.readWriteSplitting().equals(next.readWriteSplitting())) {
             changes.add("rules: " + next.readWriteSplitting().size() + " read/write splitting group(s), from the"
                     + " next login");

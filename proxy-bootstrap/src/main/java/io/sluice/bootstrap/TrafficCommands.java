@@ -68,8 +68,8 @@ final class TrafficCommands {
         @Override
         public Integer call() {
             Map<String, Object> body = new LinkedHashMap<>();
-            // The admin server resolves relative paths against its own directory: send absolute ones.
-            body.put("output", output.toAbsolutePath().toString());
+            // As given: the proxy takes a relative path from capture.directory (decision 131).
+            body.put("output", output.toString());
             if (duration != null) {
                 try {
                     CaptureOptions.parseDuration(duration); // refuse a bad one here rather than after a request
@@ -85,7 +85,7 @@ final class TrafficCommands {
             putIfGiven(body, "fileSize", fileSize);
             putIfGiven(body, "minFreeSpace", minFreeSpace);
             if (keyFile != null) {
-                body.put("keyFile", keyFile.toAbsolutePath().toString());
+                body.put("keyFile", keyFile.toString()); // a relative one from capture.keyDirectory
             }
             return admin.callEach("POST", "/api/traffic/capture/start", Json.write(body));
         }

@@ -1,8 +1,5 @@
 package io.sluice.admin;
 
-import com.sun.net.httpserver.Headers;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.sluice.api.BackendSnapshot;
 import io.sluice.api.BuildInfo;
 import io.sluice.api.ProxyControl;
@@ -17,10 +14,8 @@ import io.sluice.config.AdminConfig;
 import io.sluice.config.ConfigException;
 import io.sluice.json.Json;
 import io.sluice.ops.metrics.SluiceMetrics;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -47,10 +42,10 @@ import org.slf4j.LoggerFactory;
  *       overtakes a reload; reads and probes never wait behind them.
  * </ul>
  */
-final class AdminHandler implements HttpHandler {
+final class AdminHandler implements AdminPort.Responder {
     private static final Logger log = LoggerFactory.getLogger(AdminHandler.class);
 
-    private static final String JSON = "application/json; charset=utf-8";
+    static final String JSON = "application/json; charset=utf-8";
     private static final String BACKENDS = "/api/backends";
 
     private static final int OK = 200;
@@ -95,33 +90,31 @@ final class AdminHandler implements HttpHandler {
             String authorization, String body) {
     }
 
+    /** A whole request, read by {@link AdminPort} (which refuses bodies over the limit itself). */
     @Override
-    public void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            Reply reply;
-            String method = exchange.getRequestMethod();
-            URI uri = exchange.getRequestURI();
-            long length = contentLength(exchange.getRequestHeaders());
-            String body = length > AdminServer.MAX_REQUEST_BYTES ? null : readBody(exchange.getRequestBody());
-            if (body == null) {
-                reply = Reply.json(PAYLOAD_TOO_LARGE, error("request body over " + AdminServer.MAX_REQUEST_BYTES
-                        + " bytes"));
-                exchange.getResponseHeaders().set("Connection", "close"); // the rest of the body is not read
-            } else {
-                try {
-                    reply = route(new Request(method, uri.toString(), decode(uri.getRawPath()),
-                            parameters(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("Authorization"),
-                            body));
-                } catch (RuntimeException e) {
-                    log.warn("admin {} {} failed", method, uri, e);
-                    reply = Reply.json(INTERNAL_SERVER_ERROR, error(e.toString()));
-                }
-            }
-            send(exchange, reply);
-        } catch (IOException | RuntimeException e) {
-            log.debug("admin connection {}: {}", exchange.getRemoteAddress(), e.toString());
-            throw e;
+    public AdminPort.Response respond(String method, String target, String authorization, String body) {
+        Reply reply;
+        URI uri;
+        try {
+            uri = new URI(target);
+        } catch (URISyntaxException e) {
+            uri = null;
         }
+        if (uri == null) {
+            reply = Reply.json(400, error("request target: not a URI"));
+        } else {
+            try {
+                reply = route(new Request(method, uri.toString(), decode(uri.getRawPath()),
+                        parameters(uri.getRawQuery()), authorization, body));
+            } catch (RuntimeException e) {
+                log.warn("admin {} {} failed", method, uri, e);
+                reply = Reply.json(INTERNAL_SERVER_ERROR, error(e.toString()));
+            }
+        }
+        String header = reply.status() == UNAUTHORIZED ? "WWW-Authenticate: Bearer realm=\"sluice\""
+                : reply.allow() != null ? "Allow: " + reply.allow() : null;
+        return new AdminPort.Response(reply.status(), reply.contentType(),
+                reply.body().getBytes(StandardCharsets.UTF_8), header);
     }
 
     /** A response; {@code allow} is the method a 405's path takes (the Allow header), else {@code null}. */
@@ -466,30 +459,8 @@ final class AdminHandler implements HttpHandler {
         return new Reply(METHOD_NOT_ALLOWED, error("method not allowed (expected: " + allowed + ")"), JSON, allowed);
     }
 
-    private static String error(String message) {
+    static String error(String message) {
         return Json.writer().beginObject().member("error", message).endObject().toString();
-    }
-
-    /**
-     * The declared body length; -1 without one. The JDK server answers 400 itself to a value that is not a number;
-     * should one get through, it counts as too large.
-     */
-    private static long contentLength(Headers headers) {
-        String value = headers.getFirst("Content-Length");
-        if (value == null) {
-            return -1;
-        }
-        try {
-            return Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    /** The body, or {@code null} when it is over the limit (a chunked body has no Content-Length to check first). */
-    private static String readBody(InputStream in) throws IOException {
-        byte[] bytes = in.readNBytes(AdminServer.MAX_REQUEST_BYTES + 1);
-        return bytes.length > AdminServer.MAX_REQUEST_BYTES ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
     private static String decode(String component) {
@@ -512,24 +483,5 @@ final class AdminHandler implements HttpHandler {
             parameters.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
         }
         return parameters;
-    }
-
-    private static void send(HttpExchange exchange, Reply reply) throws IOException {
-        byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
-        Headers headers = exchange.getResponseHeaders();
-        headers.set("Content-Type", reply.contentType());
-        headers.set("Cache-Control", "no-store");
-        if (reply.status() == UNAUTHORIZED) {
-            headers.set("WWW-Authenticate", "Bearer realm=\"sluice\"");
-        }
-        if (reply.allow() != null) {
-            headers.set("Allow", reply.allow());
-        }
-        exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        }
     }
 }

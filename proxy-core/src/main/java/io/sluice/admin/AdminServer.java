@@ -1,6 +1,5 @@
 package io.sluice.admin;
 
-import com.sun.net.httpserver.HttpServer;
 import io.sluice.api.ProxyControl;
 import io.sluice.capture.TrafficCapture;
 import io.sluice.config.AdminConfig;
@@ -16,14 +15,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin HTTP port ({@code admin.address:admin.port}, 127.0.0.1:3080 by default), served by the JDK's own HTTP
- * server ({@code com.sun.net.httpserver}) on a few threads of its own, so that a scrape or a reload never runs on a
- * thread that relays client traffic.
+ * The admin HTTP port ({@code admin.address:admin.port}, 127.0.0.1:3080 by default): HTTP/1.1 read and written without
+ * blocking by {@link AdminPort} on a thread of its own, requests answered on a few threads of their own, so that a
+ * scrape or a reload never runs on a thread that relays client traffic, and no client holds a thread while it sends.
  *
  * <p>Not Netty, on purpose (decision 060): HTTP handled by Netty's codec runs through the same Netty pipeline and
  * buffer methods as the relay, and the JIT, which keeps one type profile per method, then deoptimises the relay's
- * compiled code and recompiles it with call sites that see HTTP handlers too. The JDK server shares no code with the
- * relay.
+ * compiled code and recompiles it with call sites that see HTTP handlers too. Nor, since decision 132, the JDK's
+ * {@code com.sun.net.httpserver}: it reads a request's headers on the thread that will answer it, so four clients
+ * trickling headers took every thread and the probes with them.
  *
  * <p>Started by {@code ops.SluiceServer}, not by the proxy: it reaches the proxy through {@link ProxyControl} only.
  *
@@ -41,18 +41,22 @@ public final class AdminServer implements AutoCloseable {
     static final int MAX_REQUEST_BYTES = 16 * 1024;
 
     /**
-     * Threads serving requests. More than one so that a probe or a scrape is never queued behind a reload or a
-     * verbose session listing (which may take a couple of seconds); few, because the calls are rare and each thread
-     * is memory taken from the proxy. Mutating calls still run one at a time ({@link AdminHandler}).
+     * Threads answering API requests. More than one so that a reload or a verbose session listing (which may take a
+     * couple of seconds) holds up no other call; few, because the calls are rare and each thread is memory taken from
+     * the proxy. Mutating calls still run one at a time ({@link AdminHandler}).
      */
     static final int THREADS = 4;
+    /** Threads answering the probes and {@code /metrics}, which never wait behind an API call. */
+    static final int PROBE_THREADS = 2;
 
-    private final HttpServer server;
+    private final AdminPort port;
     private final ExecutorService threads;
+    private final ExecutorService probeThreads;
 
-    private AdminServer(HttpServer server, ExecutorService threads) {
-        this.server = server;
+    private AdminServer(AdminPort port, ExecutorService threads, ExecutorService probeThreads) {
+        this.port = port;
         this.threads = threads;
+        this.probeThreads = probeThreads;
     }
 
     /**
@@ -65,29 +69,35 @@ public final class AdminServer implements AutoCloseable {
      */
     public static AdminServer start(AdminConfig config, ProxyControl proxy, TrafficCapture capture,
             SluiceMetrics metrics) {
-        HttpServer server;
+        ExecutorService threads = pool("sluice-admin-", THREADS);
+        ExecutorService probeThreads = pool("sluice-admin-probe-", PROBE_THREADS);
+        AdminPort port;
         try {
-            server = HttpServer.create(new InetSocketAddress(config.address(), config.port()), 64);
+            port = new AdminPort(new InetSocketAddress(config.address(), config.port()),
+                    new AdminHandler(proxy, capture, metrics, config), probeThreads, threads);
         } catch (IOException e) {
+            threads.shutdownNow();
+            probeThreads.shutdownNow();
             throw new ConfigException("admin.port: " + config.port() + " on " + config.address()
                     + " cannot be bound: " + e.getMessage(), e);
         }
-        AtomicInteger count = new AtomicInteger();
-        ExecutorService threads = Executors.newFixedThreadPool(THREADS, task -> {
-            Thread t = new Thread(task, "sluice-admin-" + count.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(threads);
-        server.createContext("/", new AdminHandler(proxy, capture, metrics, config));
-        server.start();
-        AdminServer admin = new AdminServer(server, threads);
+        port.start();
+        AdminServer admin = new AdminServer(port, threads, probeThreads);
         log.info("Admin API on http://{}:{} (metrics at /metrics, probes at /livez and /readyz){}{}", config.address(),
                 admin.port(), config.token() == null ? "; POST calls are disabled until admin.token is set" : "",
                 !config.hasAnyToken() && !config.isLoopback()
                         ? "; /api/sessions and /api/config are refused until admin.readToken or admin.token is set"
                         : "");
         return admin;
+    }
+
+    private static ExecutorService pool(String name, int size) {
+        AtomicInteger count = new AtomicInteger();
+        return Executors.newFixedThreadPool(size, task -> {
+            Thread t = new Thread(task, name + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** The port the admin API listens on. */
@@ -97,16 +107,18 @@ public final class AdminServer implements AutoCloseable {
 
     /** The address the admin API listens on. */
     public InetSocketAddress localAddress() {
-        return server.getAddress();
+        return port.localAddress();
     }
 
     /** Closes the port and every open admin connection, kept-alive ones included. */
     @Override
     public void close() {
-        server.stop(0);
+        port.close();
         threads.shutdownNow();
+        probeThreads.shutdownNow();
         try {
             threads.awaitTermination(1, TimeUnit.SECONDS);
+            probeThreads.awaitTermination(1, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -8,10 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -50,8 +52,26 @@ final class CaptureWriter implements Runnable {
         FileChannel open(Path file) throws IOException;
     }
 
-    static final FileOpener DEFAULT_OPENER = file -> FileChannel.open(file, StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.WRITE);
+    /** Creates capture files 0600 (on POSIX file systems): they hold a database's traffic. */
+    static final FileOpener DEFAULT_OPENER = file -> {
+        if (isPosix(file)) {
+            return FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        }
+        return FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    };
+
+    private static boolean isPosix(Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        return dir != null && dir.getFileSystem().supportedFileAttributeViews().contains("posix");
+    }
+
+    /** Makes {@code path} readable and writable (and, for a directory, searchable) by its owner only, on POSIX. */
+    static void ownerOnly(Path path, boolean directory) throws IOException {
+        if (isPosix(path)) {
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(directory ? "rwx------" : "rw-------"));
+        }
+    }
 
     private final CaptureRun run;
     private final Runnable onStopped;
@@ -341,6 +361,10 @@ final class CaptureWriter implements Runnable {
         json.putAll(fields);
         json.put("fileSize", run.options().fileSize());
         Path tmp = dir.resolve(CaptureFormat.MANIFEST + ".tmp");
+        Files.deleteIfExists(tmp);
+        if (isPosix(tmp)) {
+            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        }
         Files.writeString(tmp, Json.writePretty(json));
         Files.move(tmp, dir.resolve(CaptureFormat.MANIFEST), StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);

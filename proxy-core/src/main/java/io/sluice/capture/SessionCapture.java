@@ -2,16 +2,22 @@ package io.sluice.capture;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.capture.CaptureRecord.Outcome;
+import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseOutcome;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.sql.Secrets;
 
 /**
  * The capture of one client session, on its event loop. A command is copied (its payload only, never the buffer) when
  * it is forwarded; the copy rides in the command's entry of the backend connection's in-flight queue, as a
  * {@link ResponseObserver}, and is recorded when the response ends, with its outcome. Records are encoded into the
  * event loop's {@link RecordBuffer}.
+ *
+ * <p>The SQL text of a COM_QUERY or COM_STMT_PREPARE has its credentials hidden ({@link Secrets}) when it is copied,
+ * before anything holds it: no password reaches a capture file (decision 130). What has none of the words that may
+ * announce one costs a scan of the copy.
  */
 public final class SessionCapture {
     private final CaptureRun run;
@@ -41,6 +47,9 @@ public final class SessionCapture {
         int kept = Math.min(length, run.maxPayload());
         byte[] payload = new byte[kept];
         frame.getBytes(frame.readerIndex() + Packets.HEADER_SIZE + 1, payload);
+        if ((command == Command.COM_QUERY || command == Command.COM_STMT_PREPARE) && Secrets.mayHold(payload)) {
+            payload = Secrets.redact(payload);
+        }
         // A frame of MAX_PAYLOAD is continued by the next one, which the capture does not keep.
         boolean truncated = kept < length || length + 1 == Packets.MAX_PAYLOAD;
         return new CapturedCommand(now, command, payload, truncated);

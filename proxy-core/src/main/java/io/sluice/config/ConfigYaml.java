@@ -152,7 +152,8 @@ public final class ConfigYaml {
                 top.section("metrics", defaults.metrics(), SectionReaders::metrics),
                 top.section("shutdown", defaults.shutdown(), SectionReaders::shutdown),
                 top.section("slowQueryLog", defaults.slowQueryLog(), SectionReaders::slowQueryLog),
-                top.section("reload", defaults.watchConfigFile(), SectionReaders::watchFile));
+                top.section("reload", defaults.watchConfigFile(), SectionReaders::watchFile),
+                top.section("capture", readers.defaultCapture(), readers::capture));
         PoolingConfig pooling = top.section("pooling", "a mapping such as {mode: TRANSACTION}",
                 PoolingConfig.defaults(), SectionReaders::pooling);
         top.done();

@@ -205,6 +205,20 @@ final class SectionReaders {
         return section.done(() -> new ShutdownConfig(waitBeforeShutdown, closeTimeout));
     }
 
+    /** What a file without a {@code capture} section gets: {@code captures/} beside the conf dir, keys from it. */
+    CaptureConfig defaultCapture() {
+        return CaptureConfig.defaults(baseDirectory);
+    }
+
+    /** Relative directories are taken from the conf dir, as every file name in config.yaml is. */
+    CaptureConfig capture(YamlSection section) {
+        CaptureConfig defaults = defaultCapture();
+        Path base = baseDirectory == null ? Path.of("") : baseDirectory;
+        String directory = section.string("directory", defaults.directory().toString());
+        String keyDirectory = section.string("keyDirectory", defaults.keyDirectory().toString());
+        return section.done(() -> new CaptureConfig(base.resolve(directory), base.resolve(keyDirectory)));
+    }
+
     static SlowQueryLogConfig slowQueryLog(YamlSection section) {
         boolean enabled = section.flag("enabled", true);
         long threshold = section.milliseconds("thresholdMilliseconds",

@@ -76,7 +76,7 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
         ChangeUser exchange = new ChangeUser(session, security, context, request, login, outcome);
         // As at login, the wait for a turn is bounded by the handshake timeout: the request is a login.
         long maxWait = security.handshakeTimeoutMillis() > 0 ? security.handshakeTimeoutMillis() : Long.MAX_VALUE;
-        long delay = security.throttle().reserve(session.clientAddress(), maxWait);
+        long delay = security.throttle().reserve(request.user(), session.clientAddress(), maxWait);
         if (delay == LoginThrottle.REFUSED) {
             login.discard();
             outcome.failed(ClientErrors.loginThrottled(channel.alloc(), sequenceId + 1, session.clientAddress()));
@@ -97,7 +97,7 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
             if (!waitingForTurn || !channel.isActive()) {
                 return; // discarded meanwhile
             }
-            long more = security.throttle().admit(session.clientAddress());
+            long more = security.throttle().admit(request.user(), session.clientAddress());
             if (more > 0) {
                 waitForTurn(plugin, sequenceId, more);
                 return;
@@ -156,7 +156,7 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
     private void discard() {
         if (waitingForTurn) {
             waitingForTurn = false;
-            security.throttle().abandon(session.clientAddress()); // its turn is not used up
+            security.throttle().abandon(request.user(), session.clientAddress()); // its turn is not used up
         }
         login.discard();
     }
@@ -172,7 +172,7 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                 if (reply != null) {
                     reply.release();
                 }
-                security.throttle().failed(session.clientAddress());
+                security.throttle().failed(request.user(), session.clientAddress());
                 if (login.failure() == io.sluice.protocol.ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
                 }
@@ -183,7 +183,7 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                 if (reply != null) {
                     channel.write(reply, channel.voidPromise()); // fast_auth_success: the OK follows
                 }
-                security.throttle().succeeded(session.clientAddress());
+                security.throttle().succeeded(request.user(), session.clientAddress());
                 if (!session.switchAccount(login.account())) {
                     outcome.failed(ClientErrors.userLimitReached(channel.alloc(), login.resultSequenceId(),
                             login.account()));

@@ -216,7 +216,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         // The handshake timer keeps running while the login waits: a throttled connection holds its slot in
         // server.maxConnections no longer than any other, and one that would time out before its turn is refused now.
         long maxWait = handshakeTimer != null ? handshakeTimer.getDelay(TimeUnit.MILLISECONDS) : Long.MAX_VALUE;
-        long delay = security.throttle().reserve(session.clientAddress(), maxWait);
+        long delay = security.throttle().reserve(session.handshake().user(), session.clientAddress(), maxWait);
         if (delay == LoginThrottle.REFUSED) {
             log.debug("client {}: login refused, its address backs off after failed logins", session.remoteAddress());
             failAndClose(ClientErrors.loginThrottled(channel.alloc(), sequenceId + 1, session.clientAddress()));
@@ -239,7 +239,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             if (phase != Phase.THROTTLED || !channel.isActive()) {
                 return; // closed meanwhile: channelInactive gave up its place
             }
-            long more = security.throttle().admit(session.clientAddress());
+            long more = security.throttle().admit(session.handshake().user(), session.clientAddress());
             if (more > 0) {
                 waitForTurn(sequenceId, more);
                 return;
@@ -270,7 +270,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 if (reply != null) {
                     reply.release();
                 }
-                security.throttle().failed(session.clientAddress());
+                security.throttle().failed(session.handshake().user(), session.clientAddress());
                 log.debug("client {}: access denied for '{}'", session.remoteAddress(), session.user());
                 if (login.failure() == ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
@@ -282,7 +282,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 if (reply != null) {
                     channel.write(reply, channel.voidPromise()); // fast_auth_success: the OK follows
                 }
-                security.throttle().succeeded(session.clientAddress());
+                security.throttle().succeeded(session.handshake().user(), session.clientAddress());
                 loggedIn();
         }
     }
@@ -368,7 +368,8 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         cancelHandshakeTimer();
         if (waitingForTurn) {
             waitingForTurn = false;
-            security.throttle().abandon(session.clientAddress()); // its turn is not used up: the next login's wait
+            // its turn is not used up: the next login's wait
+            security.throttle().abandon(session.handshake().user(), session.clientAddress());
         }
         if (login != null) {
             login.discard();

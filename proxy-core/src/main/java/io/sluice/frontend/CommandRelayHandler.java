@@ -158,6 +158,14 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         continuation = length == Packets.MAX_PAYLOAD;
+        if (lastSequenceId != 0) {
+            // Every command starts at sequence id 0, and MySQL hangs up on any other. Sent on, the frame would cost
+            // the server connection, and for a command with no response (COM_STMT_CLOSE) the server's ERR would read
+            // as a backend breaking the protocol: WARN lines a client could cause at will (issue #42).
+            frame.release();
+            refuseOutOfOrder();
+            return;
+        }
         if (length == 0) {
             frame.release();
             answer(ClientErrors.emptyPacket(channel.alloc(), lastSequenceId + 1));
@@ -562,6 +570,20 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             reply(packet);
         } else {
             held.addOwnAnswer(packet);
+        }
+    }
+
+    /** A command frame whose sequence id is not 0: the server's answer to it, then the connection closes. */
+    private void refuseOutOfOrder() {
+        if (log.isDebugEnabled()) {
+            log.debug("client {}: command frame with sequence id {}: closing", session.remoteAddress(),
+                    lastSequenceId);
+        }
+        if (held.isEmpty() && isBetweenResponses()) {
+            failAndClose(ClientErrors.packetsOutOfOrder(channel.alloc(), lastSequenceId + 1));
+        } else {
+            state = State.CLOSED; // an ERR now would land inside a response still being relayed
+            channel.close();
         }
     }
 

@@ -39,7 +39,7 @@ public final class FrontendContext {
     private final PoolingConfig pooling;
     private final SessionRegistry registry;
     private final PoolExhaustion poolExhaustion;
-    private final TrafficCapture capture = new TrafficCapture();
+    private final TrafficCapture capture;
     private final Map<String, ReadWriteGroup> readWriteGroups = new ConcurrentHashMap<>();
     /** Per-loop command and byte counters; {@code null} when metrics are off. */
     private final TrafficCounters traffic;
@@ -72,6 +72,7 @@ public final class FrontendContext {
         this.poolExhaustion = new PoolExhaustion(registry, pooling.transactionPooling());
         this.traffic = traffic;
         this.slowQueryLog = slowQueryLog;
+        this.capture = new TrafficCapture(config.operations().capture());
     }
 
     /** The server face clients see: its greeting's version and collation, and the capabilities offered. */

@@ -7,10 +7,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Slows down password guessing ({@code server.loginBackoff}): after {@code afterFailures} failed logins in a row from
- * one client address, each further login attempt from it waits for its turn before its password is checked. Turns
- * are {@code delay} apart, the delay doubling with every further failure up to the maximum, so many connections in
- * parallel gain an attacker nothing over one. A successful login from the address clears its record.
+ * Slows down password guessing ({@code server.loginBackoff}): after {@code afterFailures} failed logins in a row for
+ * one account from one client address, each further attempt at that account from that address waits for its turn
+ * before its password is checked. Turns are {@code delay} apart, the delay doubling with every further failure up to
+ * the maximum, so many connections in parallel gain an attacker nothing over one. A successful login clears the
+ * record of its account and address only: an attacker who owns an account cannot wipe out the guesses it made at
+ * another by logging in between them (issue #42: COM_CHANGE_USER guesses ran at about 258 a second that way).
+ * COM_CHANGE_USER is a login here, with the same records.
  *
  * <p>A turn is taken when an attempt is checked, not when it arrives, and one attempt per address waits at a time:
  * a connection that sends a HandshakeResponse and closes, or waits and is closed, uses up no turn, so it cannot push
@@ -18,8 +21,8 @@ import java.util.function.LongSupplier;
  * its handshake timeout), is refused at once ({@link #REFUSED}) and holds no connection. What an address's failures
  * can make a login from it wait is so bounded by {@code maxDelayMilliseconds} and by the handshake timeout.
  *
- * <p>Shared by every event loop. Only logins touch it (a map look-up per login), never the command phase. Records
- * are forgotten {@link #FORGET_AFTER_NANOS} after their last failure, and the map is bounded.
+ * <p>Shared by every event loop. Only logins and COM_CHANGE_USER touch it (a map look-up each), never other
+ * commands. Records are forgotten {@link #FORGET_AFTER_NANOS} after their last failure, and the map is bounded.
  */
 public final class LoginThrottle {
     /** A failure this old no longer counts: an honest user's typos of last week do not slow them today. */
@@ -31,7 +34,18 @@ public final class LoginThrottle {
 
     private final LoginBackoff backoff;
     private final LongSupplier nanoTime;
-    private final ConcurrentHashMap<InetAddress, Record> records = new ConcurrentHashMap<>();
+    /** The longest user name a record keeps (MariaDB's limit): longer ones are no account, and share a record. */
+    static final int MAX_USER_LENGTH = 80;
+
+    private final ConcurrentHashMap<Attempts, Record> records = new ConcurrentHashMap<>();
+
+    /** Whose failures a record counts: an account, by the name the client gave, from an address. */
+    private record Attempts(String user, InetAddress address) {
+        static Attempts of(String user, InetAddress address) {
+            String name = user == null ? "" : user;
+            return new Attempts(name.length() > MAX_USER_LENGTH ? name.substring(0, MAX_USER_LENGTH) : name, address);
+        }
+    }
 
     /**
      * One address's failures; replaced, never changed, so a record read from the map is consistent.
@@ -60,7 +74,8 @@ public final class LoginThrottle {
     }
 
     /**
-     * A login attempt from {@code client} is ready to be checked: it may be now, after a wait, or not at all.
+     * A login attempt as {@code user} (the name the client gave) from {@code client} is ready to be checked: it may
+     * be now, after a wait, or not at all.
      *
      * @param maxWaitMillis the longest the attempt may wait for its turn (what is left of its handshake timeout);
      *     {@link Long#MAX_VALUE} for no bound
@@ -69,13 +84,13 @@ public final class LoginThrottle {
      *     how long it waits, in milliseconds, before it asks again with {@link #admit} (or gives up its place with
      *     {@link #abandon})
      */
-    public long reserve(InetAddress client, long maxWaitMillis) {
+    public long reserve(String user, InetAddress client, long maxWaitMillis) {
         if (!backoff.enabled() || client == null || records.isEmpty()) {
             return 0;
         }
         long now = nanoTime.getAsLong();
         long[] answer = new long[1];
-        records.computeIfPresent(client, (address, record) -> {
+        records.computeIfPresent(Attempts.of(user, client), (key, record) -> {
             if (now - record.lastFailureNanos() > FORGET_AFTER_NANOS) {
                 return null;
             }
@@ -107,13 +122,13 @@ public final class LoginThrottle {
      * @return 0 when it may be checked now (it has taken the turn), else how much longer it waits (a failure
      *     checked meanwhile moved the turn), in milliseconds, before it asks again
      */
-    public long admit(InetAddress client) {
+    public long admit(String user, InetAddress client) {
         if (client == null) {
             return 0;
         }
         long now = nanoTime.getAsLong();
         long[] answer = new long[1];
-        records.computeIfPresent(client, (address, record) -> {
+        records.computeIfPresent(Attempts.of(user, client), (key, record) -> {
             if (now - record.lastFailureNanos() > FORGET_AFTER_NANOS) {
                 return null;
             }
@@ -131,25 +146,27 @@ public final class LoginThrottle {
      * An attempt from {@code client} that waited for its turn was given up before it was checked (its connection
      * closed or timed out): the next attempt may wait in its place, and the turn is not used up.
      */
-    public void abandon(InetAddress client) {
+    public void abandon(String user, InetAddress client) {
         if (client != null && !records.isEmpty()) {
-            records.computeIfPresent(client, (address, record) -> record.waiting() ? record.waiting(false) : record);
+            records.computeIfPresent(Attempts.of(user, client),
+                    (key, record) -> record.waiting() ? record.waiting(false) : record);
         }
     }
 
-    /** Counts a failed login from {@code client}. */
-    public void failed(InetAddress client) {
+    /** Counts a failed login as {@code user} from {@code client}. */
+    public void failed(String user, InetAddress client) {
         if (!backoff.enabled() || client == null) {
             return;
         }
         long now = nanoTime.getAsLong();
-        if (records.size() >= MAX_TRACKED && !records.containsKey(client)) {
+        Attempts key = Attempts.of(user, client);
+        if (records.size() >= MAX_TRACKED && !records.containsKey(key)) {
             records.values().removeIf(record -> now - record.lastFailureNanos() > FORGET_AFTER_NANOS);
             if (records.size() >= MAX_TRACKED) {
                 return; // still full of live records: the oldest attackers keep their delays, this one has none yet
             }
         }
-        records.compute(client, (address, record) -> {
+        records.compute(key, (k, record) -> {
             int failures = record == null || now - record.lastFailureNanos() > FORGET_AFTER_NANOS
                     ? 1 : record.failures() + 1;
             long nextTurn = record == null ? now : record.nextTurnNanos();
@@ -160,10 +177,10 @@ public final class LoginThrottle {
         });
     }
 
-    /** A successful login from {@code client}: its failures are forgiven. */
-    public void succeeded(InetAddress client) {
+    /** A successful login as {@code user} from {@code client}: the failures at that account from there are forgiven. */
+    public void succeeded(String user, InetAddress client) {
         if (client != null && !records.isEmpty()) {
-            records.remove(client);
+            records.remove(Attempts.of(user, client));
         }
     }
 
@@ -172,8 +189,8 @@ public final class LoginThrottle {
     }
 
     /** Consecutive failures counted for {@code client}, for tests. */
-    int failures(InetAddress client) {
-        Record record = records.get(client);
+    int failures(String user, InetAddress client) {
+        Record record = records.get(Attempts.of(user, client));
         return record == null ? 0 : record.failures();
     }
 

@@ -13,6 +13,7 @@ import io.sluice.pooling.MetadataCheck;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.ReadUserVariables;
 import io.sluice.pooling.SessionPooling;
+import io.sluice.sql.Secrets;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.SessionVariables;
 import java.time.Duration;
@@ -288,7 +289,7 @@ final class SessionHandover {
             public void differs(String sql) {
                 log.info("client {}: stays on backend {}: a prepared statement's result columns differ on {} from"
                         + " those the client has ({})", session.remoteAddress(), lease.dataSource(), next.name(),
-                        sql.length() > 200 ? sql.substring(0, 200) + "..." : sql);
+                        Secrets.redact(sql.length() > 200 ? sql.substring(0, 200) + "..." : sql));
                 fresh.close(); // it has the session's variables and statements
                 lease.moves().unclaim(next);
                 refuse(PinReason.METADATA_DIFFERS, SessionMove.Refusal.METADATA_DIFFERS);

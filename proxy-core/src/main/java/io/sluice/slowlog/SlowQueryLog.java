@@ -1,6 +1,7 @@
 package io.sluice.slowlog;
 
 import io.sluice.config.SlowQueryLogConfig;
+import io.sluice.sql.Secrets;
 import io.sluice.sql.SqlDigest;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -14,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * the digest of the statement with its literals replaced and its text cut to {@code maxSqlLength} characters. The
  * digest is {@link SqlDigest}, the one traffic replay reports, so a slow statement can be found in a replay's report.
  *
- * <p>A statement that may carry a password ({@link SqlDigest#mayCarryPassword()}) is logged by its digest text only,
- * so no password reaches the log. The settings can change on config reload.
+ * <p>Credentials are hidden before the line is written, by the one redaction every writer of statements uses
+ * ({@link Secrets}, decision 130): a password's literal reads {@value Secrets#MASK}. The settings can change on config
+ * reload.
  */
 public final class SlowQueryLog {
 
@@ -74,7 +76,8 @@ public final class SlowQueryLog {
             truncated = true;
         }
         SqlDigest digest = SqlDigest.of(text);
-        String shown = digest.mayCarryPassword() ? digest.text() + " [literals hidden: may hold a password]" : text;
+        String redacted = Secrets.redact(text);
+        String shown = redacted == text ? text : redacted + " [literals hidden: may hold a password]";
         log.warn("{} ms {}{} {} digest={} sql={}{} digest_text={}", String.format("%.1f", millis), command,
                 failed ? " (error)" : "", who, digest.hash(), oneLine(shown),
                 truncated ? " [cut at " + max + " of " + totalLength + " bytes]" : "", digest.text());

@@ -90,15 +90,6 @@ public final class SqlDigest {
         return result;
     }
 
-    /**
-     * Whether the statement may carry a password ({@code CREATE USER … IDENTIFIED BY}, {@code SET PASSWORD},
-     * {@code CHANGE MASTER … MASTER_PASSWORD}): its text must then never be logged, only {@link #text()}.
-     */
-    public boolean mayCarryPassword() {
-        String lower = text.toLowerCase(Locale.ROOT); // quoted identifiers keep their case
-        return lower.contains("identified") || lower.contains("password");
-    }
-
     /** The digest text. */
     @Override
     public String toString() {

@@ -207,7 +207,7 @@ class ConfigYamlTest {
                   sql-show: true
                 """, "config.yaml line 3: props: unknown key "
                 + "(expected: one of databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck, "
-                + "admin, metrics, shutdown, slowQueryLog, reload, pooling)");
+                + "admin, metrics, shutdown, slowQueryLog, reload, capture, pooling)");
     }
 
     @Test
@@ -340,8 +340,8 @@ class ConfigYamlTest {
                 - just
                 - a list
                 """, "config.yaml line 1: (top level): a list (expected: a mapping of databaseName, dataSources, "
-                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, reload, "
-                + "pooling)");
+                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, "
+                + "reload, capture, pooling)");
     }
 
     @Test

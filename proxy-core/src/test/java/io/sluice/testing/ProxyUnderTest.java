@@ -2,6 +2,7 @@ package io.sluice.testing;
 
 import io.sluice.Sluice;
 import io.sluice.config.AdminConfig;
+import io.sluice.config.CaptureConfig;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
@@ -11,6 +12,7 @@ import io.sluice.config.UserConfig;
 import io.sluice.ops.SluiceServer;
 import io.sluice.ops.metrics.SluiceMetrics;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -288,7 +290,11 @@ public class ProxyUnderTest implements AutoCloseable {
                     .user(USER, PASSWORD)
                     .user(USER2, PASSWORD2);
             extraUsers.forEach(builder::user);
-            return config.apply(builder.build());
+            // Tests capture to their own temporary directories: the capture directories are the temporary one.
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+            ProxyConfig built = builder.build();
+            built = built.withOperations(built.operations().withCapture(new CaptureConfig(tmp, tmp)));
+            return config.apply(built);
         }
 
         /** Starts Sluice, or in direct mode makes sure the MariaDB accounts standing in for the proxy users exist. */

@@ -5,6 +5,7 @@ import io.sluice.backend.SessionKey;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.ScriptedDialing;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.config.CaptureConfig;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
@@ -17,6 +18,7 @@ import io.sluice.frontend.FrontendInitializer;
 import io.sluice.protocol.Capabilities;
 import io.sluice.transport.TransportKind;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +65,9 @@ public final class ScriptedSluice implements AutoCloseable {
                 .user(USER, "")
                 .pooling(pooling)
                 .build();
+        // Tests capture to their own temporary directories: the capture directories are the temporary one.
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        config = config.withOperations(config.operations().withCapture(new CaptureConfig(tmp, tmp)));
         SessionKey defaultKey = new SessionKey(Capabilities.PROXY_SUPPORTED & ScriptedBackend.CAPABILITIES,
                 MySqlWire.UTF8MB4_GENERAL_CI);
         pool = new BackendPool(dataSource, loop.loop(), TransportKind.of(Transport.NIO),
