@@ -482,7 +482,8 @@ public final class QuerySniffer {
      * server's is the previous statement run on the connection, which may be another session's.
      */
     public static String withRowCount(String sql, long rowCount) {
-        return withValue(sql, "ROW_COUNT", "CAST(" + rowCount + " AS SIGNED)");
+        // IF keeps ROW_COUNT()'s type (BIGINT, 21 wide) without evaluating it: a CAST of a small number is an INT
+        return withValue(sql, "ROW_COUNT", "IF(1, " + rowCount + ", ROW_COUNT())");
     }
 
     /** Rewrites each call {@code name()} to {@code replacement}, keeping a whole select item's column name. */

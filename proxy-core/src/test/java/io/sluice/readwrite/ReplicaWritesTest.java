@@ -124,6 +124,10 @@ class ReplicaWritesTest {
                 assertThat(one(servers.replica(i), "SELECT IS_USED_LOCK('replica_writes')")).isNull();
             }
             assertThat(one(s, "SELECT RELEASE_LOCK('replica_writes')")).isEqualTo("1");
+        }
+        // A call of a stored function pins its session to the primary's connection for good (decision 135): the
+        // reads below come from a session of their own, which a replica serves until one of them writes.
+        try (Connection c = connect(); Statement s = c.createStatement()) {
             // a version comment MariaDB does not run: the DELETE outside it is the statement
             s.execute("/*!99999 SELECT 1 */ DELETE FROM t WHERE v = 'victim'");
             // a view that calls the writing function: a replica read the replica refuses, run again on the primary
