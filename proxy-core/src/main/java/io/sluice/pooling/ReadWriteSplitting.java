@@ -32,6 +32,10 @@ import java.util.function.Consumer;
  * <p>A prepared statement's executions go where its SQL would go as a query (it is prepared again on a replica
  * connection on first use); every other command goes to the primary; so does everything while a connection is held
  * (a transaction, a pin), which runs where it began.
+ *
+ * <p>A replica is never written through it (decision 110): replica connections are READ ONLY (their pool's, or made
+ * so here before they are lent), a session's access mode is never carried to them, what would make one read-write
+ * is refused where it would run there, and a plain read a replica refuses as a write runs again on the primary.
  */
 public final class ReadWriteSplitting implements CommandPolicy {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReadWriteSplitting.class);
