@@ -72,11 +72,11 @@ final class HeldCommands {
      * Puts a statement first, to be routed: read/write splitting runs it again on the primary after a replica refused
      * it as a write (decision 110), before whatever the client sent after it.
      */
-    void addFirstToRoute(ByteBuf frame, int command) {
+    void addFirstToRoute(ByteBuf frame, int command, ResponseObserver captured) {
         if (queue == null) {
             queue = new ArrayDeque<>(4);
         }
-        queue.addFirst(new Held(frame, ResponseKind.of(command), command, null, true));
+        queue.addFirst(new Held(frame, ResponseKind.of(command), command, captured, true));
         toRoute++;
     }
 

@@ -108,7 +108,13 @@ final class PolicyPort implements SessionPort {
 
     @Override
     public void runAgainFirst(ByteBuf frame, int command) {
-        relay.held().addFirstToRoute(frame, command);
+        relay.held().addFirstToRoute(frame, command, null); // the capture recorded the first try
+    }
+
+    @Override
+    public void routeFirstAgain() {
+        HeldCommands.Held first = relay.held().poll();
+        relay.held().addFirstToRoute(first.frame(), first.command(), first.captured());
     }
 
     @Override

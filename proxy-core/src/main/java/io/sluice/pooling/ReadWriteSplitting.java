@@ -7,6 +7,7 @@ import io.sluice.backend.SetSessionVariables;
 import io.sluice.config.CausalReads;
 import io.sluice.config.TransactionalReadQueryStrategy;
 import io.sluice.protocol.Command;
+import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
 import io.sluice.readwrite.Route;
 import io.sluice.readwrite.RouteReason;
@@ -31,6 +32,10 @@ import java.util.function.Consumer;
  * <p>A prepared statement's executions go where its SQL would go as a query (it is prepared again on a replica
  * connection on first use); every other command goes to the primary; so does everything while a connection is held
  * (a transaction, a pin), which runs where it began.
+ *
+ * <p>A replica is never written through it (decision 110): replica connections are READ ONLY (their pool's, or made
+ * so here before they are lent), a session's access mode is never carried to them, what would make one read-write
+ * is refused where it would run there, and a plain read a replica refuses as a write runs again on the primary.
  */
 public final class ReadWriteSplitting implements CommandPolicy {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReadWriteSplitting.class);
@@ -50,6 +55,9 @@ public final class ReadWriteSplitting implements CommandPolicy {
     private ByteBuf runAgain;
     private int runAgainFrom;
     private int runAgainTo;
+    /** The command kept: COM_QUERY, or COM_STMT_EXECUTE with the session's statement id it named. */
+    private int runAgainCommand;
+    private int runAgainStatement;
     /** The statement first among the held ones is one a replica refused: it goes to the primary. */
     private boolean refusedByReplica;
     /**
@@ -66,6 +74,26 @@ public final class ReadWriteSplitting implements CommandPolicy {
         this.causal = new CausalWaiter(group, port, deprecateEof, () -> previous = group.primary());
         this.transaction = new TransactionState(
                 group.config().transactionalReadQueryStrategy() != TransactionalReadQueryStrategy.PRIMARY);
+        inner.onPrepareRefused(this::prepareRefused);
+    }
+
+    /**
+     * A replica refused to prepare the statement an execute kept to run again waits for, as a write (MariaDB checks
+     * the access mode when it opens the tables, so a view that calls a writing function is refused at prepare): the
+     * execute, still first among the held commands and untouched, runs on the primary instead (decision 110).
+     */
+    private boolean prepareRefused(BackendConnection connection, Packets.BackendError error) {
+        if (runAgain == null || runAgainCommand != Command.COM_STMT_EXECUTE || !isReplica(connection)
+                || error.code() != ErrorCode.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.code()
+                && error.code() != ErrorCode.ER_OPTION_PREVENTS_STATEMENT.code()) {
+            return false;
+        }
+        dropRunAgain();
+        log.debug("read/write group {}: replica {} refused to prepare a statement as a write; it runs on the primary",
+                group.name(), connection.dataSourceName());
+        refusedByReplica = true;
+        port.routeFirstAgain();
+        return true;
     }
 
     @Override
@@ -97,7 +125,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         }
         ByteBuf forwarded = inner.onCommand(command, frame);
         if (mayRunAgain && forwarded != null) {
-            keepToRunAgain(forwarded);
+            keepToRunAgain(command, forwarded);
         }
         if (command == Command.COM_RESET_CONNECTION && forwarded != null) {
             resetForwarded = true;
@@ -120,22 +148,33 @@ public final class ReadWriteSplitting implements CommandPolicy {
 
     /**
      * Whether a statement routed to {@code target} may run again on the primary if that replica refuses it as a write
-     * (1792, 1290; decision 110): a single-packet COM_QUERY read outside any transaction, with autocommit on, that
-     * nothing else is outstanding with. Then the replica refused it before it did anything, and running it on the
-     * primary is what the client would have got there.
+     * (1792, 1290; decision 110): a single-packet read (a COM_QUERY, or a COM_STMT_EXECUTE without a cursor) outside
+     * any transaction, with autocommit on, that nothing else is outstanding with. Then the replica refused it before it
+     * did anything, and running it on the primary is what the client would have got there.
      */
     private boolean mayRunAgain(int command, RouteReason wanted, String target, ByteBuf frame) {
-        return command == Command.COM_QUERY && !target.equals(group.primary())
-                && (wanted == RouteReason.REPLICA || wanted == RouteReason.REPLICA_HINT)
+        if (command == Command.COM_STMT_EXECUTE) {
+            int base = frame.readerIndex() + Packets.HEADER_SIZE;
+            if (frame.readableBytes() < Packets.HEADER_SIZE + 6 || frame.getByte(base + 5) != 0) {
+                return false; // a cursor: its rows come by COM_STMT_FETCH on the replica's connection
+            }
+        } else if (command != Command.COM_QUERY) {
+            return false;
+        }
+        return !target.equals(group.primary()) && (wanted == RouteReason.REPLICA || wanted == RouteReason.REPLICA_HINT)
                 && !transaction.inTransaction() && transaction.autocommit()
                 && Packets.payloadLength(frame, frame.readerIndex()) < Packets.MAX_PAYLOAD;
     }
 
     /** Keeps the statement about to go to a replica (retained: no copy) until its response says how it went. */
-    private void keepToRunAgain(ByteBuf frame) {
+    private void keepToRunAgain(int command, ByteBuf frame) {
         dropRunAgain();
         runAgainFrom = frame.readerIndex();
         runAgainTo = frame.writerIndex();
+        runAgainCommand = command;
+        // an execute's statement id is the connection's once sent: the session's is put back to run it again
+        runAgainStatement = command == Command.COM_STMT_EXECUTE
+                ? frame.getIntLE(frame.readerIndex() + Packets.HEADER_SIZE + 1) : 0;
         runAgain = frame.retain();
     }
 
@@ -238,7 +277,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         }
         port.routeTo(target.equals(group.primary()) ? null : target);
         if (mayRunAgain(command, wanted, target, frame)) {
-            keepToRunAgain(frame);
+            keepToRunAgain(command, frame);
         }
         return true;
     }
@@ -362,7 +401,10 @@ public final class ReadWriteSplitting implements CommandPolicy {
                         group.name(), connection.dataSourceName());
                 refusedByReplica = true;
                 frame.setIndex(runAgainFrom, runAgainTo);
-                port.runAgainFirst(frame, Command.COM_QUERY);
+                if (runAgainCommand == Command.COM_STMT_EXECUTE) {
+                    frame.setIntLE(runAgainFrom + Packets.HEADER_SIZE + 1, runAgainStatement);
+                }
+                port.runAgainFirst(frame, runAgainCommand);
             } else {
                 frame.release();
             }

@@ -72,6 +72,14 @@ public interface SessionPort {
     }
 
     /**
+     * Read/write splitting: the first held command (taken from its place) waits to be routed again;
+     * {@link CommandPolicy#routeHeld} routes it (decision 110).
+     */
+    default void routeFirstAgain() {
+        throw new UnsupportedOperationException("routeFirstAgain");
+    }
+
+    /**
      * Read/write splitting: answers the statement being looked at with ERR 1792: it would make the session's
      * replica connection read-write (decision 110).
      */

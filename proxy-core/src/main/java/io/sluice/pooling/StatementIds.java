@@ -26,6 +26,13 @@ import java.util.Arrays;
  */
 final class StatementIds {
     private final SessionPort port;
+    /**
+     * Told when the server refuses to prepare again the statement an execute waits for; true when the policy takes
+     * the execute elsewhere (read/write splitting: a replica refused it as a write, decision 110), else the execute
+     * gets the error.
+     */
+    private java.util.function.BiPredicate<BackendConnection, io.sluice.protocol.Packets.BackendError> prepareRefused =
+            (connection, error) -> false;
     private final Pins pins;
     /** The status flags of an OK Sluice answers with: autocommit as the session last set it. */
     private final java.util.function.IntSupplier localStatus;
@@ -226,12 +233,22 @@ final class StatementIds {
                     port.lostBackend(connection, refusal);
                     return;
                 }
+                if (prepareRefused.test(connection, refusal.serverError())) {
+                    port.resume(); // the policy runs the waiting command elsewhere (a replica refused it as a write)
+                    return;
+                }
                 // It no longer prepares (a table was dropped since): the waiting command gets the server's error.
                 port.failHeldCommand(refusal.serverError());
                 port.resume();
             }
         });
         connection.run(own[0]);
+    }
+
+    /** Who is told first when a prepare again is refused (see {@link #prepareRefused}). */
+    void onPrepareRefused(
+            java.util.function.BiPredicate<BackendConnection, io.sluice.protocol.Packets.BackendError> policy) {
+        prepareRefused = policy;
     }
 
     /** Keeps an execute's parameter types right on a server statement other sessions may have used. */

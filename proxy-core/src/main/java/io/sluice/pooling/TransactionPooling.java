@@ -299,6 +299,15 @@ public final class TransactionPooling implements CommandPolicy {
         return follower.variables();
     }
 
+    /**
+     * Read/write splitting: told first when a connection refuses to prepare again the statement an execute waits for;
+     * true when it takes the execute elsewhere (decision 110).
+     */
+    void onPrepareRefused(
+            java.util.function.BiPredicate<BackendConnection, io.sluice.protocol.Packets.BackendError> policy) {
+        statements.onPrepareRefused(policy);
+    }
+
     /** The session's prepared statement of this client id, or {@code null}. */
     PreparedStatement statement(int clientId) {
         return statements.get(clientId);

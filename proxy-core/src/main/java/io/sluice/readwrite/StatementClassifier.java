@@ -58,6 +58,8 @@ public final class StatementClassifier {
 
     /** In a statement class: it would make the connection's access mode READ WRITE (decision 110). */
     private static final int CHANGES_ACCESS_MODE = 1 << 16;
+    /** In the result of one reading: a versioned comment was seen (taken out before the class leaves). */
+    private static final int VERSIONED_SEEN = 1 << 30;
 
     private static final TransactionEffect[] EFFECTS = TransactionEffect.values();
 
@@ -126,9 +128,6 @@ public final class StatementClassifier {
         int without = classify(s, text, from, to, true) & ~VERSIONED_SEEN;
         return route(without) == Route.REPLICA ? withContent : without;
     }
-
-    /** In the result of one reading: a versioned comment was seen (taken out before the class leaves). */
-    private static final int VERSIONED_SEEN = 1 << 30;
 
     /**
      * The one pass: words by position, flags from anywhere, then {@link #decide}.
@@ -477,7 +476,8 @@ public final class StatementClassifier {
         }
         if ((flags & ACCESS_READ_WRITE) != 0) {
             // SET STATEMENT tx_read_only = 0 FOR ...: the statement runs read-write, so on the primary (decision 110)
-            return pack(reason.route() == Route.REPLICA ? RouteReason.TRANSACTION : reason, effect) | CHANGES_ACCESS_MODE;
+            return pack(reason.route() == Route.REPLICA ? RouteReason.TRANSACTION : reason, effect)
+                    | CHANGES_ACCESS_MODE;
         }
         if ((flags & (PINNING | TEMPORARY)) != 0) {
             return pack(RouteReason.PINNING, effect);
@@ -509,7 +509,8 @@ public final class StatementClassifier {
                 || SqlLexer.is(s, text, name, end, "LAST_GTID")) {
             return SESSION_STATE;
         }
-        if (SqlLexer.is(s, text, name, end, "TX_READ_ONLY") || SqlLexer.is(s, text, name, end, "TRANSACTION_READ_ONLY")) {
+        if (SqlLexer.is(s, text, name, end, "TX_READ_ONLY")
+                || SqlLexer.is(s, text, name, end, "TRANSACTION_READ_ONLY")) {
             return accessMode(s, text, end, to);
         }
         return SqlLexer.is(s, text, name, end, "AUTOCOMMIT") ? autocommit(s, text, end, to) : 0;

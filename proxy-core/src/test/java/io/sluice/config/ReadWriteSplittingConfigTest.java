@@ -156,7 +156,7 @@ class ReadWriteSplittingConfigTest {
         assertThat(config.readWriteGroupFor(null)).isNull();
     }
 
-    /** Decision 110: a replica's connections are read-only, so no data source is one group's replica and another's primary. */
+    /** Decision 110: a replica's connections are read-only, so no data source is a replica and a primary. */
     @Test
     void refusesADataSourceThatIsAReplicaOfOneGroupAndThePrimaryOfAnother() {
         assertThatThrownBy(() -> parse(DATA_SOURCES + """

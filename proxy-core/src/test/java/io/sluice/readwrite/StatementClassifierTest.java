@@ -253,6 +253,9 @@ class StatementClassifierTest {
             SELECT `t`.`a` FROM `t` WHERE `t`.`b` = 1
             WITH c (n) AS (SELECT 1), d (m) AS (SELECT 2) SELECT * FROM c, d
             SELECT * FROM v
+            SELECT ANY_VALUE(a), BIN_TO_UUID(b), REGEXP_LIKE(c, 'x') FROM t GROUP BY d
+            SELECT * FROM t PARTITION (p0) FORCE INDEX (i) WHERE MATCH (a) AGAINST ('x')
+            "SELECT EXTRACT(YEAR FROM d), TRIM(BOTH 'x' FROM s), POSITION('a' IN s), CONVERT(s USING utf8mb4) FROM t"
             SELECT /*!40001 SQL_NO_CACHE */ * FROM t
             /*! SELECT */ 1
             SELECT 1 /*!99999 , 2 */
