@@ -486,6 +486,11 @@ public final class QuerySniffer {
         return withValue(sql, "ROW_COUNT", "IF(1, " + rowCount + ", ROW_COUNT())");
     }
 
+    /** As {@link #withRowCount}, for {@code FOUND_ROWS()}: the rows of the session's own last SELECT. */
+    public static String withFoundRows(String sql, long foundRows) {
+        return withValue(sql, "FOUND_ROWS", "IF(1, " + foundRows + ", FOUND_ROWS())");
+    }
+
     /** Rewrites each call {@code name()} to {@code replacement}, keeping a whole select item's column name. */
     private static String withValue(String sql, String name, String replacement) {
         StringBuilder out = new StringBuilder(sql.length() + 32);

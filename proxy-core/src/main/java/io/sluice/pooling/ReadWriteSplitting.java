@@ -404,6 +404,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
                 if (runAgainCommand == Command.COM_STMT_EXECUTE) {
                     frame.setIntLE(runAgainFrom + Packets.HEADER_SIZE + 1, runAgainStatement);
                 }
+                inner.refusalKept(); // the replica's ERR is not the session's to read with SHOW ERRORS
                 port.runAgainFirst(frame, runAgainCommand);
             } else {
                 frame.release();

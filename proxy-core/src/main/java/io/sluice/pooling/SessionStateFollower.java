@@ -26,6 +26,8 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
      * after a result set or an error.
      */
     private long rowCount = -1;
+    /** See {@link #foundRows()}. */
+    private long foundRows;
     /**
      * The GTID of the session's last write, as MariaDB's {@code last_gtid} tracker reported it, or the GTID set
      * MySQL's {@code session_track_gtids} reported for it; {@code null} before the first.
@@ -81,6 +83,18 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
 
     long rowCount() {
         return rowCount;
+    }
+
+    /** What {@code FOUND_ROWS()} returns after the session's last SELECT: the rows it returned. */
+    long foundRows() {
+        return foundRows;
+    }
+
+    /** The statements last sent were answered: a SELECT's rows are what {@code FOUND_ROWS()} returns next. */
+    void answered(long rows, boolean failed) {
+        if ((lastStatementFlags & QuerySniffer.SELECT_STATEMENT) != 0 && !failed) {
+            foundRows = rows;
+        }
     }
 
     /** A statement (COM_QUERY or COM_STMT_EXECUTE) with these sniffed flags goes to the server. */

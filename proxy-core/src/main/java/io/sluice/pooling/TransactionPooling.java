@@ -49,6 +49,12 @@ public final class TransactionPooling implements CommandPolicy {
      */
     private BackendConnection lastStatementOn;
     private long lastStatementLending;
+    /**
+     * The response just ended was a replica's refusal that the client never saw (read/write splitting runs the
+     * statement again on the primary): its error is no diagnostics of the session's. The connection that holds it is
+     * reset when it goes back.
+     */
+    private boolean refusalKept;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -166,11 +172,14 @@ public final class TransactionPooling implements CommandPolicy {
             }
             return rewritten.equals(sql) ? frame : replaceQuery(frame, rewritten);
         }
-        if ((flags & (QuerySniffer.SELECT_CALLS_LAST_INSERT_ID | QuerySniffer.SELECT_CALLS_ROW_COUNT)) != 0
-                && !onLastStatementsConnection()) {
-            // The server's LAST_INSERT_ID() and ROW_COUNT() belong to whichever connection the session now has: the
-            // session's own go into the statement instead (issue #38).
+        if ((flags & (QuerySniffer.SELECT_CALLS_LAST_INSERT_ID | QuerySniffer.SELECT_CALLS_ROW_COUNT
+                | QuerySniffer.CALLS_FOUND_ROWS)) != 0 && !onLastStatementsConnection()) {
+            // The server's LAST_INSERT_ID(), ROW_COUNT() and FOUND_ROWS() belong to whichever connection the session
+            // now has: the session's own go into the statement instead (issue #38).
             String sql = sql(frame, base, end);
+            if ((flags & QuerySniffer.CALLS_FOUND_ROWS) != 0) {
+                sql = QuerySniffer.withFoundRows(sql, follower.foundRows());
+            }
             if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
                 sql = QuerySniffer.withLastInsertId(sql, follower.lastInsertId());
             }
@@ -216,7 +225,10 @@ public final class TransactionPooling implements CommandPolicy {
         lastStatementOn = connection;
         lastStatementLending = connection.lendings();
         var tracker = connection.tracker();
-        if (tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed()) {
+        boolean clients = !refusalKept;
+        refusalKept = false;
+        follower.answered(tracker.outcome().rows(), tracker.lastResponseFailed());
+        if (clients && (tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed())) {
             // SHOW WARNINGS, SHOW ERRORS and @@warning_count read them on this connection: the session's next
             // statement runs here, and no other session gets the connection with them (issue #38)
             follower.warningsLeft();
@@ -306,6 +318,11 @@ public final class TransactionPooling implements CommandPolicy {
     void onPrepareRefused(
             java.util.function.BiPredicate<BackendConnection, io.sluice.protocol.Packets.BackendError> policy) {
         statements.onPrepareRefused(policy);
+    }
+
+    /** The response about to be reported to {@link #afterResponses} is a refusal kept from the client. */
+    void refusalKept() {
+        refusalKept = true;
     }
 
     /** The session's prepared statement of this client id, or {@code null}. */

@@ -48,7 +48,10 @@ public final class ResponseOutcome {
         return affectedRows;
     }
 
-    /** Row packets in it (all its result sets); counted only while summarizing. */
+    /**
+     * Row packets in it (all its result sets); counted only while summarizing, or while the tracker follows session
+     * state (transaction pooling answers {@code FOUND_ROWS()} with it).
+     */
     public long rows() {
         return rows;
     }

@@ -329,8 +329,8 @@ public final class ResponseTracker {
     private void skipped(int passed) {
         if (passed > 0) {
             responseStarted = true;
-            if (summarizing) {
-                outcome.rows += passed; // counted only while a capture runs
+            if (summarizing || stateReading.following) {
+                outcome.rows += passed; // counted only while a capture runs, or transaction pooling (FOUND_ROWS())
             }
         }
     }
@@ -454,7 +454,7 @@ public final class ResponseTracker {
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
-                } else if (summarizing) {
+                } else if (summarizing || stateReading.following) {
                     outcome.rows++;
                 }
             }

@@ -261,6 +261,18 @@ class SessionIsolationTest {
         }
     }
 
+    /** FOUND_ROWS() after a plain SELECT is the rows that SELECT of the session's returned. */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void foundRowsIsTheSessionsOwnOnAnyConnection(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver); Connection b = userB(driver)) {
+            run(a, "SELECT id FROM t ORDER BY id LIMIT 2");
+            run(b, "SELECT id FROM t ORDER BY id LIMIT 1"); // the one server connection's last SELECT
+            assertThat(one(a, "SELECT FOUND_ROWS()")).isEqualTo("2");
+            assertThat(one(b, "SELECT FOUND_ROWS() AS n")).as("after A's SELECT FOUND_ROWS()").isEqualTo("1");
+        }
+    }
+
     /** F1: SET TRANSACTION behind another statement of a multi-statement, and a DO that does not use it up. */
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)

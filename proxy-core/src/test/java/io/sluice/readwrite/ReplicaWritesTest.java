@@ -135,6 +135,8 @@ class ReplicaWritesTest {
             // the client forces the read onto a replica, and the read writes
             assertThat(one(s, "/* sluice: replica */ SELECT * FROM v")).isEqualTo("1");
             assertThat(one(s, "/* sluice: replica */ SELECT add_row('hinted')")).isEqualTo("1");
+        }
+        try (Connection c = connect(); Statement s = c.createStatement()) { // add_row pinned the one before
             // the session asks for READ WRITE: the replicas' connections stay READ ONLY
             s.execute("SET SESSION TRANSACTION READ WRITE");
             s.execute("SET tx_read_only = 0");
