@@ -163,11 +163,11 @@ public final class TransactionPooling implements CommandPolicy {
             String sql = sql(frame, base, end);
             String rewritten = sql;
             if ((flags & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE) != 0) {
-                String scoped = QuerySniffer.scopeAssignments(rewritten);
+                String scoped = QueryRewrites.scopeAssignments(rewritten);
                 rewritten = scoped == null ? rewritten : scoped;
             }
             if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
-                String tracked = QuerySniffer.trackAllVariables(rewritten);
+                String tracked = QueryRewrites.trackAllVariables(rewritten);
                 rewritten = tracked == null ? rewritten : tracked;
             }
             return rewritten.equals(sql) ? frame : replaceQuery(frame, rewritten);
@@ -178,13 +178,13 @@ public final class TransactionPooling implements CommandPolicy {
             // now has: the session's own go into the statement instead (issue #38).
             String sql = sql(frame, base, end);
             if ((flags & QuerySniffer.CALLS_FOUND_ROWS) != 0) {
-                sql = QuerySniffer.withFoundRows(sql, follower.foundRows());
+                sql = QueryRewrites.withFoundRows(sql, follower.foundRows());
             }
             if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
-                sql = QuerySniffer.withLastInsertId(sql, follower.lastInsertId());
+                sql = QueryRewrites.withLastInsertId(sql, follower.lastInsertId());
             }
             if ((flags & QuerySniffer.SELECT_CALLS_ROW_COUNT) != 0) {
-                sql = QuerySniffer.withRowCount(sql, previousRowCount);
+                sql = QueryRewrites.withRowCount(sql, previousRowCount);
             }
             return replaceQuery(frame, sql);
         }

@@ -219,17 +219,17 @@ class QuerySnifferTest {
 
     @Test
     void putsTheSessionsLastInsertIdIntoSelects() {
-        assertThat(QuerySniffer.withLastInsertId("SELECT LAST_INSERT_ID()", 42))
+        assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID()", 42))
                 .isEqualTo("SELECT LAST_INSERT_ID(42 | 0) AS `LAST_INSERT_ID()`");
-        assertThat(QuerySniffer.withLastInsertId("select last_insert_id( ) ;", 7))
+        assertThat(QueryRewrites.withLastInsertId("select last_insert_id( ) ;", 7))
                 .isEqualTo("select LAST_INSERT_ID(7 | 0) AS `last_insert_id( )` ;");
-        assertThat(QuerySniffer.withLastInsertId("SELECT LAST_INSERT_ID() AS last, 'x'", 71))
+        assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID() AS last, 'x'", 71))
                 .isEqualTo("SELECT LAST_INSERT_ID(71 | 0) AS last, 'x'");
-        assertThat(QuerySniffer.withLastInsertId("SELECT v FROM t WHERE id = LAST_INSERT_ID()", 71))
+        assertThat(QueryRewrites.withLastInsertId("SELECT v FROM t WHERE id = LAST_INSERT_ID()", 71))
                 .isEqualTo("SELECT v FROM t WHERE id = LAST_INSERT_ID(71 | 0)");
-        assertThat(QuerySniffer.withLastInsertId("SELECT 1, LAST_INSERT_ID() FROM dual", 3))
+        assertThat(QueryRewrites.withLastInsertId("SELECT 1, LAST_INSERT_ID() FROM dual", 3))
                 .isEqualTo("SELECT 1, LAST_INSERT_ID(3 | 0) AS `LAST_INSERT_ID()` FROM dual");
-        assertThat(QuerySniffer.withLastInsertId("SELECT 'LAST_INSERT_ID()'", 3)).isEqualTo("SELECT 'LAST_INSERT_ID()'");
+        assertThat(QueryRewrites.withLastInsertId("SELECT 'LAST_INSERT_ID()'", 3)).isEqualTo("SELECT 'LAST_INSERT_ID()'");
     }
 
     @Test
@@ -238,20 +238,20 @@ class QuerySnifferTest {
                 + "session_track_system_variables = CONCAT(@@global.session_track_system_variables,',tx_isolation'),"
                 + "autocommit=1";
         assertThat(sniff(mariaDbConnectorJ) & QuerySniffer.TRACKED_VARIABLES).isNotZero();
-        assertThat(QuerySniffer.trackAllVariables(mariaDbConnectorJ)).isEqualTo(
+        assertThat(QueryRewrites.trackAllVariables(mariaDbConnectorJ)).isEqualTo(
                 "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),session_track_system_variables = "
                         + "CONCAT(@@global.session_track_system_variables,',tx_isolation'), "
                         + "session_track_system_variables = '*',autocommit=1");
-        assertThat(QuerySniffer.trackAllVariables("SET @@session.session_track_system_variables:='x,y'; "))
+        assertThat(QueryRewrites.trackAllVariables("SET @@session.session_track_system_variables:='x,y'; "))
                 .isEqualTo("SET @@session.session_track_system_variables:='x,y', "
                         + "@@session.session_track_system_variables= '*'; ");
-        assertThat(QuerySniffer.trackAllVariables("SET SESSION session_track_system_variables=NULL"))
+        assertThat(QueryRewrites.trackAllVariables("SET SESSION session_track_system_variables=NULL"))
                 .as("the server still judges the client's value: NULL fails with 1231")
                 .isEqualTo("SET SESSION session_track_system_variables=NULL, session_track_system_variables= '*'");
-        assertThat(QuerySniffer.trackAllVariables("SET GLOBAL session_track_system_variables = 'a'")).isNull();
-        assertThat(QuerySniffer.trackAllVariables("SET @@GLOBAL.session_track_system_variables=NULL")).isNull();
-        assertThat(QuerySniffer.trackAllVariables("SET @@global.session_track_system_variables = 'a'")).isNull();
-        assertThat(QuerySniffer.trackAllVariables("SELECT 'session_track_system_variables = 1'")).isNull();
+        assertThat(QueryRewrites.trackAllVariables("SET GLOBAL session_track_system_variables = 'a'")).isNull();
+        assertThat(QueryRewrites.trackAllVariables("SET @@GLOBAL.session_track_system_variables=NULL")).isNull();
+        assertThat(QueryRewrites.trackAllVariables("SET @@global.session_track_system_variables = 'a'")).isNull();
+        assertThat(QueryRewrites.trackAllVariables("SELECT 'session_track_system_variables = 1'")).isNull();
     }
 
     @Test
@@ -270,9 +270,9 @@ class QuerySnifferTest {
         assertThat(sniff("SET @@session.autocommit = 0") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
         assertThat(sniff("SET @@global.max_connections = 10") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
         assertThat(sniff("SELECT @@autocommit") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
-        assertThat(QuerySniffer.scopeAssignments("SET @@autocommit = 0, @@sql_mode := @@sql_mode, time_zone = '+01:00'"))
+        assertThat(QueryRewrites.scopeAssignments("SET @@autocommit = 0, @@sql_mode := @@sql_mode, time_zone = '+01:00'"))
                 .isEqualTo("SET @@SESSION.autocommit = 0, @@SESSION.sql_mode := @@sql_mode, time_zone = '+01:00'");
-        assertThat(QuerySniffer.scopeAssignments("SET @@session.autocommit = 0, @@GLOBAL.x = 1")).isNull();
-        assertThat(QuerySniffer.scopeAssignments("SET sql_mode = @@sql_mode")).isNull();
+        assertThat(QueryRewrites.scopeAssignments("SET @@session.autocommit = 0, @@GLOBAL.x = 1")).isNull();
+        assertThat(QueryRewrites.scopeAssignments("SET sql_mode = @@sql_mode")).isNull();
     }
 }
