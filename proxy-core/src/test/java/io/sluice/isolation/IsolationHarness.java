@@ -70,12 +70,12 @@ final class IsolationHarness {
     record Settings(int sessions, int steps, int interleavings, long seed, long budgetSeconds) {
         /**
          * {@code sluice.isolation.interleavings} (default: the mode's CI share), {@code .seed} (1), {@code .sessions}
-         * (3), {@code .steps} (30 per interleaving) and {@code .budgetSeconds} (none): past the budget no further
+         * (4: two proxy users times two drivers), {@code .steps} (36 per interleaving) and {@code .budgetSeconds} (none): past the budget no further
          * interleaving starts, and the summary says how many ran.
          */
         static Settings fromProperties(int defaultInterleavings) {
-            return new Settings(Integer.getInteger("sluice.isolation.sessions", 3),
-                    Integer.getInteger("sluice.isolation.steps", 30),
+            return new Settings(Integer.getInteger("sluice.isolation.sessions", 4),
+                    Integer.getInteger("sluice.isolation.steps", 36),
                     Integer.getInteger("sluice.isolation.interleavings", defaultInterleavings),
                     Long.getLong("sluice.isolation.seed", 1L),
                     Long.getLong("sluice.isolation.budgetSeconds", 0L));
@@ -181,8 +181,13 @@ final class IsolationHarness {
         return kinds.stream().filter(k -> !schema.ways(k).isEmpty()).toList();
     }
 
+    /**
+     * Sessions 0 and 1 use MariaDB Connector/J, 2 and 3 MySQL Connector/J. Sluice pools by the client's capabilities
+     * and collation, which differ between the drivers, so only sessions of the same driver share server connections:
+     * each driver has a session of each proxy user, so that state can cross from one user to the other.
+     */
     static JdbcDriver driver(int session) {
-        return session % 2 == 0 ? JdbcDriver.MARIADB : JdbcDriver.MYSQL;
+        return (session / 2) % 2 == 0 ? JdbcDriver.MARIADB : JdbcDriver.MYSQL;
     }
 
     StepRunner.Sessions directSessions() {
@@ -190,7 +195,7 @@ final class IsolationHarness {
                 password);
     }
 
-    /** Through Sluice: two proxy users in turn, each with its own driver. */
+    /** Through Sluice: the two proxy users in turn (even sessions {@code app}, odd ones {@code app2}). */
     static StepRunner.Sessions proxiedSessions(RunningProxy proxy) {
         return i -> driver(i).connect(driver(i).url("127.0.0.1", proxy.sluice().port(), proxy.database(), PARAMS),
                 i % 2 == 0 ? ProxyUnderTest.USER : ProxyUnderTest.USER2,
