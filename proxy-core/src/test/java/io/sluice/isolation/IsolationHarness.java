@@ -72,8 +72,8 @@ final class IsolationHarness {
     record Settings(int sessions, int steps, int interleavings, long seed, long budgetSeconds) {
         /**
          * {@code sluice.isolation.interleavings} (default: the mode's CI share), {@code .seed} (1), {@code .sessions}
-         * (4: two proxy users times two drivers), {@code .steps} (36 per interleaving) and {@code .budgetSeconds} (none): past the budget no further
-         * interleaving starts, and the summary says how many ran.
+         * (4: two proxy users times two drivers), {@code .steps} (36 per interleaving) and {@code .budgetSeconds}
+         * (none): past the budget no further interleaving starts, and the summary says how many ran.
          */
         static Settings fromProperties(int defaultInterleavings) {
             return new Settings(Integer.getInteger("sluice.isolation.sessions", 4),
