@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -70,12 +72,12 @@ final class IsolationHarness {
     record Settings(int sessions, int steps, int interleavings, long seed, long budgetSeconds) {
         /**
          * {@code sluice.isolation.interleavings} (default: the mode's CI share), {@code .seed} (1), {@code .sessions}
-         * (3), {@code .steps} (30 per interleaving) and {@code .budgetSeconds} (none): past the budget no further
-         * interleaving starts, and the summary says how many ran.
+         * (4: two proxy users times two drivers), {@code .steps} (36 per interleaving) and {@code .budgetSeconds}
+         * (none): past the budget no further interleaving starts, and the summary says how many ran.
          */
         static Settings fromProperties(int defaultInterleavings) {
-            return new Settings(Integer.getInteger("sluice.isolation.sessions", 3),
-                    Integer.getInteger("sluice.isolation.steps", 30),
+            return new Settings(Integer.getInteger("sluice.isolation.sessions", 4),
+                    Integer.getInteger("sluice.isolation.steps", 36),
                     Integer.getInteger("sluice.isolation.interleavings", defaultInterleavings),
                     Long.getLong("sluice.isolation.seed", 1L),
                     Long.getLong("sluice.isolation.budgetSeconds", 0L));
@@ -84,7 +86,7 @@ final class IsolationHarness {
 
     /** One interleaving run both ways. */
     record Outcome(List<String> direct, List<String> proxied, List<String> pins, int mismatch, boolean shared,
-                   String connectionIds) {
+                   String connectionIds, Set<Integer> unstable) {
         boolean failed() {
             return mismatch >= 0;
         }
@@ -99,6 +101,8 @@ final class IsolationHarness {
     private Consumer<Sluice> beforeEachStep = sluice -> { };
     private long moves;
     private boolean expectSharing = true;
+    private long unstableSteps;
+    private long comparedSteps;
     /** The account the ground truth logs in as: Sluice's backend account (root unless {@link #account} says). */
     private String user = TestMariaDb.ROOT_USER;
     private String password = TestMariaDb.ROOT_PASSWORD;
@@ -181,8 +185,13 @@ final class IsolationHarness {
         return kinds.stream().filter(k -> !schema.ways(k).isEmpty()).toList();
     }
 
+    /**
+     * Sessions 0 and 1 use MariaDB Connector/J, 2 and 3 MySQL Connector/J. Sluice pools by the client's capabilities
+     * and collation, which differ between the drivers, so only sessions of the same driver share server connections:
+     * each driver has a session of each proxy user, so that state can cross from one user to the other.
+     */
     static JdbcDriver driver(int session) {
-        return session % 2 == 0 ? JdbcDriver.MARIADB : JdbcDriver.MYSQL;
+        return (session / 2) % 2 == 0 ? JdbcDriver.MARIADB : JdbcDriver.MYSQL;
     }
 
     StepRunner.Sessions directSessions() {
@@ -190,7 +199,7 @@ final class IsolationHarness {
                 password);
     }
 
-    /** Through Sluice: two proxy users in turn, each with its own driver. */
+    /** Through Sluice: the two proxy users in turn (even sessions {@code app}, odd ones {@code app2}). */
     static StepRunner.Sessions proxiedSessions(RunningProxy proxy) {
         return i -> driver(i).connect(driver(i).url("127.0.0.1", proxy.sluice().port(), proxy.database(), PARAMS),
                 i % 2 == 0 ? ProxyUnderTest.USER : ProxyUnderTest.USER2,
@@ -199,7 +208,16 @@ final class IsolationHarness {
 
     /** Runs {@code steps} direct and through a new Sluice; the first step whose observations differ, or -1. */
     Outcome run(List<Step> steps, int sessions) throws Exception {
+        // Twice: a step whose direct observations differ between the two is not compared (it depends on timing or
+        // on what a driver does on its own, e.g. FOUND_ROWS() right after a reconnect), and is counted as unstable.
         List<String> direct = runDirect(steps, sessions);
+        List<String> again = runDirect(steps, sessions);
+        Set<Integer> unstable = new TreeSet<>();
+        for (int i = 0; i < steps.size(); i++) {
+            if (!direct.get(i).equals(again.get(i))) {
+                unstable.add(i);
+            }
+        }
         schema.reset(() -> server.root(null));
         afterReset.run();
         List<String> proxied = new ArrayList<>(steps.size());
@@ -233,12 +251,14 @@ final class IsolationHarness {
         awaitQuiet();
         int mismatch = -1;
         for (int i = 0; i < steps.size(); i++) {
-            if (!direct.get(i).equals(proxied.get(i))) {
+            if (!unstable.contains(i) && !direct.get(i).equals(proxied.get(i))) {
                 mismatch = i;
                 break;
             }
         }
-        return new Outcome(direct, proxied, pins, mismatch, shared, ids);
+        unstableSteps += unstable.size();
+        comparedSteps += steps.size();
+        return new Outcome(direct, proxied, pins, mismatch, shared, ids, unstable);
     }
 
     /** The ground truth: {@code steps} with each session on a server connection of its own. */
@@ -312,12 +332,6 @@ final class IsolationHarness {
         int sharedRuns = 0;
         int shrunk = 0;
         long started = System.nanoTime();
-        // The ground truth must be one: an interleaving run directly twice observes the same, else the corpus has
-        // something that depends on time or on the connection, and every comparison would be noise.
-        List<Step> first = Interleaving.generate(settings.seed(), settings.sessions(), settings.steps(), schema,
-                usable);
-        assertThat(runDirect(first, settings.sessions())).as("seed %d run directly twice", settings.seed())
-                .isEqualTo(runDirect(first, settings.sessions()));
         int ran = 0;
         long budgetEnd = settings.budgetSeconds() > 0 ? started + settings.budgetSeconds() * 1_000_000_000L : 0;
         for (int k = 0; k < settings.interleavings(); k++) {
@@ -357,8 +371,11 @@ final class IsolationHarness {
                         + " %.1f s; refused by the server: %s", mode, ran, settings.seed(),
                 settings.sessions(), settings.steps(), failed, failures.size(), sharedRuns,
                 (System.nanoTime() - started) / 1e9, schema.refused().keySet());
+        summary += String.format("; %d of %d steps unstable directly (not compared)", unstableSteps, comparedSteps);
         log.info(summary);
         System.out.println("ISOLATION-SUMMARY " + summary);
+        assertThat(unstableSteps * 20).as("steps whose direct observation changed from one run to the next: at"
+                + " most 5%%, else the ground truth is noise (%s)", summary).isLessThanOrEqualTo(comparedSteps);
         assertThat(failures).as("%s%n%s", summary, String.join("\n\n", failures.values())).isEmpty();
         if (!expectSharing) {
             return;
@@ -446,7 +463,9 @@ final class IsolationHarness {
             s.append(String.format("  #%d %s%n", i, steps.get(i).describe(schema)));
             String direct = outcome.direct().get(i).replace("\n", " | ");
             String proxied = outcome.proxied().get(i).replace("\n", " | ");
-            if (direct.equals(proxied)) {
+            if (outcome.unstable().contains(i)) {
+                s.append("      unstable directly, not compared: ").append(brief(direct)).append('\n');
+            } else if (direct.equals(proxied)) {
                 s.append("      both:   ").append(brief(direct)).append("   pins: ").append(outcome.pins().get(i))
                         .append('\n');
             } else {

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Isolation in {@code pooling: TRANSACTION} on one data source (issue #38): three sessions of two proxy users share
- * three server connections on one event loop, so a connection one session gives back is the next one another takes;
+ * Isolation in {@code pooling: TRANSACTION} on one data source (issue #38): four sessions of two proxy users share
+ * four server connections on one event loop, so a connection one session gives back is the next one another takes;
  * every state kind of the corpus, made every way the server allows, must stay with the session that made it.
  *
  * <p>No JUnit timeout: a long run ({@code benchmark/isolation/run.sh}) takes as long as it takes, and no corpus
