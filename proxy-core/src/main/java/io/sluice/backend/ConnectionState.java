@@ -147,6 +147,13 @@ public final class ConnectionState {
         }
         schema = row.schema();
         variables.clear();
+        // COM_RESET_CONNECTION gives sql_mode its global value, not the login's (IGNORE_SPACE for a client with
+        // CLIENT_IGNORE_SPACE, issue #38): recorded as what the connection holds, the next session's SET restores it.
+        for (Map.Entry<String, String> value : row.handshakeVariables().entrySet()) {
+            if (!Objects.equals(value.getValue(), loginValues.get(value.getKey()))) {
+                variables.put(value.getKey(), value.getValue());
+            }
+        }
         if (statements != null) {
             statements.clear();
         }

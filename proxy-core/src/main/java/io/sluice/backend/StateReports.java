@@ -81,4 +81,11 @@ final class StateReports implements SessionStateListener {
             follower.onUntrackedStateChange();
         }
     }
+
+    @Override
+    public void onResultSetEnd(long rows) {
+        if (follower != null && !connection.runsOwnCommand()) {
+            follower.onResultSetEnd(rows);
+        }
+    }
 }

@@ -216,8 +216,14 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private void holdToBeRouted(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
         holdNextToRoute = false;
         held.addToRoute(frame, kind, command, captured);
-        if (lease.connection() == null && !lease.isAcquiring() && held.peek().frame() == frame) {
+        if (held.peek().frame() != frame) {
+            return; // routed once the commands before it went
+        }
+        BackendConnection connection = lease.connection();
+        if (connection == null && !lease.isAcquiring()) {
             routedHere(held.peek(), null); // nothing before it, no connection: routed now
+        } else if (connection != null && connection.isBetweenCommands() && !connection.runsOwnCommand()) {
+            sendHeld(); // a connection kept idle (a pin: the last statement's warnings), which no answer will wake
         }
     }
 

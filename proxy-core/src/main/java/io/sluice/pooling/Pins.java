@@ -178,6 +178,16 @@ final class Pins {
         return bits != 0;
     }
 
+    /** The reasons pinning now, as bits: what {@link #restore} takes back to. */
+    int snapshot() {
+        return bits;
+    }
+
+    /** Back to the reasons of a {@link #snapshot}: a statement the server refused before doing anything. */
+    void restore(int snapshot) {
+        setBits(snapshot);
+    }
+
     /** The first reason the session is pinned for, or {@code null}. */
     PinReason first() {
         return bits == 0 ? null : PinReason.values()[Integer.numberOfTrailingZeros(bits)];

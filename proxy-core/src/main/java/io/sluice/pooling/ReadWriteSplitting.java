@@ -268,7 +268,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         dropRunAgain();
         transaction.sessionReadOnly(sessionReadOnly());
         RouteReason wanted = wantedRoute(command, frame);
-        if (connection != null && !inner.mayGiveBack(connection)) {
+        if (connection != null && !inner.mayGiveBackBeforeStatement(connection)) {
             return false;
         }
         String target = route(wanted, frame);

@@ -90,11 +90,9 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         return foundRows;
     }
 
-    /** The statements last sent were answered: a SELECT's rows are what {@code FOUND_ROWS()} returns next. */
-    void answered(long rows, boolean failed) {
-        if ((lastStatementFlags & QuerySniffer.SELECT_STATEMENT) != 0 && !failed) {
-            foundRows = rows;
-        }
+    @Override
+    public void onResultSetEnd(long rows) {
+        foundRows = rows; // a result set is a SELECT's (or a SHOW's, which MariaDB counts alike)
     }
 
     /** A statement (COM_QUERY or COM_STMT_EXECUTE) with these sniffed flags goes to the server. */

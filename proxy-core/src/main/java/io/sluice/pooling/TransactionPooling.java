@@ -55,6 +55,8 @@ public final class TransactionPooling implements CommandPolicy {
      * reset when it goes back.
      */
     private boolean refusalKept;
+    /** The pins before the last statement's own ({@link Pins#snapshot}): where it runs is still to be decided. */
+    private int pinsBeforeStatement;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -131,6 +133,7 @@ public final class TransactionPooling implements CommandPolicy {
                 int sniffed = executed == null ? 0 : executed.sniffed();
                 follower.statementSent(sniffed);
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
+                pinsBeforeStatement = pins.snapshot();
                 if (executed != null && frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
                     pins.cursorOpened(executed.clientId()); // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, here
                 }
@@ -150,6 +153,7 @@ public final class TransactionPooling implements CommandPolicy {
         long previousRowCount = follower.rowCount(); // this statement's own is not known yet
         follower.statementSent(flags);
         pins.nextStatement(flags);
+        pinsBeforeStatement = pins.snapshot();
         if ((flags & ~QuerySniffer.QUALIFIERS) == 0) {
             return frame;
         }
@@ -227,7 +231,6 @@ public final class TransactionPooling implements CommandPolicy {
         var tracker = connection.tracker();
         boolean clients = !refusalKept;
         refusalKept = false;
-        follower.answered(tracker.outcome().rows(), tracker.lastResponseFailed());
         if (clients && (tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed())) {
             // SHOW WARNINGS, SHOW ERRORS and @@warning_count read them on this connection: the session's next
             // statement runs here, and no other session gets the connection with them (issue #38)
@@ -320,9 +323,21 @@ public final class TransactionPooling implements CommandPolicy {
         statements.onPrepareRefused(policy);
     }
 
-    /** The response about to be reported to {@link #afterResponses} is a refusal kept from the client. */
+    /**
+     * The response about to be reported to {@link #afterResponses} is a refusal kept from the client: the statement
+     * did nothing there, so what its text would have pinned the session for is not on that connection.
+     */
     void refusalKept() {
         refusalKept = true;
+        pins.restore(pinsBeforeStatement);
+    }
+
+    /**
+     * As {@link #mayGiveBack}, for a statement being routed: the pins its own text brings belong to the connection it
+     * will run on, not to the one held now (read/write splitting).
+     */
+    boolean mayGiveBackBeforeStatement(BackendConnection connection) {
+        return pinsBeforeStatement == 0 && connectionDone(connection) && !follower.userVariablesUnknown();
     }
 
     /** The session's prepared statement of this client id, or {@code null}. */
@@ -427,9 +442,13 @@ public final class TransactionPooling implements CommandPolicy {
     }
 
     private boolean mayGiveBackButForUserVariables(BackendConnection connection) {
-        return !pins.isPinned() && connection != null && !connection.runsOwnCommand()
-                && connection.isBetweenCommands() && !connection.tracker().inTransaction()
-                && !connection.state().isTainted();
+        return !pins.isPinned() && connectionDone(connection);
+    }
+
+    /** Whether the connection is between commands, outside a transaction, and in a state its checks know. */
+    private static boolean connectionDone(BackendConnection connection) {
+        return connection != null && !connection.runsOwnCommand() && connection.isBetweenCommands()
+                && !connection.tracker().inTransaction() && !connection.state().isTainted();
     }
 
     @Override

@@ -444,6 +444,7 @@ public final class ResponseTracker {
             case ROWS -> {
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
                     if (stateReading.following) {
+                        stateReading.resultSetEnded(outcome.rows);
                         if (deprecateEof) {
                             stateReading.ok(head, serverStatus, payloadLength, packetStart, false); // its counts are about the result, not an insert
                         } else {

@@ -25,4 +25,11 @@ public interface SessionStateListener {
     /** An EOF packet said the session state changed, but EOF packets cannot say how. */
     default void onUntrackedStateChange() {
     }
+
+    /**
+     * A result set ended, after {@code rows} rows (counted over the response): what {@code FOUND_ROWS()} returns after
+     * a SELECT without {@code SQL_CALC_FOUND_ROWS}.
+     */
+    default void onResultSetEnd(long rows) {
+    }
 }

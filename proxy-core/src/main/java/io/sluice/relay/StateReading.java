@@ -78,6 +78,11 @@ public final class StateReading {
         }
     }
 
+    /** A result set ended after {@code rows} rows of its response. */
+    void resultSetEnded(long rows) {
+        listener.onResultSetEnd(rows);
+    }
+
     /** Whether the payload of an OK that carries session state is being copied. */
     boolean copying() {
         return payload != null;

@@ -174,6 +174,23 @@ class ReplicaWritesTest {
                 .isEqualTo(4);
     }
 
+    /**
+     * A read that fails on a replica keeps its session there for its next statement (its error is the session's to
+     * read, decision 135); a next statement that must run on the primary still gets there, and an answer (the
+     * differential isolation test found a session waiting for ever).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void aStatementForThePrimaryAfterAFailedReplicaReadIsAnswered() throws Exception {
+        awaitReplicasUsable();
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> one(s, "SELECT 1 / 7, CAST(0 AS UNSIGNED) - 1"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1690));
+            assertThat(one(s, "SELECT add_row('after an error')")).isEqualTo("1");
+            assertThat(one(s, "SELECT COUNT(*) FROM t WHERE v = 'after an error'")).isEqualTo("1");
+        }
+    }
+
     @Test
     void aReadOnlyTransactionOnAReplicaCannotBeMadeReadWrite() throws Exception {
         awaitReplicasUsable();
