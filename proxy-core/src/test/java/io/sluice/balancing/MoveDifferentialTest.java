@@ -109,7 +109,9 @@ class MoveDifferentialTest {
             // server-side prepared statements the driver keeps open move too (decision 106; before it, the session
             // stayed from its first one on). In session pooling a statement after warnings (an error among them), up
             // to one that uses a table, does not move: the client may still read them (decision 104). Three here.
-            assertThat(movedAt).hasSizeGreaterThanOrEqualTo(SCRIPT.size() - (mode == PoolingMode.SESSION ? 7 : 4));
+            // Transaction pooling keeps a session on its connection for the statement after warnings too (decision
+            // 135): one here.
+            assertThat(movedAt).hasSizeGreaterThanOrEqualTo(SCRIPT.size() - (mode == PoolingMode.SESSION ? 7 : 5));
             // with the statements ?#1 and ?#2 still open, adopted under their ids at each move
             assertThat(movedAt).contains("SET @counter = @counter * 3", "SELECT COUNT(*) FROM t WHERE v = ?#two");
             assertThat(other.isValid(1)).isTrue();

@@ -100,7 +100,7 @@ class EnvAndSecretFilesTest {
                 ${KEY}: 1
                 """, Map.of("KEY", "databaseName"), "config.yaml line 3: ${KEY}: unknown key (expected: one of "
                 + "databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck, admin, metrics, "
-                + "shutdown, slowQueryLog, reload, pooling)");
+                + "shutdown, slowQueryLog, reload, capture, pooling)");
     }
 
     @Test
