@@ -24,6 +24,8 @@ public final class ConnectionState {
     /** MariaDB's current role at login ("" for none; {@code null} on MySQL): a reset must give the same back. */
     private String role;
     private boolean tainted;
+    /** A statement left warnings or an error here since the last reset (see {@link #diagnosticsLeft()}). */
+    private boolean diagnostics;
     private TrackerDefaults trackerDefaults;
     /** The server is MySQL (its greeting said so): GTID sets and {@code WAIT_FOR_EXECUTED_GTID_SET}, not MariaDB's. */
     private boolean mySql;
@@ -117,6 +119,19 @@ public final class ConnectionState {
     }
 
     /**
+     * A statement left warnings or an error on this connection: MariaDB keeps them for {@code SHOW WARNINGS} through
+     * any later statement that uses no table, so only a reset is sure to clear them for the next session.
+     */
+    public void diagnosticsLeft() {
+        diagnostics = true;
+    }
+
+    /** Whether a statement left warnings or an error here since the last reset. */
+    public boolean holdsDiagnostics() {
+        return diagnostics;
+    }
+
+    /**
      * Takes in the session check row read right after login: the schema, and the character sets and handshake
      * variables a reset must give back.
      *
@@ -147,6 +162,7 @@ public final class ConnectionState {
         }
         schema = row.schema();
         variables.clear();
+        diagnostics = false;
         // COM_RESET_CONNECTION gives sql_mode its global value, not the login's (IGNORE_SPACE for a client with
         // CLIENT_IGNORE_SPACE, issue #38): recorded as what the connection holds, the next session's SET restores it.
         for (Map.Entry<String, String> value : row.handshakeVariables().entrySet()) {

@@ -455,7 +455,7 @@ final class BackendLease {
     private static boolean showsTraces(BackendConnection connection) {
         var tracker = connection.tracker();
         return tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed()
-                || connection.state().variables().hasUserVariables();
+                || connection.state().holdsDiagnostics() || connection.state().variables().hasUserVariables();
     }
 
     /** The session starts afresh (COM_RESET_CONNECTION, COM_CHANGE_USER): the connection goes back to be reset. */

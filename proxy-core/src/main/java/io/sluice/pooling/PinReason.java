@@ -69,7 +69,8 @@ public enum PinReason {
     STATEMENT_VARIABLE,
     /**
      * The last statement left warnings or an error: {@code SHOW WARNINGS} and {@code @@warning_count} read them on
-     * this connection. The session keeps it until its next statement, and no other session sees them.
+     * this connection. The session keeps it until its next statement, and no other session sees them: MariaDB keeps
+     * them through statements on no table, so a connection that held them is reset before it goes back.
      */
     DIAGNOSTICS;
 

@@ -113,7 +113,10 @@ final class Pins {
             unpin(PinReason.SET_TRANSACTION);
         }
         if ((flags & QuerySniffer.DIAGNOSTICS) == 0) {
-            unpin(PinReason.DIAGNOSTICS); // any other statement replaces them
+            // The client has moved on. MariaDB may keep them through a statement on no table (SELECT 1, SET), which
+            // a session that changes connection then no longer sees: the connection is reset before it goes back,
+            // so no other session does either (BackendLease.giveBack).
+            unpin(PinReason.DIAGNOSTICS);
         }
     }
 

@@ -26,8 +26,8 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
      * after a result set or an error.
      */
     private long rowCount = -1;
-    /** See {@link #foundRows()}. */
-    private long foundRows;
+    /** See {@link #foundRows()}. A fresh MariaDB session's {@code FOUND_ROWS()} is 1 (10.11, checked). */
+    private long foundRows = 1;
     /**
      * The GTID of the session's last write, as MariaDB's {@code last_gtid} tracker reported it, or the GTID set
      * MySQL's {@code session_track_gtids} reported for it; {@code null} before the first.
@@ -147,6 +147,8 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     void forget() {
         variables.clear();
         lastInsertId = 0;
+        rowCount = -1;
+        foundRows = 1;
         userVariablesUnknown = false;
     }
 

@@ -236,6 +236,7 @@ public final class TransactionPooling implements CommandPolicy {
             // statement runs here, and no other session gets the connection with them (issue #38)
             follower.warningsLeft();
             pins.pin(PinReason.DIAGNOSTICS);
+            connection.state().diagnosticsLeft();
         }
         if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
             int wanted = follower.takeReadBack();

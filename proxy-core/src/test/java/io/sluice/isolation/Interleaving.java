@@ -29,7 +29,7 @@ final class Interleaving {
             int dice = random.nextInt(100);
             if (dice < 35 || made.isEmpty()) {
                 StateKind kind = kinds.get(random.nextInt(kinds.size()));
-                List<Way> ways = schema.ways(kind);
+                List<Way> ways = schema.isolatedWays(kind);
                 steps.add(Step.make(session, kind, ways.get(random.nextInt(ways.size())), n));
                 made.add(kind);
             } else if (dice < 82) {

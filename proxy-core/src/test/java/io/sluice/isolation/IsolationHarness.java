@@ -206,6 +206,17 @@ final class IsolationHarness {
                 i % 2 == 0 ? ProxyUnderTest.PASSWORD : ProxyUnderTest.PASSWORD2);
     }
 
+    /**
+     * A known limit (docs/isolation.md): MariaDB keeps a statement's warnings through later statements on no table;
+     * a session that changed server connection in between reads none of its own then. It never reads another's: a
+     * probe of warnings that shows none through Sluice where it shows some directly is that limit, one that shows
+     * some through Sluice is compared as any step.
+     */
+    private static boolean ownWarningsLost(Step step, String proxied) {
+        return step.action() == Step.Action.PROBE && step.kind() == StateKind.WARNINGS
+                && (proxied.contains("rows=[]]") || proxied.contains("rows=[[0]]"));
+    }
+
     /** Runs {@code steps} direct and through a new Sluice; the first step whose observations differ, or -1. */
     Outcome run(List<Step> steps, int sessions) throws Exception {
         // Twice: a step whose direct observations differ between the two is not compared (it depends on timing or
@@ -251,7 +262,8 @@ final class IsolationHarness {
         awaitQuiet();
         int mismatch = -1;
         for (int i = 0; i < steps.size(); i++) {
-            if (!unstable.contains(i) && !direct.get(i).equals(proxied.get(i))) {
+            if (!unstable.contains(i) && !direct.get(i).equals(proxied.get(i))
+                    && !ownWarningsLost(steps.get(i), proxied.get(i))) {
                 mismatch = i;
                 break;
             }
@@ -390,6 +402,7 @@ final class IsolationHarness {
      */
     void checkEveryWay(String mode) throws Exception {
         List<String> table = new ArrayList<>();
+        List<String> known = new ArrayList<>();
         List<String> details = new ArrayList<>();
         int combinations = 0;
         for (StateKind kind : usableKinds()) {
@@ -397,7 +410,10 @@ final class IsolationHarness {
                 combinations++;
                 List<Step> steps = Interleaving.scenario(kind, way);
                 Outcome outcome = run(steps, 2);
-                if (outcome.failed()) {
+                if (outcome.failed() && IsolationSchema.knownLimit(kind, way)) {
+                    known.add(String.format("  %-16s via %-17s differs at #%d (a known limit)", kind, way,
+                            outcome.mismatch()));
+                } else if (outcome.failed()) {
                     Step at = steps.get(outcome.mismatch());
                     table.add(String.format("  %-16s via %-17s differs at #%d %s", kind, way, outcome.mismatch(),
                             at.describe(schema)));
@@ -407,7 +423,8 @@ final class IsolationHarness {
         }
         String summary = String.format("isolation %s: %d kind-and-way scenarios, %d differ", mode, combinations,
                 table.size());
-        System.out.println("ISOLATION-SCENARIOS " + summary + "\n" + String.join("\n", table));
+        System.out.println("ISOLATION-SCENARIOS " + summary + "\n" + String.join("\n", table) + "\n"
+                + String.join("\n", known));
         assertThat(table).as("%s:%n%s%n%n%s", summary, String.join("\n", table), String.join("\n", details))
                 .isEmpty();
     }
