@@ -141,7 +141,9 @@ class PinningTest {
         assertThat(run.proxied().toString()).contains("code=1100", "[[2]]");
         assertThat(run.pinAfter("LOCK TABLES lt WRITE")).isEqualTo("table_lock");
         assertThat(run.pinAfter("INSERT INTO lt VALUES (2)")).isEqualTo("table_lock");
-        assertThat(run.connectionsBetween("LOCK TABLES lt WRITE", "UNLOCK TABLES")).hasSize(1);
+        // Up to the last step under the lock: the probe after UNLOCK TABLES may run elsewhere, since the connection
+        // the error left its diagnostics on is reset before it goes back (decision 135).
+        assertThat(run.connectionsBetween("LOCK TABLES lt WRITE", "SELECT * FROM sm_not_locked")).hasSize(1);
         assertThat(run.pinAfter("UNLOCK TABLES")).isNull();
         assertThat(run.pinAfter("SELECT 'free again'")).isNull();
         assertThat(run.connectionsBetween("UNLOCK TABLES", "SELECT 'free again'")).hasSizeGreaterThanOrEqualTo(2);
@@ -216,7 +218,9 @@ class PinningTest {
                 })
                 .sql("SELECT id FROM sp ORDER BY id"));
         assertThat(run.proxied().toString()).contains("[[1], [2]]", "code=1305", "[[1], [10]]");
-        assertThat(run.connectionsBetween("START TRANSACTION", "COMMIT")).hasSize(1);
+        // Up to the last step of the transaction (the probe after COMMIT may run elsewhere: decision 135's reset of a
+        // connection an error left its diagnostics on).
+        assertThat(run.connectionsBetween(run.index("START TRANSACTION"), run.index("COMMIT") - 1)).hasSize(1);
         assertThat(run.states().get(run.index("ROLLBACK TO s1"))).isEqualTo("in_transaction");
         assertThat(run.pinAfter("COMMIT")).isNull();
         assertThat(run.states().get(run.index("SELECT 'free'"))).isEqualTo("idle");
