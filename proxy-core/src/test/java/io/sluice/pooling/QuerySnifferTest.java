@@ -159,6 +159,44 @@ class QuerySnifferTest {
         }
     }
 
+    /**
+     * Issue #38's cost: the statements of sysbench's OLTP scripts, TPC-C's and the JDBC drivers' connection set-up pin
+     * nothing new (none is opaque, none sets a statement variable or a role); the A/B is in the lab note.
+     */
+    @Test
+    void benchmarkAndDriverStatementsPinNothing() {
+        int pinning = QuerySniffer.STORED_CODE | QuerySniffer.HANDLER | QuerySniffer.SET_ROLE
+                | QuerySniffer.STATEMENT_VARIABLE | QuerySniffer.LOCK_TABLES | QuerySniffer.TEMPORARY
+                | QuerySniffer.GET_LOCK | QuerySniffer.SQL_PREPARE | QuerySniffer.SET_TRANSACTION
+                | QuerySniffer.USER_VARIABLE;
+        for (String sql : new String[] {
+            "SELECT c FROM sbtest1 WHERE id=5", "SELECT c FROM sbtest3 WHERE id BETWEEN 10 AND 109",
+            "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 100",
+            "SELECT c FROM sbtest1 WHERE id BETWEEN 1 AND 100 ORDER BY c",
+            "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 1 AND 100 ORDER BY c",
+            "UPDATE sbtest1 SET k=k+1 WHERE id=7", "UPDATE sbtest1 SET c='x' WHERE id=7", "DELETE FROM sbtest1 WHERE id=7",
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (7, 1, 'c', 'p')", "BEGIN", "COMMIT",
+            // TPC-C (sysbench-tpcc, HammerDB's SQL forms)
+            "SELECT c_discount, c_last, c_credit, w_tax FROM customer1, warehouse1 WHERE w_id = 1 AND c_w_id = w_id"
+                    + " AND c_d_id = 2 AND c_id = 3",
+            "SELECT d_next_o_id, d_tax FROM district1 WHERE d_w_id = 1 AND d_id = 2 FOR UPDATE",
+            "UPDATE stock1 SET s_quantity = 5, s_ytd = s_ytd + 1, s_order_cnt = s_order_cnt + 1 WHERE s_i_id = 1"
+                    + " AND s_w_id = 2",
+            "SELECT COUNT(DISTINCT (s.s_i_id)) FROM order_line1 AS ol, stock1 AS s WHERE ol.ol_w_id = 1",
+            "SELECT o_id, o_carrier_id, o_entry_d FROM orders1 WHERE o_w_id = 1 ORDER BY o_id DESC LIMIT 1",
+            // the drivers' set-up
+            "set autocommit=1, sql_mode = concat(@@sql_mode,',STRICT_TRANS_TABLES'), session_track_schema=1,"
+                    + " session_track_system_variables = CONCAT(@@global.session_track_system_variables,"
+                    + "',auto_increment_increment')",
+            "SELECT @@max_allowed_packet, @@wait_timeout",
+            "/* mysql-connector-j-8.4.0 */SELECT @@session.auto_increment_increment AS auto_increment_increment,"
+                    + " @@character_set_client AS character_set_client, @@collation_server AS collation_server",
+            "SET NAMES utf8mb4", "SET character_set_results = NULL", "SET autocommit=0",
+            "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", "SELECT 1", "SELECT @@session.transaction_read_only"}) {
+            assertThat(sniff(sql) & pinning).as(sql).isZero();
+        }
+    }
+
     @Test
     void aBackquotedLockFunctionIsTheLockFunction() {
         assertThat(sniff("SELECT `GET_LOCK`('k', 0)") & QuerySniffer.GET_LOCK).isNotZero();
