@@ -217,8 +217,9 @@ public final class QuerySniffer {
                     }
                 }
             } else if (i - start >= 8) { // the shortest word below is GET_LOCK
-                flags |= is(buf, start, i, "TEMPORARY") ? TEMPORARY
-                        : lockFunction(buf, start, i) != 0 ? lockFunction(buf, start, i)
+                int lock = lockFunction(buf, start, i);
+                flags |= lock != 0 ? lock
+                        : is(buf, start, i, "TEMPORARY") ? TEMPORARY
                         : is(buf, start, i, "SQL_CALC_FOUND_ROWS") ? CALC_FOUND_ROWS
                         : is(buf, start, i, TRACKED_VARIABLES_NAME) ? TRACKED_VARIABLES : 0;
             }
