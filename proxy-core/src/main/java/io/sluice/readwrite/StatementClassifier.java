@@ -522,15 +522,10 @@ public final class StatementClassifier {
      * nothing.
      */
     private static <T> int accessMode(Source<T> s, T text, int end, int to) {
-        int operator = SqlLexer.skipToCode(s, text, end, to);
-        if (operator >= to) {
+        int value = assignedValue(s, text, end, to);
+        if (value < 0) {
             return 0;
         }
-        int operatorEnd = SqlLexer.end(SqlLexer.next(s, text, operator, to));
-        if (!SqlLexer.is(s, text, operator, operatorEnd, "=") && !SqlLexer.is(s, text, operator, operatorEnd, ":=")) {
-            return 0;
-        }
-        int value = SqlLexer.skipToCode(s, text, operatorEnd, to);
         int valueEnd = value >= to ? to : SqlLexer.end(SqlLexer.next(s, text, value, to));
         int after = SqlLexer.skipToCode(s, text, valueEnd, to);
         boolean plain = after >= to || s.at(text, after) == ',' || s.at(text, after) == ';';
@@ -539,17 +534,25 @@ public final class StatementClassifier {
         return plain && readOnly ? 0 : ACCESS_READ_WRITE;
     }
 
-    /** After the name {@code autocommit}: {@code = 0} or {@code := OFF} turns it off, 1, ON, TRUE, DEFAULT on. */
-    private static <T> int autocommit(Source<T> s, T text, int end, int to) {
+    /** Where the value starts after a variable's name ending at {@code end}: past {@code =} or {@code :=}; else -1. */
+    private static <T> int assignedValue(Source<T> s, T text, int end, int to) {
         int operator = SqlLexer.skipToCode(s, text, end, to);
         if (operator >= to) {
-            return 0;
+            return -1;
         }
         int operatorEnd = SqlLexer.end(SqlLexer.next(s, text, operator, to));
         if (!SqlLexer.is(s, text, operator, operatorEnd, "=") && !SqlLexer.is(s, text, operator, operatorEnd, ":=")) {
+            return -1;
+        }
+        return SqlLexer.skipToCode(s, text, operatorEnd, to);
+    }
+
+    /** After the name {@code autocommit}: {@code = 0} or {@code := OFF} turns it off, 1, ON, TRUE, DEFAULT on. */
+    private static <T> int autocommit(Source<T> s, T text, int end, int to) {
+        int value = assignedValue(s, text, end, to);
+        if (value < 0) {
             return 0;
         }
-        int value = SqlLexer.skipToCode(s, text, operatorEnd, to);
         if (value >= to) {
             return 0;
         }

@@ -32,9 +32,8 @@ public final class SessionVariables {
     private static final Set<String> STATEMENT_SCOPED = Set.of("insert_id", "last_insert_id", "identity",
             "rand_seed1", "rand_seed2");
 
-    /** Reported but not carried: derived from the schema (which moves by itself), or good for one statement only. */
-    private static final Set<String> NOT_CARRIED = Set.of("character_set_database", "collation_database",
-            "insert_id", "last_insert_id", "identity", "rand_seed1", "rand_seed2");
+    /** Reported but not carried: derived from the schema (which moves by itself), or {@link #STATEMENT_SCOPED}. */
+    private static final Set<String> FROM_THE_SCHEMA = Set.of("character_set_database", "collation_database");
 
     /**
      * The session's transaction access mode, under each server's name for it: MariaDB's {@code tx_read_only} (before
@@ -58,7 +57,7 @@ public final class SessionVariables {
     /** Records a change the tracker reported; names are kept in lower case. */
     public void put(String name, String value) {
         String key = name.toLowerCase(java.util.Locale.ROOT);
-        if (!NOT_CARRIED.contains(key)) {
+        if (!FROM_THE_SCHEMA.contains(key) && !STATEMENT_SCOPED.contains(key)) {
             values.put(key, value);
         }
     }
