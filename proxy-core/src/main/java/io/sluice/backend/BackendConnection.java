@@ -69,6 +69,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private Mode mode = Mode.LOGGING_IN;
     /** See {@link #lendings()}. */
     private long lendings;
+    /** See {@link #ownRuns()}. */
+    private long ownRuns;
     private BackendLogin login;
     private int serverConnectionId;
     private long idleSinceNanos;
@@ -292,7 +294,16 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * client's command is outstanding: the two must not interleave. A command that cannot be sent is failed at once.
      */
     public void run(OwnCommand... commands) {
+        ownRuns++;
         exchanges.run(commands);
+    }
+
+    /**
+     * How many times Sluice ran commands of its own here so far: what the server says of "the previous statement"
+     * ({@code ROW_COUNT()}) is a session's only if none ran since that session's statement.
+     */
+    public long ownRuns() {
+        return ownRuns;
     }
 
     /** Whether one of Sluice's own commands is in flight: the session's commands wait. */

@@ -3,6 +3,7 @@ package io.sluice.pooling;
 import io.netty.buffer.ByteBuf;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
+import io.sluice.sql.SessionEffects;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -10,7 +11,7 @@ import java.util.function.Consumer;
 
 /**
  * Why a session keeps its backend connection between transactions, as bits of {@link PinReason}: what
- * {@link QuerySniffer} finds in statements, looked up in one table of flag to reason, plus the counts that decide
+ * {@link SessionEffects} finds in statements, looked up in one table of flag to reason, plus the counts that decide
  * when a pin ends (named locks held, cursors open).
  */
 final class Pins {
@@ -21,30 +22,30 @@ final class Pins {
 
     /** Flags that pin, and for what. */
     private static final Rule[] PINS = {
-        new Rule(QuerySniffer.USER_VARIABLE, PinReason.USER_VARIABLE),
-        new Rule(QuerySniffer.TEMPORARY, PinReason.TEMPORARY_TABLE),
-        new Rule(QuerySniffer.LOCK_TABLES, PinReason.TABLE_LOCK),
-        new Rule(QuerySniffer.GET_LOCK, PinReason.NAMED_LOCK),
-        new Rule(QuerySniffer.XA_START, PinReason.XA),
-        new Rule(QuerySniffer.CALC_FOUND_ROWS, PinReason.FOUND_ROWS),
-        new Rule(QuerySniffer.SQL_PREPARE, PinReason.SQL_PREPARE),
-        new Rule(QuerySniffer.SET_TRANSACTION, PinReason.SET_TRANSACTION),
-        new Rule(QuerySniffer.STORED_CODE, PinReason.STORED_CODE),
-        new Rule(QuerySniffer.HANDLER, PinReason.HANDLER),
-        new Rule(QuerySniffer.SET_ROLE, PinReason.ROLE),
-        new Rule(QuerySniffer.STATEMENT_VARIABLE, PinReason.STATEMENT_VARIABLE),
+        new Rule(SessionEffects.USER_VARIABLE, PinReason.USER_VARIABLE),
+        new Rule(SessionEffects.TEMPORARY, PinReason.TEMPORARY_TABLE),
+        new Rule(SessionEffects.LOCK_TABLES, PinReason.TABLE_LOCK),
+        new Rule(SessionEffects.GET_LOCK, PinReason.NAMED_LOCK),
+        new Rule(SessionEffects.XA_START, PinReason.XA),
+        new Rule(SessionEffects.CALC_FOUND_ROWS, PinReason.FOUND_ROWS),
+        new Rule(SessionEffects.SQL_PREPARE, PinReason.SQL_PREPARE),
+        new Rule(SessionEffects.SET_TRANSACTION, PinReason.SET_TRANSACTION),
+        new Rule(SessionEffects.STORED_CODE, PinReason.STORED_CODE),
+        new Rule(SessionEffects.HANDLER, PinReason.HANDLER),
+        new Rule(SessionEffects.SET_ROLE, PinReason.ROLE),
+        new Rule(SessionEffects.STATEMENT_VARIABLE, PinReason.STATEMENT_VARIABLE),
     };
 
     /** Flags that end a pin. Named locks end only once every lock taken is released (see {@link #apply}). */
     private static final Rule[] UNPINS = {
-        new Rule(QuerySniffer.UNLOCK_TABLES, PinReason.TABLE_LOCK),
-        new Rule(QuerySniffer.XA_END, PinReason.XA),
+        new Rule(SessionEffects.UNLOCK_TABLES, PinReason.TABLE_LOCK),
+        new Rule(SessionEffects.XA_END, PinReason.XA),
     };
 
     /** Flags of state the trackers cannot describe: a statement carrying one explains a "state changed" report. */
-    static final int UNTRACKED_STATE = QuerySniffer.USER_VARIABLE | QuerySniffer.TEMPORARY | QuerySniffer.SQL_PREPARE
-            | QuerySniffer.GET_LOCK | QuerySniffer.LOCK_TABLES | QuerySniffer.STORED_CODE | QuerySniffer.HANDLER
-            | QuerySniffer.SET_ROLE | QuerySniffer.STATEMENT_VARIABLE;
+    static final int UNTRACKED_STATE = SessionEffects.USER_VARIABLE | SessionEffects.TEMPORARY | SessionEffects.SQL_PREPARE
+            | SessionEffects.GET_LOCK | SessionEffects.LOCK_TABLES | SessionEffects.STORED_CODE | SessionEffects.HANDLER
+            | SessionEffects.SET_ROLE | SessionEffects.STATEMENT_VARIABLE;
 
     private final Consumer<PinReason> onPinned;
     private final BiConsumer<PinReason, PinReason> onFirstChanged;
@@ -73,7 +74,7 @@ final class Pins {
         this.followed = followed;
     }
 
-    /** Pins and unpins for what {@link QuerySniffer} found in a statement. */
+    /** Pins and unpins for what {@link SessionEffects} found in a statement. */
     void apply(int sniffed) {
         int flags = sniffed & followed;
         for (Rule rule : PINS) {
@@ -86,15 +87,15 @@ final class Pins {
                 unpin(rule.reason());
             }
         }
-        if ((flags & QuerySniffer.GET_LOCK) != 0) {
+        if ((flags & SessionEffects.GET_LOCK) != 0) {
             namedLocks++;
         }
-        if ((flags & QuerySniffer.RELEASE_ALL_LOCKS) != 0) {
+        if ((flags & SessionEffects.RELEASE_ALL_LOCKS) != 0) {
             namedLocks = 0;
-        } else if ((flags & QuerySniffer.RELEASE_LOCK) != 0 && namedLocks > 0) {
+        } else if ((flags & SessionEffects.RELEASE_LOCK) != 0 && namedLocks > 0) {
             namedLocks--;
         }
-        if (namedLocks == 0 && (flags & (QuerySniffer.RELEASE_LOCK | QuerySniffer.RELEASE_ALL_LOCKS)) != 0) {
+        if (namedLocks == 0 && (flags & (SessionEffects.RELEASE_LOCK | SessionEffects.RELEASE_ALL_LOCKS)) != 0) {
             unpin(PinReason.NAMED_LOCK);
         }
     }
@@ -104,15 +105,15 @@ final class Pins {
      * SQL_CALC_FOUND_ROWS run on the same connection until another SELECT, the next after warnings until it ran.
      */
     void nextStatement(int flags) {
-        if ((flags & (QuerySniffer.SELECT_STATEMENT | QuerySniffer.CALC_FOUND_ROWS)) == QuerySniffer.SELECT_STATEMENT) {
+        if ((flags & (SessionEffects.SELECT_STATEMENT | SessionEffects.CALC_FOUND_ROWS)) == SessionEffects.SELECT_STATEMENT) {
             unpin(PinReason.FOUND_ROWS); // only another SELECT replaces it (issue #38: a SET did not)
         }
-        if ((flags & QuerySniffer.BEGINS_TRANSACTION) != 0) {
+        if ((flags & SessionEffects.BEGINS_TRANSACTION) != 0) {
             // The transaction it begins uses what SET TRANSACTION set, and holds the connection until it ends. Any
             // other statement may or may not start one (a DO does not, an INSERT does: issue #38): the pin stays.
             unpin(PinReason.SET_TRANSACTION);
         }
-        if ((flags & QuerySniffer.DIAGNOSTICS) == 0) {
+        if ((flags & SessionEffects.DIAGNOSTICS) == 0) {
             // The client has moved on. MariaDB may keep them through a statement on no table (SELECT 1, SET), which
             // a session that changes connection then no longer sees: the connection is reset before it goes back,
             // so no other session does either (BackendLease.giveBack).
@@ -175,6 +176,11 @@ final class Pins {
         if (cursors != null && cursors.remove(clientStatementId) && cursors.isEmpty()) {
             unpin(PinReason.CURSOR);
         }
+    }
+
+    /** Whether {@code reason} pins the session now. */
+    boolean has(PinReason reason) {
+        return (bits & 1 << reason.ordinal()) != 0;
     }
 
     boolean isPinned() {

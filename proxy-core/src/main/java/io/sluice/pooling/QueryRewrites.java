@@ -1,14 +1,15 @@
 package io.sluice.pooling;
 
-import io.sluice.sql.SqlLexer;
+import io.sluice.sql.SessionEffects;
 import io.sluice.sql.SqlLexer.Kind;
+import io.sluice.sql.SqlLexer;
 
 /**
  * The statements transaction pooling sends in place of a client's, when what the server would do on whichever
  * connection the session has is not what it would do on a connection of the session's own: every
  * {@code session_track_system_variables} assignment followed by one of {@code '*'}, unscoped {@code @@x} assignments
  * scoped, and {@code LAST_INSERT_ID()}, {@code ROW_COUNT()} and {@code FOUND_ROWS()} replaced by the session's own
- * values (issue #38). {@link QuerySniffer} says which statements need it; these run only for those, off the common
+ * values (issue #38). {@link SessionEffects} says which statements need it; these run only for those, off the common
  * path, and may allocate.
  */
 final class QueryRewrites {
@@ -37,7 +38,7 @@ final class QueryRewrites {
             i = SqlLexer.end(token);
             Kind kind = SqlLexer.kind(token);
             boolean tracked = kind == Kind.WORD
-                    ? !global && is(sql, start, i, QuerySniffer.TRACKED_VARIABLES_NAME) && !qualifiedGlobal(sql, start)
+                    ? !global && is(sql, start, i, SessionEffects.TRACKED_VARIABLES_NAME) && !qualifiedGlobal(sql, start)
                     : kind == Kind.VARIABLE && isSessionTrackedVariables(sql, start, i);
             if (kind == Kind.WORD) {
                 global = is(sql, start, i, "GLOBAL") || is(sql, start, i, "PERSIST")
@@ -112,7 +113,7 @@ final class QueryRewrites {
     private static boolean isSessionTrackedVariables(String sql, int start, int end) {
         int dot = sql.lastIndexOf('.', end - 1);
         int name = dot >= start ? dot + 1 : start + 2;
-        return sql.startsWith("@@", start) && is(sql, name, end, QuerySniffer.TRACKED_VARIABLES_NAME)
+        return sql.startsWith("@@", start) && is(sql, name, end, SessionEffects.TRACKED_VARIABLES_NAME)
                 && (name == start + 2 || is(sql, start + 2, dot, "SESSION") || is(sql, start + 2, dot, "LOCAL"));
     }
 

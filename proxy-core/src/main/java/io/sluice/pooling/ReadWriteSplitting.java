@@ -39,6 +39,8 @@ import java.util.function.Consumer;
  */
 public final class ReadWriteSplitting implements CommandPolicy {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReadWriteSplitting.class);
+    /** A command that is not a COM_QUERY: no scan was made before the policy's work. */
+    private static final int NOT_SCANNED = -3;
     private final TransactionPooling inner;
     private final SessionPort port;
     private final ReadWriteGroup group;
@@ -99,9 +101,11 @@ public final class ReadWriteSplitting implements CommandPolicy {
     @Override
     public ByteBuf onCommand(int command, ByteBuf frame) {
         transaction.sessionReadOnly(sessionReadOnly());
+        // One scan of a query for all that follows, the pins included (decision 136).
+        int queryClass = command == Command.COM_QUERY ? inner.classifyQuery(frame) : NOT_SCANNED;
         BackendConnection held = port.connection();
         if (command == Command.COM_QUERY && held != null && staysOnReplica(held)
-                && StatementClassifier.changesAccessMode(statementClass(command, frame))) {
+                && StatementClassifier.changesAccessMode(queryClass)) {
             // It would run on the replica's connection and make it read-write: refused, nothing runs (decision 110).
             int sequenceId = Packets.sequenceId(frame, frame.readerIndex()) + 1;
             frame.release();
@@ -110,18 +114,21 @@ public final class ReadWriteSplitting implements CommandPolicy {
         }
         boolean mayRunAgain = false;
         if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && waitsToBeRouted(command, frame,
-                held)) {
+                held, queryClass)) {
             port.holdToRoute(); // routeHeld routes it once the commands before it are answered
         } else if (held == null && port.isQuiet()) {
             dropRunAgain();
-            RouteReason wanted = wantedRoute(command, frame);
+            RouteReason wanted = wantedRoute(command, frame, queryClass);
             String target = route(wanted, frame);
             port.routeTo(target.equals(group.primary()) ? null : target);
             mayRunAgain = mayRunAgain(command, wanted, target, frame);
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
             // its effect on the transaction is still followed.
-            transaction.route(statementClass(command, frame));
+            transaction.route(queryClass);
+        }
+        if (queryClass != NOT_SCANNED) {
+            inner.queryScanned(frame);
         }
         ByteBuf forwarded = inner.onCommand(command, frame);
         if (mayRunAgain && forwarded != null) {
@@ -190,8 +197,8 @@ public final class ReadWriteSplitting implements CommandPolicy {
      * prepared statement's executions go where its SQL would go as a query (prepared again on the replica's
      * connection on first use, as on any connection the session takes).
      */
-    private RouteReason wantedRoute(int command, ByteBuf frame) {
-        int statementClass = statementClass(command, frame);
+    private RouteReason wantedRoute(int command, ByteBuf frame, int queryClass) {
+        int statementClass = queryClass != NOT_SCANNED ? queryClass : statementClass(command, frame);
         return statementClass < 0 ? RouteReason.OTHER : transaction.route(statementClass);
     }
 
@@ -201,14 +208,19 @@ public final class ReadWriteSplitting implements CommandPolicy {
      */
     private int statementClass(int command, ByteBuf frame) {
         if (command == Command.COM_QUERY) {
-            return StatementClassifier.classify(frame, frame.readerIndex() + Packets.HEADER_SIZE + 1,
-                    frame.writerIndex());
+            return inner.classifyQuery(frame);
         }
         if (command != Command.COM_STMT_EXECUTE || frame.readableBytes() < Packets.HEADER_SIZE + 5) {
             return -1;
         }
         PreparedStatement statement = inner.statement(frame.getIntLE(frame.readerIndex() + Packets.HEADER_SIZE + 1));
-        return statement == null ? -1 : StatementClassifier.classify(statement.sql());
+        if (statement == null) {
+            return -1;
+        }
+        if (statement.statementClass() == -2) { // not prepared by this session's own prepare (moved, or a guess)
+            statement.statementClass(StatementClassifier.classify(statement.sql()));
+        }
+        return statement.statementClass();
     }
 
     /**
@@ -224,7 +236,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
      * </ul>
      * A statement of a transaction begun on a replica stays with it (the server refuses a write there).
      */
-    private boolean waitsToBeRouted(int command, ByteBuf frame, BackendConnection held) {
+    private boolean waitsToBeRouted(int command, ByteBuf frame, BackendConnection held, int queryClass) {
         if (port.holdsToRoute()) {
             return true;
         }
@@ -233,12 +245,11 @@ public final class ReadWriteSplitting implements CommandPolicy {
         }
         String on = held != null ? held.dataSourceName() : port.isQuiet() ? null : previous;
         return on != null && !on.equals(group.primary()) && transaction.transactionRoute() != Route.REPLICA
-                && leavesReplica(command, frame);
+                && leavesReplica(queryClass != NOT_SCANNED ? queryClass : statementClass(command, frame));
     }
 
     /** Whether the statement, on its own, goes elsewhere than a replica (a write, a SET, a locking read...). */
-    private boolean leavesReplica(int command, ByteBuf frame) {
-        int statementClass = statementClass(command, frame);
+    private static boolean leavesReplica(int statementClass) {
         if (statementClass < 0) {
             return false; // an execute of a statement the session does not have: answered with an error anywhere
         }
@@ -267,7 +278,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         }
         dropRunAgain();
         transaction.sessionReadOnly(sessionReadOnly());
-        RouteReason wanted = wantedRoute(command, frame);
+        RouteReason wanted = wantedRoute(command, frame, NOT_SCANNED);
         if (connection != null && !inner.mayGiveBackBeforeStatement(connection)) {
             return false;
         }

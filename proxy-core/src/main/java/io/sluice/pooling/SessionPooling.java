@@ -6,9 +6,12 @@ import io.sluice.backend.BackendConnection;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
+import io.sluice.readwrite.StatementClassifier;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.sql.SessionEffects;
+import io.sluice.sql.StatementScan;
 import io.sluice.state.PreparedStatement;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -44,17 +47,19 @@ public final class SessionPooling implements CommandPolicy {
      * metadata_lock_info plugin or performance_schema, so they are followed from the statements, as transaction
      * pooling does (decision 108).
      */
-    private static final int LOCK_FUNCTIONS = QuerySniffer.GET_LOCK | QuerySniffer.RELEASE_LOCK
-            | QuerySniffer.RELEASE_ALL_LOCKS;
+    private static final int LOCK_FUNCTIONS = SessionEffects.GET_LOCK | SessionEffects.RELEASE_LOCK
+            | SessionEffects.RELEASE_ALL_LOCKS;
     /**
      * What the session's server does not tell at a move either: code the text does not show (a procedure, EXECUTE
      * IMMEDIATE), which may take a named lock or a table lock, an open HANDLER, and the role (not read by the
      * move's snapshot). Each keeps the session on its server for good (issue #38).
      */
-    private static final int FOLLOWED = LOCK_FUNCTIONS | QuerySniffer.STORED_CODE | QuerySniffer.HANDLER
-            | QuerySniffer.SET_ROLE;
+    private static final int FOLLOWED = LOCK_FUNCTIONS | SessionEffects.STORED_CODE | SessionEffects.HANDLER
+            | SessionEffects.SET_ROLE;
 
     private final SessionPort port;
+    /** The one scan of a statement, reused (decision 136). */
+    private final StatementScan scan = new StatementScan();
     private final Pins pins = new Pins(reason -> { }, (before, now) -> { }, FOLLOWED);
     /** Before the first move: the statements the client prepared, by the server's id; {@code null} until one. */
     private IntObjectHashMap<PreparedStatement> recorded;
@@ -74,7 +79,7 @@ public final class SessionPooling implements CommandPolicy {
         PreparedStatement guess;
         /** With MariaDB's metadata caching: what records the definitions its client receives; else {@code null}. */
         ClientDefinitions definitions;
-        /** What {@link QuerySniffer} found of the lock functions in its text (decision 108); usually 0. */
+        /** What {@link SessionEffects} found of the lock functions in its text (decision 108); usually 0. */
         int locks;
 
         Pending(String sql) {
@@ -115,8 +120,8 @@ public final class SessionPooling implements CommandPolicy {
         switch (command) {
             case Command.COM_QUERY:
                 int end = frame.writerIndex();
-                if (QuerySniffer.mayLeaveHiddenState(frame, base + 1, end)) {
-                    pins.apply(QuerySniffer.sniff(frame, base + 1, end));
+                if (HiddenStateFilter.mayLeaveHiddenState(frame, base + 1, end)) {
+                    pins.apply(scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects());
                 }
                 return frame;
             case Command.COM_STMT_EXECUTE:
@@ -185,8 +190,8 @@ public final class SessionPooling implements CommandPolicy {
         pending = prepare;
         lastPrepared = null;
         int end = frame.writerIndex();
-        prepare.locks = QuerySniffer.mayCallLockFunction(frame, base + 1, end)
-                ? QuerySniffer.sniff(frame, base + 1, end) : 0;
+        prepare.locks = HiddenStateFilter.mayCallLockFunction(frame, base + 1, end)
+                ? scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects() : 0;
         connection.forward(frame, ResponseKind.PREPARE, captured, new ResponseObserver() {
             @Override
             public boolean digestsDefinitions() {
@@ -254,36 +259,12 @@ public final class SessionPooling implements CommandPolicy {
     }
 
     /**
-     * How many {@code ?} placeholders {@code sql} has outside quotes and comments: a guess, which the server's
-     * parameter count confirms or refutes; -1 for text it does not try to read (executable comments, unclosed ones).
+     * How many {@code ?} placeholders {@code sql} has outside quotes and comments, by the one scan
+     * ({@link StatementScan#placeholders()}): a guess, which the server's parameter count confirms or refutes; -1
+     * for text it does not try to read (executable comments, unclosed ones).
      */
     static int placeholders(String sql) {
-        int count = 0;
-        int n = sql.length();
-        for (int i = 0; i < n; i++) {
-            char c = sql.charAt(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                for (i++; i < n && sql.charAt(i) != c; i++) {
-                    if (sql.charAt(i) == '\\' && c != '`') {
-                        i++;
-                    }
-                }
-            } else if (c == '#' || c == '-' && i + 2 < n && sql.charAt(i + 1) == '-'
-                    && Character.isWhitespace(sql.charAt(i + 2))) {
-                while (i < n && sql.charAt(i) != '\n') {
-                    i++;
-                }
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                int end = sql.indexOf("*/", i + 2);
-                if (end < 0 || i + 2 < n && (sql.charAt(i + 2) == '!' || sql.charAt(i + 2) == 'M')) {
-                    return -1;
-                }
-                i = end + 1;
-            } else if (c == '?') {
-                count++;
-            }
-        }
-        return count;
+        return new StatementScan().scan(sql).placeholders();
     }
 
     /**

@@ -3,6 +3,7 @@ package io.sluice.pooling;
 import io.sluice.backend.BackendConnection;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.SessionStateListener;
+import io.sluice.sql.SessionEffects;
 import io.sluice.state.SessionTrackers;
 import io.sluice.state.SessionVariables;
 import io.sluice.state.TrackerDefaults;
@@ -35,7 +36,7 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     private String lastGtid;
     /** A character set changed without its collation being reported: read it once the response is relayed. */
     private boolean collationUnknown;
-    /** The flags {@link QuerySniffer} found in the COM_QUERY last forwarded. */
+    /** The flags {@link SessionEffects} found in the COM_QUERY last forwarded. */
     private int lastStatementFlags;
     /** A statement named a user variable since they were last read back: read them before the connection goes. */
     private boolean userVariablesUnknown;
@@ -99,7 +100,7 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     void statementSent(int flags) {
         lastStatementFlags = flags;
         rowCount = -1; // unless an OK answers it
-        if ((flags & QuerySniffer.DIAGNOSTICS) == 0) {
+        if ((flags & SessionEffects.DIAGNOSTICS) == 0) {
             warningsPending = false; // any other statement replaces them
         }
     }
@@ -124,7 +125,7 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
      */
     int takeReadBack() {
         int wanted = (collationUnknown ? ReadBack.COLLATION : 0)
-                | ((lastStatementFlags & QuerySniffer.SETS_LAST_INSERT_ID) != 0 ? ReadBack.LAST_INSERT_ID : 0);
+                | ((lastStatementFlags & SessionEffects.SETS_LAST_INSERT_ID) != 0 ? ReadBack.LAST_INSERT_ID : 0);
         if (wanted != 0) {
             collationUnknown = false;
             lastStatementFlags = 0;

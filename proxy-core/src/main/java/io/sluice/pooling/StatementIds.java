@@ -7,9 +7,11 @@ import io.sluice.backend.BackendException;
 import io.sluice.backend.PrepareStatement;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
+import io.sluice.readwrite.StatementClassifier;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.sql.StatementScan;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.StatementCache;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +28,8 @@ import java.util.Arrays;
  */
 final class StatementIds {
     private final SessionPort port;
+    /** The one scan of a statement (decision 136), reused for every prepare. */
+    private final StatementScan scan = new StatementScan();
     /**
      * Told when the server refuses to prepare again the statement an execute waits for; true when the policy takes
      * the execute elsewhere (read/write splitting: a replica refused it as a write, decision 110), else the execute
@@ -157,8 +161,12 @@ final class StatementIds {
      */
     private void prepare(BackendConnection connection, ByteBuf frame, int base, ResponseObserver captured) {
         String sql = frame.toString(base + 1, frame.writerIndex() - base - 1, StandardCharsets.ISO_8859_1);
-        int flags = QuerySniffer.sniff(frame, base + 1, frame.writerIndex());
+        // One scan gives what the statement leaves on the session and where a split group runs it (decision 136).
+        int statementClass = StatementClassifier.classify(scan, StatementClassifier.BYTES, frame, base + 1,
+                frame.writerIndex());
+        int flags = scan.effects();
         PreparedStatement statement = new PreparedStatement(++nextStatementId, sql);
+        statement.statementClass(statementClass);
         lastPrepared = statement;
         connection.forward(frame, ResponseKind.PREPARE, captured, new ResponseObserver() {
             @Override

@@ -8,10 +8,13 @@ import io.sluice.balancer.replication.CausalWait;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
+import io.sluice.readwrite.StatementClassifier;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
+import io.sluice.sql.SessionEffects;
+import io.sluice.sql.StatementScan;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.SessionVariables;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +32,14 @@ import java.util.function.Consumer;
 public final class TransactionPooling implements CommandPolicy {
     private final SessionPort port;
     private final Pins pins;
+    /** The one scan of a statement (decision 136), shared with a read/write split that wraps this policy. */
+    private final StatementScan scan = new StatementScan();
+    /** {@link #scan} holds the COM_QUERY about to be handled: the wrapping policy scanned it already. */
+    private boolean scanned;
+    /** The frame {@link #classifyQuery} read last, until {@link #queryScanned} (borrowed, never kept longer). */
+    private ByteBuf scannedFrame;
+    private int scannedFrom;
+    private int scannedTo;
     private final SessionStateFollower follower;
     private final StatementIds statements;
     private final boolean deprecateEof;
@@ -44,11 +55,12 @@ public final class TransactionPooling implements CommandPolicy {
     /** How long the new server may take to apply it ({@code pooling.moveGtidWaitMilliseconds}). */
     private Duration moveWait = Duration.ZERO;
     /**
-     * The connection the session's last statement ran on, and its {@link BackendConnection#lendings()} then: while
-     * the session still holds it, what the server says of the previous statement is the session's own.
+     * The connection the session's last statement ran on, and its {@link BackendConnection#lendings()} and
+     * {@link BackendConnection#ownRuns()} then: see {@link #serverValuesTrusted()}.
      */
     private BackendConnection lastStatementOn;
     private long lastStatementLending;
+    private long lastStatementOwnRuns;
     /**
      * The response just ended was a replica's refusal that the client never saw (read/write splitting runs the
      * statement again on the primary): its error is no diagnostics of the session's. The connection that holds it is
@@ -94,9 +106,11 @@ public final class TransactionPooling implements CommandPolicy {
     @Override
     public ByteBuf onCommand(int command, ByteBuf frame) {
         int base = frame.readerIndex() + Packets.HEADER_SIZE;
+        boolean wasScanned = scanned;
+        scanned = false; // the scan stands for this command only
         switch (command) {
             case Command.COM_QUERY:
-                return beforeQuery(frame, base);
+                return beforeQuery(frame, base, wasScanned);
             case Command.COM_PING:
                 if (port.connection() == null && port.isQuiet()) {
                     frame.release(); // Sluice is up and the session holds nothing: no backend is needed to say so
@@ -147,47 +161,51 @@ public final class TransactionPooling implements CommandPolicy {
     }
 
     /** Sniffs a COM_QUERY for pinning state; answers SELECT LAST_INSERT_ID() from the session's last OK packet. */
-    private ByteBuf beforeQuery(ByteBuf frame, int base) {
+    private ByteBuf beforeQuery(ByteBuf frame, int base, boolean scanned) {
         int end = frame.writerIndex();
-        int flags = QuerySniffer.sniff(frame, base + 1, end);
+        int flags = scanned ? scan.effects() : scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
         long previousRowCount = follower.rowCount(); // this statement's own is not known yet
         follower.statementSent(flags);
         pins.nextStatement(flags);
         pinsBeforeStatement = pins.snapshot();
-        if ((flags & ~QuerySniffer.QUALIFIERS) == 0) {
+        if ((flags & ~SessionEffects.QUALIFIERS) == 0) {
             return frame;
         }
-        if (carriesUserVariables && (flags & QuerySniffer.USER_VARIABLE) != 0) {
+        if (carriesUserVariables && (flags & SessionEffects.USER_VARIABLE) != 0) {
             follower.userVariablesTouched();
-            pins.apply(flags & ~QuerySniffer.USER_VARIABLE);
+            pins.apply(flags & ~SessionEffects.USER_VARIABLE);
         } else {
             pins.apply(flags);
         }
-        if ((flags & (QuerySniffer.TRACKED_VARIABLES | QuerySniffer.UNSCOPED_SYSTEM_VARIABLE)) != 0) {
+        if ((flags & (SessionEffects.TRACKED_VARIABLES | SessionEffects.UNSCOPED_SYSTEM_VARIABLE)) != 0) {
             String sql = sql(frame, base, end);
             String rewritten = sql;
-            if ((flags & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE) != 0) {
+            if ((flags & SessionEffects.UNSCOPED_SYSTEM_VARIABLE) != 0) {
                 String scoped = QueryRewrites.scopeAssignments(rewritten);
                 rewritten = scoped == null ? rewritten : scoped;
             }
-            if ((flags & QuerySniffer.TRACKED_VARIABLES) != 0) {
+            if ((flags & SessionEffects.TRACKED_VARIABLES) != 0) {
                 String tracked = QueryRewrites.trackAllVariables(rewritten);
                 rewritten = tracked == null ? rewritten : tracked;
             }
             return rewritten.equals(sql) ? frame : replaceQuery(frame, rewritten);
         }
-        if ((flags & (QuerySniffer.SELECT_CALLS_LAST_INSERT_ID | QuerySniffer.SELECT_CALLS_ROW_COUNT
-                | QuerySniffer.CALLS_FOUND_ROWS)) != 0 && !onLastStatementsConnection()) {
+        int ownValues = flags & (SessionEffects.SELECT_CALLS_LAST_INSERT_ID | SessionEffects.SELECT_CALLS_ROW_COUNT
+                | SessionEffects.CALLS_FOUND_ROWS);
+        if (ownValues != 0) {
+            ownValues &= ~serverValuesTrusted();
+        }
+        if (ownValues != 0) {
             // The server's LAST_INSERT_ID(), ROW_COUNT() and FOUND_ROWS() belong to whichever connection the session
             // now has: the session's own go into the statement instead (issue #38).
             String sql = sql(frame, base, end);
-            if ((flags & QuerySniffer.CALLS_FOUND_ROWS) != 0) {
+            if ((ownValues & SessionEffects.CALLS_FOUND_ROWS) != 0) {
                 sql = QueryRewrites.withFoundRows(sql, follower.foundRows());
             }
-            if ((flags & QuerySniffer.SELECT_CALLS_LAST_INSERT_ID) != 0) {
+            if ((ownValues & SessionEffects.SELECT_CALLS_LAST_INSERT_ID) != 0) {
                 sql = QueryRewrites.withLastInsertId(sql, follower.lastInsertId());
             }
-            if ((flags & QuerySniffer.SELECT_CALLS_ROW_COUNT) != 0) {
+            if ((ownValues & SessionEffects.SELECT_CALLS_ROW_COUNT) != 0) {
                 sql = QueryRewrites.withRowCount(sql, previousRowCount);
             }
             return replaceQuery(frame, sql);
@@ -196,13 +214,22 @@ public final class TransactionPooling implements CommandPolicy {
     }
 
     /**
-     * Whether the session holds the connection its last statement ran on, and has held it since: what the server
-     * tells of the previous statement there (LAST_INSERT_ID() after a CALL that inserted) is then the session's own,
-     * and truer than what Sluice saw of it.
+     * Which of the server's own answers to {@code LAST_INSERT_ID()}, {@code ROW_COUNT()} and {@code FOUND_ROWS()} (as
+     * {@link SessionEffects} flags) are the session's, and truer than what Sluice followed (after a CALL that inserted,
+     * a procedure's SELECT). None unless the session holds the connection its last statement ran on and has held it
+     * since. Then {@code ROW_COUNT()} and {@code FOUND_ROWS()} are the server's if nothing of Sluice's own ran there
+     * since (a read-back's SELECT replaces them); {@code LAST_INSERT_ID()}, which lasts until the next insert, only while
+     * code the text does not show keeps the session there ({@code stored_code}): else it may be an id that the session
+     * that had the connection before generated (the differential test met it after a reconnect).
      */
-    private boolean onLastStatementsConnection() {
+    private int serverValuesTrusted() {
         BackendConnection held = port.connection();
-        return held != null && held == lastStatementOn && held.lendings() == lastStatementLending;
+        if (held == null || held != lastStatementOn || held.lendings() != lastStatementLending) {
+            return 0;
+        }
+        int trusted = held.ownRuns() == lastStatementOwnRuns
+                ? SessionEffects.SELECT_CALLS_ROW_COUNT | SessionEffects.CALLS_FOUND_ROWS : 0;
+        return pins.has(PinReason.STORED_CODE) ? trusted | SessionEffects.SELECT_CALLS_LAST_INSERT_ID : trusted;
     }
 
     private static String sql(ByteBuf frame, int base, int end) {
@@ -228,6 +255,7 @@ public final class TransactionPooling implements CommandPolicy {
     public void afterResponses(BackendConnection connection) {
         lastStatementOn = connection;
         lastStatementLending = connection.lendings();
+        lastStatementOwnRuns = connection.ownRuns();
         var tracker = connection.tracker();
         boolean clients = !refusalKept;
         refusalKept = false;
@@ -342,6 +370,28 @@ public final class TransactionPooling implements CommandPolicy {
     }
 
     /** The session's prepared statement of this client id, or {@code null}. */
+    /**
+     * Scans the COM_QUERY {@code frame} and classifies it for a read/write split (decision 136); see
+     * {@link #queryScanned()}.
+     */
+    int classifyQuery(ByteBuf frame) {
+        scannedFrame = frame;
+        scannedFrom = frame.readerIndex();
+        scannedTo = frame.writerIndex();
+        return StatementClassifier.classify(scan, StatementClassifier.BYTES, frame, scannedFrom + Packets.HEADER_SIZE + 1,
+                scannedTo);
+    }
+
+    /**
+     * The frame passed next to {@link #onCommand} is a COM_QUERY that {@link #classifyQuery} read: if it is the one
+     * read last, unchanged, its scan stands for it, so a statement is read once. It holds for that one command.
+     */
+    void queryScanned(ByteBuf frame) {
+        // the same buffer, unmoved, still in hand: no other statement was scanned since
+        scanned = frame == scannedFrame && frame.readerIndex() == scannedFrom && frame.writerIndex() == scannedTo;
+        scannedFrame = null;
+    }
+
     PreparedStatement statement(int clientId) {
         return statements.get(clientId);
     }

@@ -10,7 +10,7 @@
  *       (the state the server's trackers report);
  *   <li>{@link io.sluice.pooling.SessionPooling} is session pooling for a session that may move to another server:
  *       it records its prepared statements, and drives them by {@code StatementIds} once it moved (decision 106);
- *   <li>{@link io.sluice.pooling.QuerySniffer} is the light lexer that spots state the trackers do not move (user
+ *   <li>{@link io.sluice.sql.StatementScan} (the one analysis of a statement) is the light lexer that spots state the trackers do not move (user
  *       variables, locks, temporary tables...);
  *   <li>{@link io.sluice.pooling.SessionPort} is what a policy may ask of its session.
  * </ul>

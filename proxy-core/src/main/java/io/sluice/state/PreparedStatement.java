@@ -11,6 +11,8 @@ public final class PreparedStatement {
     private int parameters = -1;
     /** What transaction pooling's look at the text found (its flags), which each execution leaves again. */
     private int sniffed;
+    /** Where a read/write split group runs it (a {@code StatementClassifier} class), or -2 when not known yet. */
+    private int statementClass = -2;
     /** The parameter types of the last execute that sent them (2 bytes each), or {@code null} before one did. */
     private byte[] parameterTypes;
     /**
@@ -61,6 +63,16 @@ public final class PreparedStatement {
     }
 
     /** What transaction pooling's look at the statement's text found; 0 when nothing or not looked at. */
+    /** Where a read/write split group runs the statement, as the scan at its prepare found; -2 when not known yet. */
+    public int statementClass() {
+        return statementClass;
+    }
+
+    /** Records the statement's class (see {@link #statementClass()}). */
+    public void statementClass(int statementClass) {
+        this.statementClass = statementClass;
+    }
+
     public int sniffed() {
         return sniffed;
     }

@@ -261,6 +261,41 @@ class SessionIsolationTest {
         }
     }
 
+    /** The differential test's connection parameters: multi-statements on, statements prepared on the server. */
+    private static final String PARAMS = "allowMultiQueries=true&useServerPrepStmts=true";
+
+    /**
+     * A session that has run nothing yet reads the ROW_COUNT() and LAST_INSERT_ID() its driver's connect statements
+     * left, as directly: never the values of the session that used its server connection before (the differential
+     * test met both, after a session of the same user had inserted on the one server connection and gone).
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aFreshSessionReadsItsOwnPreviousStatementValues(JdbcDriver driver) throws Exception {
+        String directRowCount;
+        String directInsertId;
+        try (Connection c = proxy.mariaDb().connect(driver, proxy.db(), PARAMS)) {
+            directRowCount = one(c, "SELECT ROW_COUNT()");
+        }
+        try (Connection c = proxy.mariaDb().connect(driver, proxy.db(), PARAMS)) {
+            directInsertId = one(c, "SELECT LAST_INSERT_ID()");
+        }
+        int k = 900 + 10 * driver.ordinal();
+        for (int round = 0; round < 2; round++) {
+            try (Connection old = driver.connect(proxy.jdbcUrl(driver, proxy.db(), PARAMS), proxy.user(),
+                    proxy.password())) {
+                run(old, "CREATE TABLE IF NOT EXISTS ai_fresh (id INT AUTO_INCREMENT PRIMARY KEY, n INT)");
+                run(old, "INSERT INTO ai_fresh (n) VALUES (" + (k + round) + ")");
+                assertThat(one(old, "SELECT LAST_INSERT_ID()")).isNotEqualTo("0");
+            }
+            try (Connection fresh = driver.connect(proxy.jdbcUrl(driver, proxy.db(), PARAMS), proxy.user(),
+                    proxy.password())) {
+                assertThat(one(fresh, round == 0 ? "SELECT LAST_INSERT_ID()" : "SELECT ROW_COUNT()"))
+                        .as("a fresh session, as directly").isEqualTo(round == 0 ? directInsertId : directRowCount);
+            }
+        }
+    }
+
     /** FOUND_ROWS() after a plain SELECT is the rows that SELECT of the session's returned. */
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sluice.sql.StatementScan;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /** The classifier runs on the event loop for every COM_QUERY: it must allocate nothing, hinted or not. */
 class StatementClassifierAllocationTest {
+    /** Reused, as a session's policy reuses its scan. */
+    private static final StatementScan SCAN = new StatementScan();
+
 
     private static final String[] STATEMENTS = {
         "SELECT c FROM sbtest1 WHERE id=5012",
@@ -58,7 +62,7 @@ class StatementClassifierAllocationTest {
         long sink = 0;
         for (int round = 0; round < rounds; round++) {
             for (ByteBuf packet : packets) {
-                int statementClass = StatementClassifier.classify(packet, 0, packet.writerIndex());
+                int statementClass = StatementClassifier.classify(SCAN, StatementClassifier.BYTES, packet, 0, packet.writerIndex());
                 sink += statementClass + state.route(statementClass).ordinal();
             }
         }

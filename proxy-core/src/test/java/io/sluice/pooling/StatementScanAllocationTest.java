@@ -4,15 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sluice.readwrite.StatementClassifier;
+import io.sluice.sql.StatementScan;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link QuerySniffer#sniff} runs on the event loop for every COM_QUERY in transaction pooling, and
- * {@link QuerySniffer#mayCallLockFunction} for every one in session pooling: they must not allocate.
+ * The one scan ({@link StatementScan}) runs on the event loop for every COM_QUERY in transaction pooling, and
+ * {@link HiddenStateFilter#mayCallLockFunction} for every one in session pooling: they must not allocate.
  */
-class QuerySnifferAllocationTest {
+class StatementScanAllocationTest {
+
+    /** The one scan, as transaction pooling runs it on a packet: reused, so that it allocates nothing. */
+    private static final StatementScan SCAN = new StatementScan();
+
+    static int sniff(ByteBuf buf, int from, int to) {
+        return SCAN.scan(StatementClassifier.BYTES, buf, from, to).effects();
+    }
 
     private static final String[] STATEMENTS = {
         "SELECT c FROM sbtest1 WHERE id = 42",
@@ -54,8 +63,8 @@ class QuerySnifferAllocationTest {
         int flags = 0;
         for (int round = 0; round < rounds; round++) {
             for (ByteBuf buffer : buffers) {
-                flags |= QuerySniffer.sniff(buffer, 1, buffer.writerIndex());
-                if (QuerySniffer.mayCallLockFunction(buffer, 1, buffer.writerIndex())) { // session pooling's filter
+                flags |= sniff(buffer, 1, buffer.writerIndex());
+                if (HiddenStateFilter.mayCallLockFunction(buffer, 1, buffer.writerIndex())) { // session pooling's filter
                     flags |= 1 << 30;
                 }
             }

@@ -4,15 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sluice.readwrite.StatementClassifier;
+import io.sluice.sql.SessionEffects;
+import io.sluice.sql.StatementScan;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-class QuerySnifferTest {
+/** What the one scan ({@link StatementScan}) finds a statement leaves on its session, and session pooling's filter. */
+class SessionEffectsTest {
+
+    /** The one scan, reused as transaction pooling reuses it. */
+    private static final StatementScan SCAN = new StatementScan();
+
+    static int sniff(ByteBuf buf, int from, int to) {
+        return SCAN.scan(StatementClassifier.BYTES, buf, from, to).effects();
+    }
+
 
     private static int sniff(String sql) {
         ByteBuf buf = Unpooled.copiedBuffer("xx" + sql, StandardCharsets.UTF_8);
         try {
-            return QuerySniffer.sniff(buf, 2, buf.writerIndex()) & ~QuerySniffer.QUALIFIERS; // see below
+            return sniff(buf, 2, buf.writerIndex()) & ~SessionEffects.QUALIFIERS; // see below
         } finally {
             buf.release();
         }
@@ -21,7 +33,7 @@ class QuerySnifferTest {
     private static boolean mayCallLockFunction(String sql) {
         ByteBuf buf = Unpooled.copiedBuffer("xx" + sql + "yy", StandardCharsets.UTF_8);
         try {
-            return QuerySniffer.mayCallLockFunction(buf, 2, buf.writerIndex() - 2);
+            return HiddenStateFilter.mayCallLockFunction(buf, 2, buf.writerIndex() - 2);
         } finally {
             buf.release();
         }
@@ -35,8 +47,8 @@ class QuerySnifferTest {
             "SELECT 1; SELECT get_LOCK('b', 2)"};
         for (String sql : calls) {
             assertThat(mayCallLockFunction(sql)).as(sql).isTrue();
-            assertThat(sniff(sql) & (QuerySniffer.GET_LOCK | QuerySniffer.RELEASE_LOCK
-                    | QuerySniffer.RELEASE_ALL_LOCKS)).as(sql).isNotZero();
+            assertThat(sniff(sql) & (SessionEffects.GET_LOCK | SessionEffects.RELEASE_LOCK
+                    | SessionEffects.RELEASE_ALL_LOCKS)).as(sql).isNotZero();
         }
         String[] others = {"SELECT c FROM sbtest1 WHERE id = 42", "UPDATE user_accounts SET last_login = NOW()",
             "SELECT IS_FREE", "BEGIN", "", "SELECT a_lo", "SELECT x_LOC"};
@@ -51,7 +63,7 @@ class QuerySnifferTest {
     private static boolean mayLeaveHiddenState(String sql) {
         ByteBuf buf = Unpooled.copiedBuffer("xx" + sql + "yy", StandardCharsets.UTF_8);
         try {
-            return QuerySniffer.mayLeaveHiddenState(buf, 2, buf.writerIndex() - 2);
+            return HiddenStateFilter.mayLeaveHiddenState(buf, 2, buf.writerIndex() - 2);
         } finally {
             buf.release();
         }
@@ -64,15 +76,15 @@ class QuerySnifferTest {
             "EXECUTE stmt USING @a", "execute immediate concat('LOCK TABLES ', 't', ' READ')",
             "BINLOG 'AAAA'"};
         for (String sql : opaque) {
-            assertThat(sniff(sql) & QuerySniffer.STORED_CODE).as(sql).isNotZero();
+            assertThat(sniff(sql) & SessionEffects.STORED_CODE).as(sql).isNotZero();
             assertThat(mayLeaveHiddenState(sql)).as(sql).isTrue();
         }
-        assertThat(sniff("HANDLER t OPEN AS h") & QuerySniffer.HANDLER).isNotZero();
-        assertThat(sniff("SET ROLE r1") & QuerySniffer.SET_ROLE).isNotZero();
-        assertThat(sniff("set role none") & QuerySniffer.SET_ROLE).isNotZero();
+        assertThat(sniff("HANDLER t OPEN AS h") & SessionEffects.HANDLER).isNotZero();
+        assertThat(sniff("SET ROLE r1") & SessionEffects.SET_ROLE).isNotZero();
+        assertThat(sniff("set role none") & SessionEffects.SET_ROLE).isNotZero();
         assertThat(mayLeaveHiddenState("SET ROLE r1")).isTrue();
         for (String sql : new String[] {"SELECT 'CALL p()'", "SELECT execute FROM t", "SELECT c FROM sbtest1"}) {
-            assertThat(sniff(sql) & (QuerySniffer.STORED_CODE | QuerySniffer.HANDLER)).as(sql).isZero();
+            assertThat(sniff(sql) & (SessionEffects.STORED_CODE | SessionEffects.HANDLER)).as(sql).isZero();
             assertThat(mayLeaveHiddenState(sql)).as(sql).isFalse();
         }
     }
@@ -83,12 +95,12 @@ class QuerySnifferTest {
             "SET rand_seed1 = 1, rand_seed2 = 2", "SET last_insert_id = 9", "SET identity = 3",
             "SET timestamp = 1, insert_id = 4"};
         for (String sql : sets) {
-            assertThat(sniff(sql) & QuerySniffer.STATEMENT_VARIABLE).as(sql).isNotZero();
+            assertThat(sniff(sql) & SessionEffects.STATEMENT_VARIABLE).as(sql).isNotZero();
         }
         String[] others = {"SET @x = LAST_INSERT_ID()", "SELECT @@insert_id", "SET time_zone = '+00:00'",
             "SELECT LAST_INSERT_ID(5)"};
         for (String sql : others) {
-            assertThat(sniff(sql) & QuerySniffer.STATEMENT_VARIABLE).as(sql).isZero();
+            assertThat(sniff(sql) & SessionEffects.STATEMENT_VARIABLE).as(sql).isZero();
         }
     }
 
@@ -97,21 +109,21 @@ class QuerySnifferTest {
         for (String sql : new String[] {"SHOW WARNINGS", "show errors limit 1", "SHOW COUNT(*) WARNINGS",
             "SELECT @@warning_count", "SELECT @@error_count, @@warning_count", "GET DIAGNOSTICS @n = NUMBER",
             "GET CURRENT DIAGNOSTICS CONDITION 1 @m = MESSAGE_TEXT"}) {
-            assertThat(sniff(sql) & QuerySniffer.DIAGNOSTICS).as(sql).isNotZero();
+            assertThat(sniff(sql) & SessionEffects.DIAGNOSTICS).as(sql).isNotZero();
         }
-        assertThat(sniff("SELECT 1") & QuerySniffer.DIAGNOSTICS).isZero();
+        assertThat(sniff("SELECT 1") & SessionEffects.DIAGNOSTICS).isZero();
     }
 
     /** Issue #38 (F1 of the differential test): a multi-statement's later statements are read as statements too. */
     @Test
     void everyStatementOfAMultiStatementIsRead() {
         assertThat(sniff("DO 0; SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED, READ ONLY")
-                & QuerySniffer.SET_TRANSACTION).isNotZero();
-        assertThat(sniff("SELECT 1;LOCK TABLES t READ") & QuerySniffer.LOCK_TABLES).isNotZero();
-        assertThat(sniff("DO 0; CALL p()") & QuerySniffer.STORED_CODE).isNotZero();
-        assertThat(sniff("DO 0; HANDLER t OPEN") & QuerySniffer.HANDLER).isNotZero();
-        assertThat(sniff("DO 0; SET ROLE r") & QuerySniffer.SET_ROLE).isNotZero();
-        assertThat(sniff("DO 0; SHOW WARNINGS") & QuerySniffer.DIAGNOSTICS).isNotZero();
+                & SessionEffects.SET_TRANSACTION).isNotZero();
+        assertThat(sniff("SELECT 1;LOCK TABLES t READ") & SessionEffects.LOCK_TABLES).isNotZero();
+        assertThat(sniff("DO 0; CALL p()") & SessionEffects.STORED_CODE).isNotZero();
+        assertThat(sniff("DO 0; HANDLER t OPEN") & SessionEffects.HANDLER).isNotZero();
+        assertThat(sniff("DO 0; SET ROLE r") & SessionEffects.SET_ROLE).isNotZero();
+        assertThat(sniff("DO 0; SHOW WARNINGS") & SessionEffects.DIAGNOSTICS).isNotZero();
         assertThat(sniff("SELECT 'a;CALL p()'")).isZero();
         assertThat(sniff("SELECT 1;")).isZero();
     }
@@ -120,8 +132,8 @@ class QuerySnifferTest {
     void aSelectIsMarkedForFoundRowsAndRowCountAndFoundRowsCalls() {
         ByteBuf buf = Unpooled.copiedBuffer("SELECT ROW_COUNT(), FOUND_ROWS() FROM t", StandardCharsets.UTF_8);
         try {
-            assertThat(QuerySniffer.sniff(buf, 0, buf.writerIndex())).isEqualTo(QuerySniffer.SELECT_STATEMENT
-                    | QuerySniffer.SELECT_CALLS_ROW_COUNT | QuerySniffer.CALLS_FOUND_ROWS);
+            assertThat(sniff(buf, 0, buf.writerIndex())).isEqualTo(SessionEffects.SELECT_STATEMENT
+                    | SessionEffects.SELECT_CALLS_ROW_COUNT | SessionEffects.CALLS_FOUND_ROWS);
         } finally {
             buf.release();
         }
@@ -129,13 +141,13 @@ class QuerySnifferTest {
         for (String begins : new String[] {"BEGIN", "begin work", "START TRANSACTION", "start  transaction read only"}) {
             ByteBuf b = Unpooled.copiedBuffer(begins, StandardCharsets.UTF_8);
             try {
-                assertThat(QuerySniffer.sniff(b, 0, b.writerIndex())).as(begins)
-                        .isEqualTo(QuerySniffer.BEGINS_TRANSACTION);
+                assertThat(sniff(b, 0, b.writerIndex())).as(begins)
+                        .isEqualTo(SessionEffects.BEGINS_TRANSACTION);
             } finally {
                 b.release();
             }
         }
-        assertThat(sniff("SET @n = FOUND_ROWS()") & QuerySniffer.CALLS_FOUND_ROWS).isNotZero();
+        assertThat(sniff("SET @n = FOUND_ROWS()") & SessionEffects.CALLS_FOUND_ROWS).isNotZero();
     }
 
     /** A stored function's body is not in the text: its call is stored code (issue #38); built-ins are not. */
@@ -144,7 +156,7 @@ class QuerySnifferTest {
         for (String sql : new String[] {"SELECT f()", "SELECT lock_f('k')", "DO app.f(1)", "SELECT `f`(1)",
             "SELECT db.concat('a')", "UPDATE t SET a = f(a)", "SELECT 1; SELECT g(2)", "SELECT a FROM t WHERE b = f(c)",
             "INSERT INTO t (a) VALUES (f(1))"}) {
-            assertThat(sniff(sql) & QuerySniffer.STORED_CODE).as(sql).isNotZero();
+            assertThat(sniff(sql) & SessionEffects.STORED_CODE).as(sql).isNotZero();
         }
         for (String sql : new String[] {"SELECT c FROM sbtest1 WHERE id = 5", "SELECT SUM(k) FROM sbtest1",
             "INSERT INTO sbtest1 (id, k, c, pad) VALUES (1, 2, 'c', 'p')", "INSERT t(a) VALUES (1)",
@@ -155,7 +167,7 @@ class QuerySnifferTest {
             "SELECT `CONCAT`('a')", "LOAD DATA INFILE 'x' INTO TABLE t (a, b)",
             "set autocommit=1, sql_mode = concat(@@sql_mode,',STRICT_TRANS_TABLES')",
             "SELECT GET_LOCK('k', 0)", "SELECT NEXTVAL(s)", "SELECT a FROM t JOIN u USING (id)"}) {
-            assertThat(sniff(sql) & QuerySniffer.STORED_CODE).as(sql).isZero();
+            assertThat(sniff(sql) & SessionEffects.STORED_CODE).as(sql).isZero();
         }
     }
 
@@ -165,10 +177,10 @@ class QuerySnifferTest {
      */
     @Test
     void benchmarkAndDriverStatementsPinNothing() {
-        int pinning = QuerySniffer.STORED_CODE | QuerySniffer.HANDLER | QuerySniffer.SET_ROLE
-                | QuerySniffer.STATEMENT_VARIABLE | QuerySniffer.LOCK_TABLES | QuerySniffer.TEMPORARY
-                | QuerySniffer.GET_LOCK | QuerySniffer.SQL_PREPARE | QuerySniffer.SET_TRANSACTION
-                | QuerySniffer.USER_VARIABLE;
+        int pinning = SessionEffects.STORED_CODE | SessionEffects.HANDLER | SessionEffects.SET_ROLE
+                | SessionEffects.STATEMENT_VARIABLE | SessionEffects.LOCK_TABLES | SessionEffects.TEMPORARY
+                | SessionEffects.GET_LOCK | SessionEffects.SQL_PREPARE | SessionEffects.SET_TRANSACTION
+                | SessionEffects.USER_VARIABLE;
         for (String sql : new String[] {
             "SELECT c FROM sbtest1 WHERE id=5", "SELECT c FROM sbtest3 WHERE id BETWEEN 10 AND 109",
             "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 100",
@@ -199,9 +211,9 @@ class QuerySnifferTest {
 
     @Test
     void aBackquotedLockFunctionIsTheLockFunction() {
-        assertThat(sniff("SELECT `GET_LOCK`('k', 0)") & QuerySniffer.GET_LOCK).isNotZero();
-        assertThat(sniff("SELECT `release_lock` ('k')") & QuerySniffer.RELEASE_LOCK).isNotZero();
-        assertThat(sniff("SELECT `get_lock` FROM t") & QuerySniffer.GET_LOCK).isZero(); // a column
+        assertThat(sniff("SELECT `GET_LOCK`('k', 0)") & SessionEffects.GET_LOCK).isNotZero();
+        assertThat(sniff("SELECT `release_lock` ('k')") & SessionEffects.RELEASE_LOCK).isNotZero();
+        assertThat(sniff("SELECT `get_lock` FROM t") & SessionEffects.GET_LOCK).isZero(); // a column
     }
 
     @Test
@@ -216,42 +228,42 @@ class QuerySnifferTest {
 
     @Test
     void findsUserVariablesOutsideLiteralsAndComments() {
-        assertThat(sniff("SET @a = 1")).isEqualTo(QuerySniffer.USER_VARIABLE);
-        assertThat(sniff("SELECT @a := id FROM t")).isEqualTo(QuerySniffer.USER_VARIABLE);
+        assertThat(sniff("SET @a = 1")).isEqualTo(SessionEffects.USER_VARIABLE);
+        assertThat(sniff("SELECT @a := id FROM t")).isEqualTo(SessionEffects.USER_VARIABLE);
         assertThat(sniff("SELECT 'me@example.com', `a@b` FROM t /* @x */ -- @y\n")).isZero();
         assertThat(sniff("SELECT \"it's @ \\\" here\" # @z")).isZero();
         assertThat(sniff("/*!40101 SET @OLD_CHARSET=@@CHARACTER_SET_CLIENT */"))
                 .as("a SET naming @@name unscoped, read here: scopeAssignments leaves it").isEqualTo(
-                        QuerySniffer.USER_VARIABLE | QuerySniffer.UNSCOPED_SYSTEM_VARIABLE);
+                        SessionEffects.USER_VARIABLE | SessionEffects.UNSCOPED_SYSTEM_VARIABLE);
     }
 
     @Test
     void findsLocksTemporaryTablesXaAndPrepare() {
-        assertThat(sniff("CREATE TEMPORARY TABLE tmp (id INT)")).isEqualTo(QuerySniffer.TEMPORARY);
-        assertThat(sniff("lock tables t write")).isEqualTo(QuerySniffer.LOCK_TABLES);
-        assertThat(sniff("UNLOCK TABLES")).isEqualTo(QuerySniffer.UNLOCK_TABLES);
-        assertThat(sniff("SELECT GET_LOCK('a', 1)")).isEqualTo(QuerySniffer.GET_LOCK);
-        assertThat(sniff("SELECT release_lock('a')")).isEqualTo(QuerySniffer.RELEASE_LOCK);
-        assertThat(sniff("DO RELEASE_ALL_LOCKS()")).isEqualTo(QuerySniffer.RELEASE_ALL_LOCKS);
-        assertThat(sniff("XA START 'x'")).isEqualTo(QuerySniffer.XA_START);
-        assertThat(sniff("xa commit 'x'")).isEqualTo(QuerySniffer.XA_END);
+        assertThat(sniff("CREATE TEMPORARY TABLE tmp (id INT)")).isEqualTo(SessionEffects.TEMPORARY);
+        assertThat(sniff("lock tables t write")).isEqualTo(SessionEffects.LOCK_TABLES);
+        assertThat(sniff("UNLOCK TABLES")).isEqualTo(SessionEffects.UNLOCK_TABLES);
+        assertThat(sniff("SELECT GET_LOCK('a', 1)")).isEqualTo(SessionEffects.GET_LOCK);
+        assertThat(sniff("SELECT release_lock('a')")).isEqualTo(SessionEffects.RELEASE_LOCK);
+        assertThat(sniff("DO RELEASE_ALL_LOCKS()")).isEqualTo(SessionEffects.RELEASE_ALL_LOCKS);
+        assertThat(sniff("XA START 'x'")).isEqualTo(SessionEffects.XA_START);
+        assertThat(sniff("xa commit 'x'")).isEqualTo(SessionEffects.XA_END);
         assertThat(sniff("XA END 'x'")).isZero();
-        assertThat(sniff("PREPARE s FROM 'SELECT 1'")).isEqualTo(QuerySniffer.SQL_PREPARE);
-        assertThat(sniff("SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1")).isEqualTo(QuerySniffer.CALC_FOUND_ROWS);
-        assertThat(sniff("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")).isEqualTo(QuerySniffer.SET_TRANSACTION);
+        assertThat(sniff("PREPARE s FROM 'SELECT 1'")).isEqualTo(SessionEffects.SQL_PREPARE);
+        assertThat(sniff("SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1")).isEqualTo(SessionEffects.CALC_FOUND_ROWS);
+        assertThat(sniff("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")).isEqualTo(SessionEffects.SET_TRANSACTION);
         assertThat(sniff("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")).isZero();
         assertThat(sniff("SELECT 'GET_LOCK(' FROM t")).isZero();
     }
 
     @Test
     void findsLastInsertIdCallsInSelects() {
-        int calls = QuerySniffer.SELECT_CALLS_LAST_INSERT_ID;
+        int calls = SessionEffects.SELECT_CALLS_LAST_INSERT_ID;
         assertThat(sniff("SELECT LAST_INSERT_ID()")).isEqualTo(calls);
         assertThat(sniff("  select last_insert_id ( ) ;  ")).isEqualTo(calls);
         assertThat(sniff("SELECT v FROM t WHERE id = LAST_INSERT_ID()")).isEqualTo(calls);
-        assertThat(sniff("SELECT LAST_INSERT_ID(), @a")).isEqualTo(calls | QuerySniffer.USER_VARIABLE);
-        assertThat(sniff("SELECT LAST_INSERT_ID(5)")).isEqualTo(QuerySniffer.SETS_LAST_INSERT_ID);
-        assertThat(sniff("UPDATE seq SET id = LAST_INSERT_ID(id + 1)")).isEqualTo(QuerySniffer.SETS_LAST_INSERT_ID);
+        assertThat(sniff("SELECT LAST_INSERT_ID(), @a")).isEqualTo(calls | SessionEffects.USER_VARIABLE);
+        assertThat(sniff("SELECT LAST_INSERT_ID(5)")).isEqualTo(SessionEffects.SETS_LAST_INSERT_ID);
+        assertThat(sniff("UPDATE seq SET id = LAST_INSERT_ID(id + 1)")).isEqualTo(SessionEffects.SETS_LAST_INSERT_ID);
         assertThat(sniff("INSERT INTO t VALUES (LAST_INSERT_ID())")).isZero();
     }
 
@@ -275,7 +287,7 @@ class QuerySnifferTest {
         String mariaDbConnectorJ = "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),"
                 + "session_track_system_variables = CONCAT(@@global.session_track_system_variables,',tx_isolation'),"
                 + "autocommit=1";
-        assertThat(sniff(mariaDbConnectorJ) & QuerySniffer.TRACKED_VARIABLES).isNotZero();
+        assertThat(sniff(mariaDbConnectorJ) & SessionEffects.TRACKED_VARIABLES).isNotZero();
         assertThat(QueryRewrites.trackAllVariables(mariaDbConnectorJ)).isEqualTo(
                 "set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),session_track_system_variables = "
                         + "CONCAT(@@global.session_track_system_variables,',tx_isolation'), "
@@ -294,20 +306,20 @@ class QuerySnifferTest {
 
     @Test
     void flushesThatHoldTableLocksPinLikeLockTables() {
-        assertThat(sniff("FLUSH TABLES WITH READ LOCK") & QuerySniffer.LOCK_TABLES).isNotZero();
-        assertThat(sniff("flush tables t1, t2 with read lock") & QuerySniffer.LOCK_TABLES).isNotZero();
-        assertThat(sniff("FLUSH TABLES t1 FOR EXPORT") & QuerySniffer.LOCK_TABLES).isNotZero();
-        assertThat(sniff("FLUSH TABLES") & QuerySniffer.LOCK_TABLES).isZero();
-        assertThat(sniff("FLUSH PRIVILEGES") & QuerySniffer.LOCK_TABLES).isZero();
-        assertThat(sniff("SELECT 'FLUSH TABLES WITH READ LOCK'") & QuerySniffer.LOCK_TABLES).isZero();
+        assertThat(sniff("FLUSH TABLES WITH READ LOCK") & SessionEffects.LOCK_TABLES).isNotZero();
+        assertThat(sniff("flush tables t1, t2 with read lock") & SessionEffects.LOCK_TABLES).isNotZero();
+        assertThat(sniff("FLUSH TABLES t1 FOR EXPORT") & SessionEffects.LOCK_TABLES).isNotZero();
+        assertThat(sniff("FLUSH TABLES") & SessionEffects.LOCK_TABLES).isZero();
+        assertThat(sniff("FLUSH PRIVILEGES") & SessionEffects.LOCK_TABLES).isZero();
+        assertThat(sniff("SELECT 'FLUSH TABLES WITH READ LOCK'") & SessionEffects.LOCK_TABLES).isZero();
     }
 
     @Test
     void unscopedSystemVariableAssignmentsGetAnExplicitSessionScope() {
-        assertThat(sniff("SET @@autocommit = 0") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isNotZero();
-        assertThat(sniff("SET @@session.autocommit = 0") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
-        assertThat(sniff("SET @@global.max_connections = 10") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
-        assertThat(sniff("SELECT @@autocommit") & QuerySniffer.UNSCOPED_SYSTEM_VARIABLE).isZero();
+        assertThat(sniff("SET @@autocommit = 0") & SessionEffects.UNSCOPED_SYSTEM_VARIABLE).isNotZero();
+        assertThat(sniff("SET @@session.autocommit = 0") & SessionEffects.UNSCOPED_SYSTEM_VARIABLE).isZero();
+        assertThat(sniff("SET @@global.max_connections = 10") & SessionEffects.UNSCOPED_SYSTEM_VARIABLE).isZero();
+        assertThat(sniff("SELECT @@autocommit") & SessionEffects.UNSCOPED_SYSTEM_VARIABLE).isZero();
         assertThat(QueryRewrites.scopeAssignments("SET @@autocommit = 0, @@sql_mode := @@sql_mode, time_zone = '+01:00'"))
                 .isEqualTo("SET @@SESSION.autocommit = 0, @@SESSION.sql_mode := @@sql_mode, time_zone = '+01:00'");
         assertThat(QueryRewrites.scopeAssignments("SET @@session.autocommit = 0, @@GLOBAL.x = 1")).isNull();

@@ -1,4 +1,4 @@
-package io.sluice.readwrite;
+package io.sluice.sql;
 
 import io.sluice.sql.SqlLexer.Source;
 
@@ -16,10 +16,10 @@ final class RouteHints {
             if (i < end && s.at(text, i) == ':') {
                 i = skipBlanks(s, text, i + 1, end);
                 if (startsWith(s, text, i, end, "PRIMARY")) {
-                    return StatementClassifier.HINT_PRIMARY;
+                    return RouteFacts.HINT_PRIMARY;
                 }
                 if (startsWith(s, text, i, end, "REPLICA")) {
-                    return StatementClassifier.HINT_REPLICA;
+                    return RouteFacts.HINT_REPLICA;
                 }
             }
         }
@@ -36,7 +36,7 @@ final class RouteHints {
                 int i = skipBlanks(s, text, key + keyLength, end);
                 if (i < end && s.at(text, i) == '=' && startsWith(s, text, skipBlanks(s, text, i + 1, end), end,
                         "TRUE")) {
-                    return StatementClassifier.HINT_PRIMARY;
+                    return RouteFacts.HINT_PRIMARY;
                 }
             }
         }
