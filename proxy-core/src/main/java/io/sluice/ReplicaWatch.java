@@ -5,7 +5,7 @@ import io.sluice.backend.pool.BackendPool;
 import io.sluice.balancer.replication.GtidPosition;
 import io.sluice.balancer.replication.ReplicaEligibility;
 import io.sluice.balancer.replication.ReplicationReading;
-import io.sluice.pooling.ReadWriteGroup;
+import io.sluice.routing.ReadWriteGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

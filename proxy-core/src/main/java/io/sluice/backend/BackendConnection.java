@@ -10,9 +10,9 @@ import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.protocol.Command;
-import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
+import io.sluice.protocol.ServerErrors;
 import io.sluice.relay.OkRewriter;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseListener;
@@ -404,7 +404,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     /** The hot path: look at the bytes, hand the same buffer to the client, flush once per read batch. */
     private void relay(ByteBuf buf) {
         // One flag test per read; the refusal is looked at only for a statement that may be run again.
-        boolean mayKeep = watchRefusal && inFlight.size() == 1 && isWriteRefusal(buf);
+        boolean mayKeep = watchRefusal && inFlight.size() == 1 && ServerErrors.isWriteRefusal(buf);
         watchRefusal = false;
         try {
             tracker.scan(buf);
@@ -455,23 +455,6 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (!client.isWritable()) {
             channel.config().setAutoRead(false);
         }
-    }
-
-    /**
-     * Whether {@code buf} is exactly one whole ERR packet, 1792 (the session's READ ONLY refused a write) or 1290
-     * (the server's {@code read_only} did): the whole response of a statement the server refused before it did
-     * anything.
-     */
-    static boolean isWriteRefusal(ByteBuf buf) {
-        int at = buf.readerIndex();
-        int readable = buf.readableBytes();
-        if (readable < Packets.HEADER_SIZE + 3 || Packets.payloadLength(buf, at) + Packets.HEADER_SIZE != readable
-                || buf.getUnsignedByte(at + Packets.HEADER_SIZE) != 0xFF) {
-            return false;
-        }
-        int code = buf.getUnsignedShortLE(at + Packets.HEADER_SIZE + 1);
-        return code == ErrorCode.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.code()
-                || code == ErrorCode.ER_OPTION_PREVENTS_STATEMENT.code();
     }
 
     @Override

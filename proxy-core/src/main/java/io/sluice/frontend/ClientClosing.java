@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * How the command phase ends other than by the client's COM_QUIT or its hang-up: a frame over
  * {@code server.maxPacketSize}, a half-sent packet that stalls ({@code netReadTimeout}), a client idle past
- * {@code idleTimeout}, direct memory running out, any other error, and Sluice's graceful shutdown. Each fault gets
- * the ERR a MySQL server would send when it can reach the client in order, then a close; a shutdown closes the
- * session at its first idle moment outside a transaction. It sits right after the {@link CommandRelayHandler} in the
+ * {@code idleTimeout}, a command frame out of order, direct memory running out, any other error, and Sluice's
+ * graceful shutdown. Each fault gets the ERR a MySQL server would send when it can reach the client in order, then
+ * a close; a shutdown closes the session at its first idle moment outside a transaction. It sits right after the {@link CommandRelayHandler} in the
  * pipeline (the relay lets these events pass), so the relay's file holds the path commands take.
  */
 final class ClientClosing extends ChannelInboundHandlerAdapter {
@@ -83,6 +83,16 @@ final class ClientClosing extends ChannelInboundHandlerAdapter {
             log.debug("client {}: closing after error: {}", session.remoteAddress(), root.toString());
         }
         ctx.close();
+    }
+
+    /** A command frame whose sequence id is not 0: the server's answer to it, then the connection closes. */
+    void outOfOrder(int sequenceId) {
+        log.debug("client {}: command frame with sequence id {}: closing", session.remoteAddress(), sequenceId);
+        if (relay.held().isEmpty() && relay.isBetweenResponses()) {
+            relay.failAndClose(ClientErrors.packetsOutOfOrder(session.channel().alloc(), sequenceId + 1));
+        } else {
+            relay.closeNow(); // an ERR now would land inside a response still being relayed
+        }
     }
 
     /** Graceful shutdown asked for the session to close: closes it now if it is idle outside a transaction. */

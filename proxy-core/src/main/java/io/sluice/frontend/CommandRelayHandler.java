@@ -10,11 +10,15 @@ import io.sluice.backend.BorrowingSession;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.pooling.GtidNotReached;
+import io.sluice.pooling.StatementMapping;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.routing.ReadWriteGroup;
+import io.sluice.routing.RoutingPolicy;
+import io.sluice.routing.SessionPolicies;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -45,11 +49,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         CLOSED
     }
 
-    /** Reasons to stop reading the client; reading resumes when none is left. */
-    private static final int SUSPEND_ACQUIRING = 1;
-    private static final int SUSPEND_BACKEND_FULL = 2;
-    private static final int SUSPEND_MOVING = 4;
-
     private final FrontendContext context;
     private final ClientSecurity security;
     private final ClientSession session;
@@ -58,12 +57,15 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final CommandPolicy policy;
     /** Whether the policy follows the session (transaction pooling): read once, so session pooling pays nothing. */
     private final boolean followsSession;
-    /** Whether prepared-statement commands go through the policy: it follows the session or records statements. */
-    private final boolean statementsByPolicy;
+    /** What sends prepared-statement commands under the connection's statement ids, or {@code null}: as they came. */
+    private final StatementMapping statements;
+    /** What routes the statements the policy holds to route, or {@code null}: a session whose policy does not route. */
+    private final SessionRouter router;
     private final CaptureHook capture;
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
+    private final ClientReading reading;
 
     private State state = State.STARTING;
     /** Frames waiting for a connection, or for Sluice's own command on it, in order. */
@@ -75,7 +77,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private int lastCommand = -1;
     /** Why the backend connection was lost, told at the next command; {@code null} while it is fine. */
     private String lostBackend;
-    private int suspendReasons;
     private boolean forwardedSinceFlush;
     /** The connection frames were forwarded to since the last flush. */
     private BackendConnection flushTarget;
@@ -92,11 +93,21 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
-        this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
-                session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
-                context.readWriteGroup(session.requestedSchema()), new PolicyPort(this, lease, session, context));
+        ReadWriteGroup split = context.readWriteGroup(session.requestedSchema());
+        SessionRouter routing = split == null ? null : new SessionRouter(this, lease, session);
+        this.policy = SessionPolicies.of(context.pooling().transactionPooling(), session.key(),
+                session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(), split,
+                new PolicyPort(this, lease, session, context), routing);
         this.followsSession = policy.followsSession();
-        this.statementsByPolicy = policy.takesStatementCommands();
+        this.statements = StatementMapping.of(policy);
+        if (policy instanceof RoutingPolicy routes) {
+            routing.serves(routes);
+            this.router = routing;
+        } else {
+            this.router = null; // a split group's session on a server without session tracking: pinned, not routed
+        }
+        this.reading = new ClientReading(this, channel);
+        this.onWaiting = () -> reading.suspend(ClientReading.ACQUIRING);
         this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());
         this.userChange = new UserChange(this, session, security, context, lease, capture, policy);
         lease.attach(this, policy);
@@ -127,7 +138,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             flushForwarded();
         }
         sendHeld();
-        resumeReading(SUSPEND_ACQUIRING);
+        reading.resume(ClientReading.ACQUIRING);
     }
 
     // ---- client to backend ----------------------------------------------------------------------------------
@@ -163,7 +174,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             // the server connection, and for a command with no response (COM_STMT_CLOSE) the server's ERR would read
             // as a backend breaking the protocol: WARN lines a client could cause at will (issue #42).
             frame.release();
-            refuseOutOfOrder();
+            closing.outOfOrder(lastSequenceId);
             return;
         }
         if (length == 0) {
@@ -206,25 +217,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         if (holdNextToRoute) {
-            holdToBeRouted(frame, kind, command, captured);
+            holdNextToRoute = false;
+            router.hold(frame, kind, command, captured);
             return;
         }
         forward(frame, kind, command, captured);
-    }
-
-    /** Holds a command the policy routes once it is first and the connection is idle (read/write splitting). */
-    private void holdToBeRouted(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
-        holdNextToRoute = false;
-        held.addToRoute(frame, kind, command, captured);
-        if (held.peek().frame() != frame) {
-            return; // routed once the commands before it went
-        }
-        BackendConnection connection = lease.connection();
-        if (connection == null && !lease.isAcquiring()) {
-            routedHere(held.peek(), null); // nothing before it, no connection: routed now
-        } else if (connection != null && connection.isBetweenCommands() && !connection.runsOwnCommand()) {
-            sendHeld(); // a connection kept idle (a pin: the last statement's warnings), which no answer will wake
-        }
     }
 
     /** Sends a frame on the connection, or holds it until there is one (and starts taking one). */
@@ -233,7 +230,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (connection == null || connection.runsOwnCommand() || !held.isEmpty()) {
             hold(frame, kind, command, captured);
             if (connection == null && !lease.isAcquiring()) {
-                lease.acquire(onBound, onAcquireFailed, onWaiting); // reused callbacks: nothing to allocate
+                acquire();
             }
             return;
         }
@@ -243,7 +240,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
         BackendConnection now = lease.connection();
         if (now != null && !now.channel().isWritable()) {
-            suspendReading(SUSPEND_BACKEND_FULL);
+            reading.suspend(ClientReading.BACKEND_FULL);
         }
     }
 
@@ -257,9 +254,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             ResponseObserver captured) {
         if (kind == null) {
             connection.forwardData(frame);
-        } else if (statementsByPolicy && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
+        } else if (statements != null && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
                 && command != Command.COM_STMT_CLOSE) {
-            if (!policy.sendStatementCommand(connection, command, frame, kind, captured)) {
+            if (!statements.sendStatementCommand(connection, command, frame, kind, captured)) {
                 return false;
             }
         } else {
@@ -304,36 +301,26 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         boolean answered = false;
         while (!held.isEmpty()) {
             HeldCommands.Held next = held.peek();
-            if (next.isChangeUser()) {
+            if (next.isOwnAnswer() || next.isChangeUser()) {
                 if (connection != null && !connection.isBetweenCommands()) {
                     break; // the responses to the commands before it go first
                 }
                 held.poll();
-                if (answered) {
+                if (next.isOwnAnswer()) {
+                    channel.write(next.frame(), channel.voidPromise());
+                    answered = true;
+                } else if (userChange.resumed(next.frame(), answered)) {
                     answered = false;
-                    channel.flush();
-                }
-                if (!userChange.resumed(next.frame())) {
+                    connection = lease.connection();
+                } else {
                     return; // the exchange goes on; what waits behind it is sent once it has ended
                 }
-                connection = lease.connection();
-                if (connection == null && !held.isEmpty() && !lease.isAcquiring()) {
-                    lease.acquire(onBound, onAcquireFailed, onWaiting); // the new user's commands need one
-                }
-                continue;
-            }
-            if (next.isOwnAnswer()) {
-                if (connection != null && !connection.isBetweenCommands()) {
-                    break; // the responses to the commands before it go first
-                }
-                held.poll();
-                channel.write(next.frame(), channel.voidPromise());
-                answered = true;
                 continue;
             }
             // One that waits to be routed waits for the connection to be idle, or for one of its route (bound()
             // sends it then).
-            if (connection == null || connection.runsOwnCommand() || next.toRoute() && !routedHere(next, connection)
+            if (connection == null || connection.runsOwnCommand()
+                    || next.toRoute() && !router.routedHere(next, connection)
                     || !send(connection, next.frame(), next.kind(), next.command(), next.captured())) {
                 break;
             }
@@ -358,45 +345,29 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
     }
 
-    /**
-     * The first held command waits to be routed (read/write splitting, {@link HeldCommands#addToRoute}): whether it
-     * runs on {@code connection}, now. If not, it waits until the connection is between commands, or the policy
-     * routed it elsewhere and a connection of its route is being taken (the one held given back).
-     */
-    private boolean routedHere(HeldCommands.Held first, BackendConnection connection) {
-        if (connection != null ? connection.runsOwnCommand() || !connection.isBetweenCommands()
-                : lease.isAcquiring()) {
-            return false;
-        }
-        held.firstRouted();
-        boolean elsewhere = policy.routeHeld(first.command(), first.frame(), connection);
-        if (connection != null) {
-            if (!elsewhere) {
-                return true;
-            }
-            lease.giveBack();
-        }
-        lease.acquire(onBound, onAcquireFailed, onWaiting);
-        return false;
-    }
-
     // ---- acquiring a connection -----------------------------------------------------------------------------
 
     // A command's acquire (the one per transaction in transaction pooling) reuses these.
     private final Consumer<BackendConnection> onBound = this::bound;
     private final Consumer<Throwable> onAcquireFailed = cause -> acquireFailed(cause, -1);
-    private final Runnable onWaiting = () -> suspendReading(SUSPEND_ACQUIRING);
+    final Runnable onWaiting;
 
-    private void bound(BackendConnection connection) {
+    /** Takes a connection for the held commands. */
+    void acquire() {
+        lease.acquire(onBound, onAcquireFailed, onWaiting); // reused callbacks: nothing to allocate
+    }
+
+    /** A connection is bound: the held commands go. */
+    void bound(BackendConnection connection) {
         if (state != State.CLOSED) {
             capture.bound(connection);
             sendHeld();
-            resumeReading(SUSPEND_ACQUIRING);
+            reading.resume(ClientReading.ACQUIRING);
         }
     }
 
     /** No connection: the held commands, or the request waiting for OK, get the error; the session goes on. */
-    private void acquireFailed(Throwable cause, int replySequenceId) {
+    void acquireFailed(Throwable cause, int replySequenceId) {
         log.debug("client {}: no backend connection: {}", session.remoteAddress(), cause.toString());
         int sequenceId = replySequenceId >= 0 ? replySequenceId
                 : held.isEmpty() ? lastSequenceId + 1 : held.peek().replySequenceId();
@@ -412,7 +383,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         } else {
             failHeld(cause);
         }
-        resumeReading(SUSPEND_ACQUIRING);
+        reading.resume(ClientReading.ACQUIRING);
     }
 
     /**
@@ -422,18 +393,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      */
     private void failHeld(Throwable cause) {
         if (held.failUpToRouted(channel, sequenceId -> lease.acquireFailed(channel.alloc(), sequenceId, cause))) {
-            routedHere(held.peek(), null);
+            router.routedHere(held.peek(), null);
         }
-    }
-
-    /** COM_CHANGE_USER succeeded: takes a connection for the new user, then runs {@code onReady} (its OK). */
-    void acquireThen(int replySequenceId, Runnable onReady) {
-        lease.acquire(connection -> {
-            if (state != State.CLOSED) {
-                onReady.run();
-            }
-            bound(connection);
-        }, cause -> acquireFailed(cause, replySequenceId), onWaiting);
     }
 
     /** COM_CHANGE_USER's exchange began; its client packets go to its own stage. */
@@ -489,7 +450,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void onBackendWritable() {
-        resumeReading(SUSPEND_BACKEND_FULL);
+        reading.resume(ClientReading.BACKEND_FULL);
     }
 
     @Override
@@ -579,18 +540,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         }
     }
 
-    /** A command frame whose sequence id is not 0: the server's answer to it, then the connection closes. */
-    private void refuseOutOfOrder() {
-        if (log.isDebugEnabled()) {
-            log.debug("client {}: command frame with sequence id {}: closing", session.remoteAddress(),
-                    lastSequenceId);
-        }
-        if (held.isEmpty() && isBetweenResponses()) {
-            failAndClose(ClientErrors.packetsOutOfOrder(channel.alloc(), lastSequenceId + 1));
-        } else {
-            state = State.CLOSED; // an ERR now would land inside a response still being relayed
-            channel.close();
-        }
+    /** Closes the session at once, nothing more written. */
+    void closeNow() {
+        state = State.CLOSED;
+        channel.close();
     }
 
     void failAndClose(ByteBuf err) {
@@ -626,22 +579,10 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Session pooling: no command may come while a move reads the session's state and swaps its connection. */
     void moving(boolean underWay) {
         if (underWay) {
-            suspendReading(SUSPEND_MOVING);
+            reading.suspend(ClientReading.MOVING);
         } else {
-            resumeReading(SUSPEND_MOVING);
+            reading.resume(ClientReading.MOVING);
             sendHeld(); // those held first
-        }
-    }
-
-    private void suspendReading(int reason) {
-        suspendReasons |= reason;
-        channel.config().setAutoRead(false);
-    }
-
-    private void resumeReading(int reason) {
-        suspendReasons &= ~reason;
-        if (suspendReasons == 0 && state != State.CLOSED) {
-            channel.config().setAutoRead(true);
         }
     }
 }

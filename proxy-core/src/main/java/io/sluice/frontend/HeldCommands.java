@@ -61,7 +61,7 @@ final class HeldCommands {
 
     /**
      * Holds a statement that the session's policy routes once it is first and the connection is between commands
-     * ({@link io.sluice.pooling.CommandPolicy#routeHeld}).
+     * ({@link io.sluice.routing.RoutingPolicy#routeHeld}).
      */
     void addToRoute(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
         add(new Held(frame, kind, command, captured, true));

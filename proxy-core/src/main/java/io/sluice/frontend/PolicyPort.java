@@ -1,17 +1,12 @@
 package io.sluice.frontend;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
-import io.sluice.backend.BackendException;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.SessionPort;
 import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,42 +89,6 @@ final class PolicyPort implements SessionPort {
     @Override
     public void resume() {
         relay.sendHeld();
-    }
-
-    @Override
-    public void holdToRoute() {
-        relay.holdToRoute();
-    }
-
-    @Override
-    public boolean holdsToRoute() {
-        return relay.held().waitsToBeRouted();
-    }
-
-    @Override
-    public void runAgainFirst(ByteBuf frame, int command) {
-        relay.held().addFirstToRoute(frame, command, null); // the capture recorded the first try
-    }
-
-    @Override
-    public void routeFirstAgain() {
-        HeldCommands.Held first = relay.held().poll();
-        relay.held().addFirstToRoute(first.frame(), first.command(), first.captured());
-    }
-
-    @Override
-    public void refuseAccessModeOnReplica(int sequenceId, String group, String replica) {
-        relay.answer(ClientErrors.accessModeOnReplica(session.channel().alloc(), sequenceId, group, replica));
-    }
-
-    @Override
-    public void routeTo(String dataSource) {
-        lease.routeTo(dataSource);
-    }
-
-    @Override
-    public void queryPrimary(String sql, Consumer<List<Map<String, String>>> rows, Consumer<BackendException> failed) {
-        lease.queryPrimary(sql, rows, failed);
     }
 
     @Override

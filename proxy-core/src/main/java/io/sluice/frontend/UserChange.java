@@ -51,11 +51,19 @@ final class UserChange implements ChangeUser.Outcome {
     /**
      * A held COM_CHANGE_USER's turn came (frame taken).
      *
-     * @return whether the relay goes on sending what was held behind it (the exchange ended at once)
+     * @param answered whether Sluice's own answers to earlier commands were written, to be flushed before it
+     * @return whether the relay goes on sending what was held behind it (the exchange ended at once; the new user's
+     *     commands then have a connection coming)
      */
-    boolean resumed(ByteBuf frame) {
+    boolean resumed(ByteBuf frame, boolean answered) {
+        if (answered) {
+            channel.flush();
+        }
         start(frame);
         if (relay.isCommandPhase()) {
+            if (lease.connection() == null && !relay.held().isEmpty() && !lease.isAcquiring()) {
+                relay.acquire(); // the new user's commands need one
+            }
             return true;
         }
         if (relay.isChangingUser() && !relay.held().isEmpty()) {
@@ -97,7 +105,11 @@ final class UserChange implements ChangeUser.Outcome {
             return;
         }
         // The OK waits until the new user's session can work.
-        relay.acquireThen(okSequenceId,
-                () -> relay.reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT)));
+        lease.acquire(connection -> {
+            if (!relay.isClosed()) {
+                relay.reply(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
+            }
+            relay.bound(connection);
+        }, cause -> relay.acquireFailed(cause, okSequenceId), relay.onWaiting);
     }
 }

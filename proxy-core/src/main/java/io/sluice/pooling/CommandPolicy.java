@@ -24,9 +24,11 @@ import java.util.function.Consumer;
  * or per statement command, never per relayed packet.
  *
  * <p>What a policy may do to a session goes through its {@link SessionPort}: answer a command itself, hold commands
- * back while a command of Sluice's own runs, let the connection go. A policy choosing among several backend groups
- * per statement (read/write splitting) decides in {@link #onCommand} and tells the port which lease the command
- * goes to; moving a session to another server is a give-back followed by an acquire elsewhere, with
+ * back while a command of Sluice's own runs, let the connection go. Optional capabilities are interfaces of their
+ * own, which the relay looks for once per session (decision 140): {@link StatementMapping} for a policy that maps
+ * prepared statements onto each connection's, and the {@code routing} package's {@code RoutingPolicy} and
+ * {@code Router} for one that chooses a server per statement (read/write splitting). Moving a session to another
+ * server is a give-back followed by an acquire elsewhere, with
  * {@link #prepareConnection} making the new connection match the session (see
  * docs/design/2026-11-27-session-core.md).
  */
@@ -45,22 +47,9 @@ public interface CommandPolicy {
      */
     static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
             SessionPort port) {
-        return of(transactionPooling, key, clientTracksState, mariaDb, null, port);
-    }
-
-    /**
-     * As above, for a session of a read/write split group ({@code split}, else {@code null}): such a session takes a
-     * connection per transaction from the group's primary or a replica, whatever the pooling mode, when the server
-     * can report session state (else it stays on the primary, pinned). A session-pooling session on MariaDB records
-     * its prepared statements and follows its named locks ({@link SessionPooling}, decisions 106 and 108), whatever
-     * the size of its group: a backend added later is where it may be moved to.
-     */
-    static CommandPolicy of(boolean transactionPooling, SessionKey key, boolean clientTracksState, boolean mariaDb,
-            ReadWriteGroup split, SessionPort port) {
-        if (split != null && followsState(true, key)) {
-            return new ReadWriteSplitting(port, split, key.deprecateEof(), clientTracksState, mariaDb);
-        }
-        if (!transactionPooling && split == null) {
+        if (!transactionPooling) {
+            // A session-pooling session on MariaDB records its prepared statements and follows its named locks
+            // (decisions 106 and 108), whatever the size of its group: a backend added later is where it may move.
             return mariaDb ? new SessionPooling(port) : SESSION;
         }
         if (!followsState(true, key)) {
@@ -90,12 +79,15 @@ public interface CommandPolicy {
     }
 
     /**
-     * Whether prepared-statement commands (but COM_STMT_CLOSE) go to the connection through
-     * {@link #sendStatementCommand}: a policy that follows the session, and session pooling recording its statements
-     * to move with them ({@link SessionPooling}). Read once per session.
+     * Transitional, for {@link SessionPooling} until it implements {@link StatementMapping} (which takes the place
+     * of this and {@link #sendStatementCommand}; decision 140): whether its prepared-statement commands go to the
+     * connection through {@link #sendStatementCommand}. Read once per session.
+     *
+     * @deprecated implement {@link StatementMapping} instead
      */
+    @Deprecated
     default boolean takesStatementCommands() {
-        return followsSession();
+        return false;
     }
 
     /** Whether the session may be moved to another backend of the group between transactions. */
@@ -129,15 +121,15 @@ public interface CommandPolicy {
     }
 
     /**
-     * Writes a prepared-statement command (COM_STMT_PREPARE, EXECUTE, SEND_LONG_DATA, RESET, FETCH) to the
-     * connection in use, mapping the session's statement ids onto the connection's.
+     * Transitional (see {@link #takesStatementCommands}): writes a prepared-statement command as it came, unmapped.
      *
-     * @param captured the traffic capture's record of the command, or {@code null}
-     * @return false when the command must wait (not consumed; the session holds it and tries again once it resumes)
+     * @deprecated implement {@link StatementMapping} instead
      */
+    @Deprecated
     default boolean sendStatementCommand(BackendConnection connection, int command, ByteBuf frame, ResponseKind kind,
             ResponseObserver captured) {
-        throw new UnsupportedOperationException("sendStatementCommand");
+        connection.forward(frame, kind, captured, null, 0);
+        return true;
     }
 
     /** Relayed responses ended and were written to the client: read back state, or let the connection go. */
@@ -170,18 +162,6 @@ public interface CommandPolicy {
     /** Who follows the session state the server reports, or {@code null}. */
     default SessionStateListener stateFollower() {
         return null;
-    }
-
-    /**
-     * A statement the policy held to be routed ({@link SessionPort#holdToRoute()}) is now first among the session's
-     * commands, and {@code connection} (or {@code null}: none held) is between commands. Routes it (read/write
-     * splitting).
-     *
-     * @return whether it needs a connection of its route: the session gives {@code connection} back and takes one;
-     *     {@code false}: it runs on {@code connection}
-     */
-    default boolean routeHeld(int command, ByteBuf frame, BackendConnection connection) {
-        return false;
     }
 
     /** Whether the connection may go back to the pool as it is (its state known), rather than reset. */

@@ -29,7 +29,7 @@ import java.util.function.Consumer;
  * connections) and {@link SessionStateFollower} (variables, schema and last-insert id as the server reports them).
  * See docs/design/2026-11-22-transaction-pooling.md.
  */
-public final class TransactionPooling implements CommandPolicy {
+public final class TransactionPooling implements CommandPolicy, StatementMapping {
     private final SessionPort port;
     private final Pins pins;
     /** The one scan of a statement (decision 136), shared with a read/write split that wraps this policy. */
@@ -347,7 +347,7 @@ public final class TransactionPooling implements CommandPolicy {
      * Read/write splitting: told first when a connection refuses to prepare again the statement an execute waits for;
      * true when it takes the execute elsewhere (decision 110).
      */
-    void onPrepareRefused(
+    public void onPrepareRefused(
             java.util.function.BiPredicate<BackendConnection, io.sluice.protocol.Packets.BackendError> policy) {
         statements.onPrepareRefused(policy);
     }
@@ -356,7 +356,7 @@ public final class TransactionPooling implements CommandPolicy {
      * The response about to be reported to {@link #afterResponses} is a refusal kept from the client: the statement
      * did nothing there, so what its text would have pinned the session for is not on that connection.
      */
-    void refusalKept() {
+    public void refusalKept() {
         refusalKept = true;
         pins.restore(pinsBeforeStatement);
     }
@@ -365,16 +365,16 @@ public final class TransactionPooling implements CommandPolicy {
      * As {@link #mayGiveBack}, for a statement being routed: the pins its own text brings belong to the connection it
      * will run on, not to the one held now (read/write splitting).
      */
-    boolean mayGiveBackBeforeStatement(BackendConnection connection) {
+    public boolean mayGiveBackBeforeStatement(BackendConnection connection) {
         return pinsBeforeStatement == 0 && connectionDone(connection) && !follower.userVariablesUnknown();
     }
 
     /** The session's prepared statement of this client id, or {@code null}. */
     /**
      * Scans the COM_QUERY {@code frame} and classifies it for a read/write split (decision 136); see
-     * {@link #queryScanned()}.
+     * {@link #queryScanned(ByteBuf)}.
      */
-    int classifyQuery(ByteBuf frame) {
+    public int classifyQuery(ByteBuf frame) {
         scannedFrame = frame;
         scannedFrom = frame.readerIndex();
         scannedTo = frame.writerIndex();
@@ -386,18 +386,18 @@ public final class TransactionPooling implements CommandPolicy {
      * The frame passed next to {@link #onCommand} is a COM_QUERY that {@link #classifyQuery} read: if it is the one
      * read last, unchanged, its scan stands for it, so a statement is read once. It holds for that one command.
      */
-    void queryScanned(ByteBuf frame) {
+    public void queryScanned(ByteBuf frame) {
         // the same buffer, unmoved, still in hand: no other statement was scanned since
         scanned = frame == scannedFrame && frame.readerIndex() == scannedFrom && frame.writerIndex() == scannedTo;
         scannedFrame = null;
     }
 
-    PreparedStatement statement(int clientId) {
+    public PreparedStatement statement(int clientId) {
         return statements.get(clientId);
     }
 
     /** The GTID of the session's last write (MariaDB with a binary log), or {@code null}. */
-    String lastGtid() {
+    public String lastGtid() {
         return follower.lastGtid();
     }
 

@@ -1,5 +1,7 @@
 package io.sluice.protocol;
 
+import io.netty.buffer.ByteBuf;
+
 /**
  * Error codes a server sends that Sluice acts on. Sluice relays them as they come and never sends them itself (those
  * are {@link ErrorCode}).
@@ -13,5 +15,22 @@ public final class ServerErrors {
     public static final int ER_CONNECTION_KILLED = 1927;
 
     private ServerErrors() {
+    }
+
+    /**
+     * Whether {@code buf} is exactly one whole ERR packet, 1792 (the session's READ ONLY refused a write) or 1290
+     * (the server's {@code read_only} did): the whole response of a statement the server refused before it did
+     * anything.
+     */
+    public static boolean isWriteRefusal(ByteBuf buf) {
+        int at = buf.readerIndex();
+        int readable = buf.readableBytes();
+        if (readable < Packets.HEADER_SIZE + 3 || Packets.payloadLength(buf, at) + Packets.HEADER_SIZE != readable
+                || buf.getUnsignedByte(at + Packets.HEADER_SIZE) != 0xFF) {
+            return false;
+        }
+        int code = buf.getUnsignedShortLE(at + Packets.HEADER_SIZE + 1);
+        return code == ErrorCode.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.code()
+                || code == ErrorCode.ER_OPTION_PREVENTS_STATEMENT.code();
     }
 }

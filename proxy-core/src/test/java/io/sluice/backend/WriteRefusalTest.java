@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
+import io.sluice.protocol.ServerErrors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,7 +17,7 @@ class WriteRefusalTest {
 
     private static boolean refusal(ByteBuf buf) {
         try {
-            return BackendConnection.isWriteRefusal(buf);
+            return ServerErrors.isWriteRefusal(buf);
         } finally {
             buf.release();
         }

@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * each secret. And a capture writes only under {@code capture.directory}, reads keys only under
  * {@code capture.keyDirectory}, and says nothing of files elsewhere; its files are 0600.
  */
+@Tag("server")
 class CaptureSecretsTest {
 
     private static final Path ROOT = tempRoot();

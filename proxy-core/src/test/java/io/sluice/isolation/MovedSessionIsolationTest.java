@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * one in use is drained and the other undrained, so that every session that can move moves at its next transaction
  * boundary, onto a connection of the other pool that other sessions used before. In both pooling modes.
  */
+@Tag("server")
 class MovedSessionIsolationTest {
 
     @RegisterExtension

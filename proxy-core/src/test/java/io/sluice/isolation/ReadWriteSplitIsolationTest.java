@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * sense here: a session's state must follow its reads to whichever server runs them, or keep them where it is; the
  * replica lag does not show, since causal reads (the default) wait for what the session wrote.
  */
+@Tag("server")
 @ExtendWith(LeakDetection.class)
 class ReadWriteSplitIsolationTest {
 

@@ -6,6 +6,7 @@ import io.sluice.testing.SluiceExtension;
 import io.sluice.testing.TestMariaDb;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>No JUnit timeout: a long run ({@code benchmark/isolation/run.sh}) takes as long as it takes, and no corpus
  * statement blocks (the sessions' socket timeout would turn a hang into a mismatch).
  */
+@Tag("server")
 class TransactionPoolingIsolationTest {
 
     @RegisterExtension

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,6 +21,10 @@ import org.junit.jupiter.api.Test;
  */
 class LayeringTest {
     private static final String ROOT = "io.sluice";
+    /** The modules with main classes of Sluice's. */
+    private static final List<String> MODULES = List.of("proxy-balancer", "proxy-core", "proxy-bootstrap", "benchmark");
+    /** The size a main class must stay within (issue #43). */
+    private static final int MAX_LINES = 600;
 
     private static JavaClasses classes;
 
@@ -48,7 +54,7 @@ class LayeringTest {
     @Test
     void everyPackageHasAPackageInfo() throws IOException {
         List<Path> missing = new ArrayList<>();
-        for (String module : List.of("proxy-balancer", "proxy-core", "proxy-bootstrap", "benchmark")) {
+        for (String module : MODULES) {
             Path sources = Path.of("..", module, "src", "main", "java");
             try (Stream<Path> directories = Files.walk(sources)) {
                 for (Path directory : directories.filter(Files::isDirectory).toList()) {
@@ -59,6 +65,27 @@ class LayeringTest {
             }
         }
         assertThat(missing).as("packages without a package-info.java").isEmpty();
+    }
+
+    /**
+     * No main source file of any module is over {@value #MAX_LINES} lines (issue #43): a class that grows past it has
+     * a job to give to a class of its own, rather than lines to squeeze.
+     */
+    @Test
+    void noMainClassIsOverSixHundredLines() throws IOException {
+        Map<String, Integer> over = new TreeMap<>();
+        for (String module : MODULES) {
+            Path sources = Path.of("..", module, "src", "main", "java");
+            try (Stream<Path> files = Files.walk(sources)) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                    int lines = Files.readAllLines(file).size();
+                    if (lines > MAX_LINES) {
+                        over.put(sources.relativize(file).toString(), lines);
+                    }
+                }
+            }
+        }
+        assertThat(over).as("main classes over %d lines", MAX_LINES).isEmpty();
     }
 
     private static boolean hasJavaSource(Path directory) throws IOException {

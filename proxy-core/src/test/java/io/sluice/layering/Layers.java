@@ -23,7 +23,8 @@ import java.util.Set;
  * <pre>
  * protocol
  *   &larr; foundation: api, auth, balancer, config, json, metrics, readwrite, slowlog, sql, state, tls, transport
- *   &larr; codec &larr; relay &larr; capture &larr; backend &larr; backend.pool &larr; pooling &larr; frontend
+ *   &larr; codec &larr; relay &larr; capture &larr; backend &larr; backend.pool &larr; pooling &larr; routing
+ *   &larr; frontend
  *   &larr; io.sluice (Sluice and its start-up)
  *   &larr; ops.metrics (the exporter) and admin, which reach the proxy only through api's views
  *   &larr; ops (SluiceServer, the composition root)
@@ -54,6 +55,7 @@ public final class Layers {
             new Layer("backend", "backend"),
             new Layer("backend.pool", "backend.pool.."),
             new Layer("pooling", "pooling.."),
+            new Layer("routing", "routing.."),
             new Layer("frontend", "frontend.."),
             new Layer("proxy", ""),
             new Layer("exporter", "ops.metrics.."),

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * decision 110 each statement below wrote on a replica only, and the primary's next write broke replication there.
  * Where a statement ran is read on the servers: their tables, their GTID positions, their named locks.
  */
+@Tag("server")
 class ReplicaWritesTest {
     private static ReplicationGroup servers;
     private static Sluice sluice;

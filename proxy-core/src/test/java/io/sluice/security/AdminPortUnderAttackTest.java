@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * than the port takes, and oversized headers and bodies. {@code /livez} keeps answering within 100 ms throughout, and
  * the slow clients are closed at the request timeout.
  */
+@Tag("server")
 class AdminPortUnderAttackTest {
 
     private static final int SLOW = 8;

@@ -10,6 +10,7 @@ import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.RawMySqlClient.Packet;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * login of its own between two guesses must not forgive the guesses, which are against another account
  * ({@code app2}). The back-off is counted per account and address.
  */
+@Tag("server")
 class ChangeUserGuessingTest {
 
     private static final long WINDOW_MILLIS = 4_000;

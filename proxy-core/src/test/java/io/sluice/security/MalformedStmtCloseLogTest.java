@@ -11,6 +11,7 @@ import io.sluice.protocol.Command;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,7 @@ import org.slf4j.LoggerFactory;
  * server would answer ERR 1156 to a command that has no response and hang up, which read as a backend breaking the
  * protocol and a lost backend: two WARN lines).
  */
+@Tag("server")
 class MalformedStmtCloseLogTest {
 
     private static final int SESSIONS = 4;

@@ -1,4 +1,4 @@
-package io.sluice.pooling;
+package io.sluice.routing;
 
 import io.sluice.backend.BackendException;
 

@@ -1,4 +1,4 @@
-package io.sluice.pooling;
+package io.sluice.routing;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
@@ -6,6 +6,10 @@ import io.sluice.backend.BackendException;
 import io.sluice.backend.SetSessionVariables;
 import io.sluice.config.CausalReads;
 import io.sluice.config.TransactionalReadQueryStrategy;
+import io.sluice.pooling.PinReason;
+import io.sluice.pooling.SessionPort;
+import io.sluice.pooling.StatementMapping;
+import io.sluice.pooling.TransactionPooling;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
@@ -37,12 +41,13 @@ import java.util.function.Consumer;
  * so here before they are lent), a session's access mode is never carried to them, what would make one read-write
  * is refused where it would run there, and a plain read a replica refuses as a write runs again on the primary.
  */
-public final class ReadWriteSplitting implements CommandPolicy {
+public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReadWriteSplitting.class);
     /** A command that is not a COM_QUERY: no scan was made before the policy's work. */
     private static final int NOT_SCANNED = -3;
     private final TransactionPooling inner;
     private final SessionPort port;
+    private final Router router;
     private final ReadWriteGroup group;
     private final TransactionState transaction;
     private final CausalWaiter causal;
@@ -68,12 +73,13 @@ public final class ReadWriteSplitting implements CommandPolicy {
      */
     private boolean resetForwarded;
 
-    public ReadWriteSplitting(SessionPort port, ReadWriteGroup group, boolean deprecateEof, boolean clientTracksState,
-            boolean mariaDb) {
+    ReadWriteSplitting(SessionPort port, Router router, ReadWriteGroup group, boolean deprecateEof,
+            boolean clientTracksState, boolean mariaDb) {
         this.inner = new TransactionPooling(port, deprecateEof, clientTracksState, mariaDb);
         this.port = port;
+        this.router = router;
         this.group = group;
-        this.causal = new CausalWaiter(group, port, deprecateEof, () -> previous = group.primary());
+        this.causal = new CausalWaiter(group, router, deprecateEof, () -> previous = group.primary());
         this.transaction = new TransactionState(
                 group.config().transactionalReadQueryStrategy() != TransactionalReadQueryStrategy.PRIMARY);
         inner.onPrepareRefused(this::prepareRefused);
@@ -94,7 +100,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         log.debug("read/write group {}: replica {} refused to prepare a statement as a write; it runs on the primary",
                 group.name(), connection.dataSourceName());
         refusedByReplica = true;
-        port.routeFirstAgain();
+        router.routeFirstAgain();
         return true;
     }
 
@@ -109,18 +115,18 @@ public final class ReadWriteSplitting implements CommandPolicy {
             // It would run on the replica's connection and make it read-write: refused, nothing runs (decision 110).
             int sequenceId = Packets.sequenceId(frame, frame.readerIndex()) + 1;
             frame.release();
-            port.refuseAccessModeOnReplica(sequenceId, group.name(), held.dataSourceName());
+            router.refuseAccessModeOnReplica(sequenceId, group.name(), held.dataSourceName());
             return null;
         }
         boolean mayRunAgain = false;
         if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && waitsToBeRouted(command, frame,
                 held, queryClass)) {
-            port.holdToRoute(); // routeHeld routes it once the commands before it are answered
+            router.holdToRoute(); // routeHeld routes it once the commands before it are answered
         } else if (held == null && port.isQuiet()) {
             dropRunAgain();
             RouteReason wanted = wantedRoute(command, frame, queryClass);
             String target = route(wanted, frame);
-            port.routeTo(target.equals(group.primary()) ? null : target);
+            router.routeTo(target.equals(group.primary()) ? null : target);
             mayRunAgain = mayRunAgain(command, wanted, target, frame);
         } else if (command == Command.COM_QUERY) {
             // On the connection held (a transaction, a pin), or behind a statement that waits for one: it runs there;
@@ -237,7 +243,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
      * A statement of a transaction begun on a replica stays with it (the server refuses a write there).
      */
     private boolean waitsToBeRouted(int command, ByteBuf frame, BackendConnection held, int queryClass) {
-        if (port.holdsToRoute()) {
+        if (router.holdsToRoute()) {
             return true;
         }
         if (held != null && held.runsOwnCommand() && port.isQuiet()) {
@@ -273,7 +279,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
             group.routed(RouteReason.REPLICA_REFUSED);
             previous = group.primary();
             waitSkipped = false;
-            port.routeTo(null);
+            router.routeTo(null);
             return connection == null || !connection.dataSourceName().equals(group.primary());
         }
         dropRunAgain();
@@ -286,7 +292,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
         if (connection != null && target.equals(connection.dataSourceName())) {
             return false;
         }
-        port.routeTo(target.equals(group.primary()) ? null : target);
+        router.routeTo(target.equals(group.primary()) ? null : target);
         if (mayRunAgain(command, wanted, target, frame)) {
             keepToRunAgain(command, frame);
         }
@@ -416,7 +422,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
                     frame.setIntLE(runAgainFrom + Packets.HEADER_SIZE + 1, runAgainStatement);
                 }
                 inner.refusalKept(); // the replica's ERR is not the session's to read with SHOW ERRORS
-                port.runAgainFirst(frame, runAgainCommand);
+                router.runAgainFirst(frame, runAgainCommand);
             } else {
                 frame.release();
             }

@@ -1,10 +1,11 @@
-package io.sluice.pooling;
+package io.sluice.routing;
 
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.CausalWait;
 import io.sluice.config.CausalReads;
+import io.sluice.pooling.GtidWait;
 import io.sluice.readwrite.RouteReason;
 import java.util.function.Consumer;
 
@@ -33,14 +34,14 @@ final class CausalWaiter {
     static final String MYSQL_PRIMARY_POSITION = "SELECT @@GLOBAL.gtid_executed";
 
     private final ReadWriteGroup group;
-    private final SessionPort port;
+    private final Router router;
     private final boolean deprecateEof;
     /** Told when a read falls back, so that the session's next diagnostics go where the read ran. */
     private final Runnable onFallBack;
 
-    CausalWaiter(ReadWriteGroup group, SessionPort port, boolean deprecateEof, Runnable onFallBack) {
+    CausalWaiter(ReadWriteGroup group, Router router, boolean deprecateEof, Runnable onFallBack) {
         this.group = group;
-        this.port = port;
+        this.router = router;
         this.deprecateEof = deprecateEof;
         this.onFallBack = onFallBack;
     }
@@ -58,7 +59,7 @@ final class CausalWaiter {
             return;
         }
         // The replica's flavour is the group's: its primary is the same server software.
-        port.queryPrimary(primaryPosition(replica.state().isMySql()), rows -> {
+        router.queryPrimary(primaryPosition(replica.state().isMySql()), rows -> {
             String position = TextQuery.firstValue(rows);
             if (position == null || position.isEmpty()) {
                 group.causalWait(ReadWriteGroup.CausalOutcome.REACHED); // nothing written yet: any replica is current
@@ -101,7 +102,7 @@ final class CausalWaiter {
         group.causalWait(outcome);
         group.routed(RouteReason.CAUSAL_TIMEOUT);
         onFallBack.run();
-        port.routeTo(null);
+        router.routeTo(null);
         done.accept(new FallBackToPrimary("causal read: " + replica.dataSourceName() + " had not applied "
                 + waitedFor + " (" + outcome.label() + ")"));
     }
