@@ -20,6 +20,7 @@ import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
+import io.sluice.statistics.StatementRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private BorrowingSession session;
     private CommandObserver observer;
     private LoopCounters counters;
+    /** Where the next client command forwarded is counted by digest; {@code null}: nowhere. */
+    private StatementRecord nextStatement;
     /** A relayed response ended in the read being relayed: the session hears of it once the read is written. */
     private boolean relayedCompleted;
     private boolean flushPending;
@@ -271,11 +274,22 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         } else {
             InFlight entry = inFlight.add(kind, null, replacementStatementId, mapping);
             entry.captured = captured;
-            if (kind != ResponseKind.NONE && observer != null && observer.timesCommands()) {
+            entry.statement = nextStatement;
+            entry.onReplica = nextStatement != null && state.readOnly();
+            if (kind != ResponseKind.NONE && observer != null && (nextStatement != null || observer.timesCommands())) {
                 entry.start(frame, observer);
             }
         }
+        nextStatement = null;
         channel.write(frame, channel.voidPromise());
+    }
+
+    /** The next client command forwarded counts its outcome in {@code record} (statistics by digest), or nowhere. */
+    public void recordNext(StatementRecord record) {
+        nextStatement = record;
+        if (record != null) {
+            tracker.summarize(true); // rows, affected rows and warnings are read only while summing up
+        }
     }
 
     /** Forwards bytes that are not a command (the rest of a 16 MiB+ command, LOCAL INFILE data); taken. */

@@ -61,6 +61,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Whether prepared-statement commands go through the policy: it follows the session or records statements. */
     private final boolean statementsByPolicy;
     private final CaptureHook capture;
+    /** Statement statistics by digest; {@code null} when off. */
+    private final DigestHook digests;
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
@@ -92,6 +94,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
+        this.digests = DigestHook.of(context, session, lease);
         this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
                 session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
                 context.readWriteGroup(session.requestedSchema()), new PolicyPort(this, lease, session, context));
@@ -255,6 +258,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      */
     private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
             ResponseObserver captured) {
+        if (digests != null && kind != null) {
+            digests.beforeSend(connection, frame, command);
+        }
         if (kind == null) {
             connection.forwardData(frame);
         } else if (statementsByPolicy && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
@@ -271,6 +277,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         flushTarget = connection;
         forwardedSinceFlush = true;
         return true;
+    }
+
+    /** Statement statistics by digest, or {@code null} when off. */
+    DigestHook digests() {
+        return digests;
     }
 
     private void hold(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {

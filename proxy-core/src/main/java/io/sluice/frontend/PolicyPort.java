@@ -155,6 +155,9 @@ final class PolicyPort implements SessionPort {
     @Override
     public void pinned(PinReason reason) {
         context.registry().pinned(reason);
+        if (relay.digests() != null) {
+            relay.digests().pinned(reason);
+        }
         log.debug("client {} #{}: pinned to its backend connection: {}", session.remoteAddress(),
                 session.connectionId(), reason.label());
     }
