@@ -16,7 +16,10 @@ import java.util.Arrays;
 public final class SessionDigests {
 
     private static final int FREE = 0;
+    /** A closed statement's slot; never looked up, since -1 is {@link #LAST_PREPARED}. */
     private static final int GONE = -1;
+    /** The id MariaDB clients execute "the statement prepared last" by, in a pipeline after its prepare. */
+    private static final int LAST_PREPARED = -1;
 
     private final LoopDigests table;
     private String user;
@@ -33,6 +36,8 @@ public final class SessionDigests {
     private long[] shapes = new long[16];
     private SqlDigest[] digests = new SqlDigest[16];
     private int used;
+    /** The last COM_STMT_PREPARE sent. */
+    private Prepare lastPrepared;
 
     SessionDigests(LoopDigests table) {
         this.table = table;
@@ -53,7 +58,17 @@ public final class SessionDigests {
                 return found(table.entry(shape, scope(user, schema, group), frame, at + 1, end));
             }
             case Command.COM_STMT_EXECUTE -> {
-                int slot = end - at >= 5 ? slot(frame.getIntLE(at + 1)) : -1;
+                if (end - at < 5) {
+                    return null;
+                }
+                int id = frame.getIntLE(at + 1);
+                if (id == LAST_PREPARED) {
+                    // MariaDB's prepare-and-execute: the statement the client prepared just before, whose id it
+                    // has not seen yet
+                    return lastPrepared == null ? null
+                            : found(table.entry(lastPrepared.shape, scope(user, schema, group), lastPrepared.digest));
+                }
+                int slot = slot(id);
                 if (slot < 0) {
                     return null; // prepared before statistics began, or its prepare failed
                 }
@@ -61,10 +76,11 @@ public final class SessionDigests {
             }
             case Command.COM_STMT_PREPARE -> {
                 long shape = table.shapeOf(frame, at + 1, end);
-                return new Prepare(this, shape, table.owner().digestOf(shape, frame, at + 1, end));
+                lastPrepared = new Prepare(this, shape, table.owner().digestOf(shape, frame, at + 1, end));
+                return lastPrepared;
             }
             case Command.COM_STMT_CLOSE -> {
-                if (end - at >= 5) {
+                if (end - at >= 5 && frame.getIntLE(at + 1) != LAST_PREPARED) {
                     remove(frame.getIntLE(at + 1));
                 }
                 return null;
@@ -146,6 +162,9 @@ public final class SessionDigests {
     }
 
     private int slot(int id) {
+        if (id == FREE) {
+            return -1;
+        }
         int mask = ids.length - 1;
         for (int i = mix(id) & mask, probes = 0; probes < ids.length; i = (i + 1) & mask, probes++) {
             if (ids[i] == id) {

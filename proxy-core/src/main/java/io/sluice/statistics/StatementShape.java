@@ -116,6 +116,7 @@ public final class StatementShape {
             literals++;
             if (literals > 2) {
                 commaHeld = false; // (?, ? stands for a list of any length: the comma before this one goes
+                set(VALUE);
                 return;
             }
         } else {
