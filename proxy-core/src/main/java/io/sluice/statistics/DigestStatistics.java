@@ -208,11 +208,13 @@ public final class DigestStatistics {
                     lower = Math.max(lower, min);
                     upper = Math.min(upper, max);
                     double value = lower + (upper - lower) * (rank - below) / inBucket;
-                    return Math.round(Math.max(min, Math.min(max, value)));
+                    // within the minimum and maximum as reported: whole microseconds, rounded down
+                    return Math.max(values[DigestCounters.MIN_NANOS] / 1000,
+                            Math.min(values[DigestCounters.MAX_NANOS] / 1000, Math.round(value)));
                 }
                 below += inBucket;
             }
-            return Math.round(max);
+            return values[DigestCounters.MAX_NANOS] / 1000;
         }
 
         private static long millis(long nanos, long nowNanos, long nowMillis) {
