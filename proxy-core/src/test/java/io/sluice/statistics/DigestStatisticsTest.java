@@ -313,6 +313,39 @@ class DigestStatisticsTest {
         }
     }
 
+    /**
+     * Transaction pooling shows clients statement ids of the session's own and prepares statements again on the
+     * connection in use: executions still count once each, under the SQL's digest.
+     */
+    @Test
+    void preparedStatementsCountOnceUnderTransactionPooling() throws Exception {
+        try (ProxyUnderTest pooled = ProxyUnderTest.builder().transactionPooling().maxPoolSize(2).start()) {
+            int executions = 0;
+            for (JdbcDriver driver : JdbcDriver.values()) {
+                try (Connection a = pooled.connect(driver, db, "useServerPrepStmts=true");
+                        Connection b = pooled.connect(driver, db, "useServerPrepStmts=true");
+                        PreparedStatement pa = a.prepareStatement("SELECT c FROM sbtest1 WHERE id = ?");
+                        PreparedStatement pb = b.prepareStatement("SELECT k, c FROM sbtest1 WHERE id = ?")) {
+                    for (int i = 1; i <= 20; i++) {
+                        PreparedStatement ps = i % 2 == 0 ? pa : pb;
+                        ps.setInt(1, i);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            assertThat(rs.next()).isTrue();
+                        }
+                        executions++;
+                    }
+                }
+            }
+            List<DigestSummary> rows = pooled.sluice().statistics().summaries();
+            long point = rows.stream().filter(r -> r.digestText().equals(POINT_SELECT)).mapToLong(DigestSummary::count)
+                    .sum();
+            long two = rows.stream().filter(r -> r.digestText().equals("select k, c from sbtest1 where id = ?"))
+                    .mapToLong(DigestSummary::count).sum();
+            assertThat(point).isEqualTo(executions / 2);
+            assertThat(two).isEqualTo(executions / 2);
+        }
+    }
+
     @Test
     void statisticsOffHaveNoEndpointAndNoTable() throws SQLException {
         try (ProxyUnderTest off = ProxyUnderTest.builder().admin(AdminConfig.on("127.0.0.1", 0, TOKEN))
