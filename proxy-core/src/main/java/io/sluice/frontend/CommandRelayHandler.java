@@ -61,8 +61,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** Whether prepared-statement commands go through the policy: it follows the session or records statements. */
     private final boolean statementsByPolicy;
     private final CaptureHook capture;
-    /** Statement statistics by digest; {@code null} when off. */
-    private final DigestHook digests;
+    private final DigestHook digests; // statement statistics by digest; null when off
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
@@ -94,7 +93,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
-        this.digests = DigestHook.of(context, session, lease);
+        this.digests = session.useDigests(DigestHook.of(context, session, lease));
         this.policy = CommandPolicy.of(context.pooling().transactionPooling(), session.key(),
                 session.tracksSessionState(), context.serverInfo().hasMariaDbCapabilities(),
                 context.readWriteGroup(session.requestedSchema()), new PolicyPort(this, lease, session, context));
@@ -277,11 +276,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         flushTarget = connection;
         forwardedSinceFlush = true;
         return true;
-    }
-
-    /** Statement statistics by digest, or {@code null} when off. */
-    DigestHook digests() {
-        return digests;
     }
 
     private void hold(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {

@@ -155,8 +155,8 @@ final class PolicyPort implements SessionPort {
     @Override
     public void pinned(PinReason reason) {
         context.registry().pinned(reason);
-        if (relay.digests() != null) {
-            relay.digests().pinned(reason);
+        if (session.digests() != null) {
+            session.digests().pinned(reason);
         }
         log.debug("client {} #{}: pinned to its backend connection: {}", session.remoteAddress(),
                 session.connectionId(), reason.label());
