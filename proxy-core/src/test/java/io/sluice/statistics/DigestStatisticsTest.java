@@ -346,6 +346,23 @@ class DigestStatisticsTest {
         }
     }
 
+    /** In transaction pooling, the statement that pins a session is credited with the pin. */
+    @Test
+    void theStatementThatPinsASessionCountsThePin() throws Exception {
+        try (ProxyUnderTest pooled = ProxyUnderTest.builder().transactionPooling().start();
+                Connection c = pooled.connect(JdbcDriver.MARIADB, db, "");
+                Statement s = c.createStatement()) {
+            s.executeQuery("SELECT c FROM sbtest1 WHERE id = 1").close();
+            s.execute("CREATE TEMPORARY TABLE dig_tmp (id INT)");
+            s.executeQuery("SELECT c FROM sbtest1 WHERE id = 2").close();
+            List<DigestSummary> rows = pooled.sluice().statistics().summaries();
+            assertThat(rows.stream().filter(r -> r.digestText().equals("create temporary table dig_tmp (id int)"))
+                    .mapToLong(DigestSummary::pins)).containsExactly(1L);
+            assertThat(rows.stream().filter(r -> r.digestText().equals("select c from sbtest1 where id = ?"))
+                    .mapToLong(DigestSummary::pins)).containsExactly(0L);
+        }
+    }
+
     @Test
     void statisticsOffHaveNoEndpointAndNoTable() throws SQLException {
         try (ProxyUnderTest off = ProxyUnderTest.builder().admin(AdminConfig.on("127.0.0.1", 0, TOKEN))
