@@ -199,6 +199,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
+        if (digests != null) {
+            digests.onArrival(command, frame); // before the policy, which may answer a COM_STMT_CLOSE itself
+        }
         frame = policy.onCommand(command, frame);
         if (frame == null) { // answered by Sluice itself
             holdNextToRoute = false;

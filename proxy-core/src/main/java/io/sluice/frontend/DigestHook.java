@@ -44,6 +44,11 @@ final class DigestHook {
                 splitGroup != null ? splitGroup : lease.dataSource()));
     }
 
+    /** A client command arrived (borrowed frame), before the session's policy sees it. */
+    void onArrival(int command, ByteBuf frame) {
+        digests.onArrival(command, frame);
+    }
+
     /** The session got pinned: a response's warnings pin for the statement answered, anything else for the next. */
     void pinned(PinReason reason) {
         digests.pinned(reason == PinReason.DIAGNOSTICS);

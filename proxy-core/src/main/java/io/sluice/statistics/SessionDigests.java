@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.sql.SqlDigest;
-import java.util.Arrays;
 
 /**
  * One session's side of the statistics, on its event loop: finds the entry of each statement it sends (a COM_QUERY
@@ -16,6 +15,8 @@ import java.util.Arrays;
 public final class SessionDigests {
 
     private static final int FREE = 0;
+    /** The most prepared statements a session's table keeps (MariaDB's max_prepared_stmt_count is 16,382). */
+    private static final int MAX_PREPARED = 65_536;
     /** A closed statement's slot; never looked up, since -1 is {@link #LAST_PREPARED}. */
     private static final int GONE = -1;
     /** The id MariaDB clients execute "the statement prepared last" by, in a pipeline after its prepare. */
@@ -79,19 +80,25 @@ public final class SessionDigests {
                 lastPrepared = new Prepare(this, shape, table.owner().digestOf(shape, frame, at + 1, end));
                 return lastPrepared;
             }
-            case Command.COM_STMT_CLOSE -> {
-                if (end - at >= 5 && frame.getIntLE(at + 1) != LAST_PREPARED) {
-                    remove(frame.getIntLE(at + 1));
-                }
-                return null;
-            }
-            case Command.COM_RESET_CONNECTION -> {
-                forgetStatements();
-                return null;
-            }
             default -> {
                 return null;
             }
+        }
+    }
+
+    /**
+     * A client command arrived, before the session's policy sees it (which may answer it, as transaction pooling
+     * answers COM_STMT_CLOSE and COM_RESET_CONNECTION): the statements the client closes are forgotten here, so that
+     * the table of prepared statements holds only those the client may still execute.
+     */
+    public void onArrival(int command, ByteBuf frame) {
+        if (command == Command.COM_STMT_CLOSE) {
+            int at = frame.readerIndex() + Packets.HEADER_SIZE;
+            if (frame.writerIndex() - at >= 5 && frame.getIntLE(at + 1) != LAST_PREPARED) {
+                remove(frame.getIntLE(at + 1));
+            }
+        } else if (command == Command.COM_RESET_CONNECTION) {
+            forgetStatements();
         }
     }
 
@@ -146,7 +153,11 @@ public final class SessionDigests {
             return;
         }
         if ((used + 1) * 2 > ids.length) {
-            rehash(ids.length * 2);
+            if (live() >= MAX_PREPARED) {
+                forgetStatements(); // a client that never closes its statements: start again rather than grow
+            } else {
+                rehash(live() * 2 + 2 > ids.length ? ids.length * 2 : ids.length);
+            }
         }
         int mask = ids.length - 1;
         int i = mix(id) & mask;
@@ -185,9 +196,21 @@ public final class SessionDigests {
         }
     }
 
+    /** Statements known now (tombstones left out). */
+    private int live() {
+        int n = 0;
+        for (int id : ids) {
+            if (id != FREE && id != GONE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     private void forgetStatements() {
-        Arrays.fill(ids, FREE);
-        Arrays.fill(digests, null);
+        ids = new int[16];
+        shapes = new long[16];
+        digests = new SqlDigest[16];
         used = 0;
     }
 
