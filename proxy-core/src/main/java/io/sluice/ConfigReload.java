@@ -115,6 +115,7 @@ final class ConfigReload {
         differs("pooling", running.pooling(), next.pooling());
         differs("admin", running.operations().admin(), next.operations().admin());
         differs("metrics.enabled", running.operations().metrics().enabled(), next.operations().metrics().enabled());
+        differs("statistics", running.operations().metrics().statistics(), next.operations().metrics().statistics());
         differs("reload.watchFile", running.operations().watchConfigFile(), next.operations().watchConfigFile());
     }
 

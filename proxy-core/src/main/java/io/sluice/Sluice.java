@@ -19,6 +19,7 @@ import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.SessionRegistry;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.slowlog.SlowQueryLog;
+import io.sluice.statistics.DigestStatistics;
 import io.sluice.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -89,7 +90,8 @@ public final class Sluice implements ProxyControl, AutoCloseable {
         this.shutdown = new GracefulShutdown(sessions);
         this.metricSources = traffic == null ? null
                 : new MetricSources(traffic, workerGroup, sessions, backends::snapshots, shutdown::isDraining,
-                        List.copyOf(context.readWriteGroups()));
+                        List.copyOf(context.readWriteGroups()), context.statistics(),
+                        config.operations().metrics().statistics().metricsTopN());
     }
 
     /**
@@ -167,6 +169,12 @@ public final class Sluice implements ProxyControl, AutoCloseable {
     /** The backend group, for observers that want to hear of status changes ({@link BackendGroup#addListener}). */
     public BackendGroup backendGroup() {
         return backends.group();
+    }
+
+    /** Statement statistics by digest, or {@code null} when {@code statistics} is off. */
+    @Override
+    public DigestStatistics statistics() {
+        return context.statistics();
     }
 
     /**

@@ -12,6 +12,7 @@ import io.sluice.config.ConfigException;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ServerConfig;
+import io.sluice.config.StatisticsConfig;
 import io.sluice.config.UserConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.FrontendInitializer;
@@ -20,6 +21,7 @@ import io.sluice.frontend.SessionRegistry;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
+import io.sluice.statistics.DigestStatistics;
 import io.sluice.transport.TransportKind;
 import java.net.BindException;
 import java.util.List;
@@ -72,6 +74,8 @@ final class Startup {
                     config.pooling().transactionPooling());
             FrontendContext context = new FrontendContext(config, serverInfo, backends.group(), backends.pools(),
                     registry, traffic, slowQueryLog);
+            StatisticsConfig statistics = config.operations().metrics().statistics();
+            context.useStatistics(statistics.enabled() ? new DigestStatistics(statistics.maxDigests()) : null);
             if (provisional) {
                 context.startProvisional();
                 long interval = config.healthCheck().enabled() ? config.healthCheck().intervalMilliseconds() : 2_000;

@@ -61,6 +61,38 @@ final class AdminApi {
         return status;
     }
 
+    /**
+     * GET {@code path} from the first instance {@code --admin} names, for a command that reads the answer itself
+     * ({@code top}).
+     *
+     * @return the body of a 2xx answer
+     * @throws IOException when the instance cannot be reached or answers otherwise (the message says why)
+     */
+    String get(String path) throws IOException, InterruptedException {
+        SluiceCtl ctl = SluiceCtl.of(command);
+        String admins = admin != null ? admin : ctl.env.getOrDefault("SLUICE_ADMIN", SluiceCtl.DEFAULT_ADMIN);
+        String bearer = token != null ? token : ctl.env.get("SLUICE_ADMIN_TOKEN");
+        String target = admins.split(",")[0].strip();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + target + path))
+                .timeout(Duration.ofSeconds(30)).header("Accept", "application/json").GET();
+        if (bearer != null && !bearer.isEmpty()) {
+            request.header("Authorization", "Bearer " + bearer);
+        }
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpResponse<String> response;
+        try {
+            response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException e) {
+            throw new IOException("cannot reach the admin API at http://" + target
+                    + " (is Sluice running with its admin server? --admin HOST:PORT)", e);
+        }
+        if (response.statusCode() / 100 != 2) {
+            throw new IOException(target + ": GET " + path + ": HTTP " + response.statusCode() + ": "
+                    + error(response));
+        }
+        return response.body();
+    }
+
     /** One request to one admin API; prints the answer (pretty JSON) or the error. */
     private static int call(String admin, String token, String method, String path, String body, PrintStream out,
             PrintStream err) {

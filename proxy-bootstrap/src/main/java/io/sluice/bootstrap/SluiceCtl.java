@@ -17,6 +17,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  *
  * <pre>
  * sluice-ctl backends | sessions [--verbose] | version | reload | drain NAME | undrain NAME
+ * sluice-ctl top [--order-by totalTime] [--limit 20] [--interval 2] [--once]
  * sluice-ctl traffic capture start --output DIR [--duration 10m] [--compress true|false] [--max-size 10g] ...
  * sluice-ctl traffic capture stop
  * sluice-ctl traffic capture status
@@ -32,6 +33,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
             "Usage:",
             "  sluice-ctl backends | sessions [--verbose] | version | reload | drain NAME | undrain NAME",
             "             [--admin HOST:PORT[,HOST:PORT...]] [--token TOKEN]",
+            "  sluice-ctl top [--order-by totalTime|count|errors|avgTime|maxTime|p99|rowsSent|lastSeen] [--limit 20]",
+            "             [--interval 2] [--once] [--admin HOST:PORT] [--token TOKEN]",
             "  sluice-ctl traffic capture start --output DIR [--duration 10m] [--compress true|false]",
             "             [--max-size 10g] [--file-size 256m] [--min-free-space 1g] [--key-file FILE]",
             "  sluice-ctl traffic capture stop | status",
@@ -42,7 +45,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         commandListHeading = "%nCommands:%n",
         subcommands = {AdminCommands.Backends.class, AdminCommands.Sessions.class, AdminCommands.Version.class,
             AdminCommands.Reload.class, AdminCommands.Drain.class, AdminCommands.Undrain.class,
-            TrafficCommands.class},
+            TopCommand.class, TrafficCommands.class},
         footer = {"",
             "Every command but replay calls the admin API of running Sluice instances:",
             "  --admin HOST:PORT[,HOST:PORT...]  where they listen, each in turn (default: $SLUICE_ADMIN or",

@@ -238,6 +238,9 @@ final class AdminHandler implements AdminPort.Responder {
                 return reload();
             }
         }
+        if (path.equals("/api/digests") || path.equals("/api/digests/reset")) {
+            return digests(request);
+        }
         if (CaptureEndpoints.handles(path)) {
             CaptureEndpoints.Response response;
             if (method.equals("POST")) {
@@ -256,7 +259,35 @@ final class AdminHandler implements AdminPort.Responder {
         return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics, /health, /livez,"
                 + " /readyz, /api/version, /api/config, /api/backends, /api/backends/{name}/drain,"
                 + " /api/backends/{name}/undrain, /api/sessions, /api/readwrite/route, /api/config/reload,"
+                + " /api/digests, /api/digests/reset,"
                 + " /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
+    }
+
+    /** {@code GET /api/digests} (a read, as sessions) and {@code POST /api/digests/reset} (a mutation). */
+    private Reply digests(Request request) {
+        boolean reset = request.path().endsWith("/reset");
+        if (!request.method().equals(reset ? "POST" : "GET")) {
+            return notAllowed(reset ? "POST" : "GET");
+        }
+        Reply denied = reset ? authorize(request) : authorizeRead(request);
+        if (denied != null) {
+            return denied;
+        }
+        var statistics = proxy.statistics();
+        if (statistics == null) {
+            return Reply.json(NOT_FOUND, error("statement statistics are off (statistics.enabled: false)"));
+        }
+        if (reset) {
+            synchronized (mutations) {
+                log.info("admin API: statement statistics reset");
+                return Reply.json(OK, DigestsView.reset(statistics));
+            }
+        }
+        String orderBy = DigestsView.first(request.parameters().get("orderBy"));
+        String limit = DigestsView.first(request.parameters().get("limit"));
+        String refusal = DigestsView.refusal(orderBy, limit);
+        return refusal != null ? Reply.json(BAD_REQUEST, error(refusal))
+                : Reply.json(OK, DigestsView.json(statistics, orderBy, limit));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import io.netty.channel.EventLoopGroup;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.statistics.DigestStatistics;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
@@ -18,9 +19,18 @@ import java.util.function.Supplier;
  * @param backends every backend's state and pool
  * @param draining whether graceful shutdown has begun
  * @param readWrite the read/write split groups, as configured at start
+ * @param digests statement statistics by digest, or {@code null} when off
+ * @param digestsTopN how many digests, the largest by total time, get series of their own
  */
 public record MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,
-        Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining, List<ReadWriteCounts> readWrite) {
+        Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining, List<ReadWriteCounts> readWrite,
+        DigestStatistics digests, int digestsTopN) {
+
+    /** Without statement statistics by digest. */
+    public MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,
+            Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining, List<ReadWriteCounts> readWrite) {
+        this(traffic, workers, clients, backends, draining, readWrite, null, 0);
+    }
 
     /** Without read/write split groups. */
     public MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,

@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import io.sluice.config.ProxyConfig;
+import io.sluice.statistics.DigestStatistics;
 import java.util.List;
 
 /**
@@ -46,4 +47,9 @@ public interface ProxyControl {
      * @throws IllegalStateException when there is nothing to reload from, or the proxy is shutting down
      */
     ReloadResult reload();
+
+    /** Statement statistics by digest ({@code /api/digests}), or {@code null} when {@code statistics} is off. */
+    default DigestStatistics statistics() {
+        return null;
+    }
 }

@@ -20,6 +20,7 @@ import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
+import io.sluice.statistics.StatementRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,8 +70,6 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private Mode mode = Mode.LOGGING_IN;
     /** See {@link #lendings()}. */
     private long lendings;
-    /** See {@link #ownRuns()}. */
-    private long ownRuns;
     private BackendLogin login;
     private int serverConnectionId;
     private long idleSinceNanos;
@@ -84,16 +83,12 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private BorrowingSession session;
     private CommandObserver observer;
     private LoopCounters counters;
+    /** Where the next client command forwarded is counted by digest; {@code null}: nowhere. */
+    private StatementRecord nextStatement;
     /** A relayed response ended in the read being relayed: the session hears of it once the read is written. */
     private boolean relayedCompleted;
     private boolean flushPending;
-    /**
-     * The next response is a replica's to a statement that may run again on the primary if the replica refuses it as
-     * a write (read/write splitting, decision 110): looked at before it is relayed, once.
-     */
-    private boolean watchRefusal;
-    /** That response was such a refusal, kept from the client: the session runs the statement on the primary. */
-    private boolean refused;
+    private final RefusalWatch refusals = new RefusalWatch();
 
     /**
      * @param pooled whether the connection holds one of the pool's {@code maxPoolSize} slots; a health check's does
@@ -203,8 +198,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * closes a connection taken back mid-response).
      */
     public void unbind() {
-        watchRefusal = false;
-        refused = false;
+        refusals.clear();
         session = null;
         observer = null;
         counters = null;
@@ -217,21 +211,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /**
-     * The next response on this connection, a replica's, is the only one outstanding and answers a statement that may
-     * run again on the primary: if it is an ERR that says the server refused a write (1792
-     * ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, 1290 ER_OPTION_PREVENTS_STATEMENT) and nothing else, it is kept from
-     * the client and {@link #takeRefused()} says so once the session hears the response ended.
-     */
-    public void watchRefusal() {
-        watchRefusal = true;
-    }
-
-    /** Whether the last response was a refusal kept from the client ({@link #watchRefusal()}); asking clears it. */
-    public boolean takeRefused() {
-        boolean was = refused;
-        refused = false;
-        return was;
+    /** The watch for a replica's refusal of a statement that may run again on the primary (decision 110). */
+    public RefusalWatch refusals() {
+        return refusals;
     }
 
     /** Marks the connection out of the idle list: taken by the pool for a session or for a reset. */
@@ -273,11 +255,22 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         } else {
             InFlight entry = inFlight.add(kind, null, replacementStatementId, mapping);
             entry.captured = captured;
-            if (kind != ResponseKind.NONE && observer != null && observer.timesCommands()) {
+            entry.statement = nextStatement;
+            entry.onReplica = nextStatement != null && state.readOnly();
+            if (kind != ResponseKind.NONE && observer != null && (nextStatement != null || observer.timesCommands())) {
                 entry.start(frame, observer);
             }
         }
+        nextStatement = null;
         channel.write(frame, channel.voidPromise());
+    }
+
+    /** The next client command forwarded counts its outcome in {@code record} (statistics by digest), or nowhere. */
+    public void recordNext(StatementRecord record) {
+        nextStatement = record;
+        if (record != null) {
+            tracker.summarize(true); // rows, affected rows and warnings are read only while summing up
+        }
     }
 
     /** Forwards bytes that are not a command (the rest of a 16 MiB+ command, LOCAL INFILE data); taken. */
@@ -294,7 +287,6 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * client's command is outstanding: the two must not interleave. A command that cannot be sent is failed at once.
      */
     public void run(OwnCommand... commands) {
-        ownRuns++;
         exchanges.run(commands);
     }
 
@@ -303,7 +295,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
      * ({@code ROW_COUNT()}) is a session's only if none ran since that session's statement.
      */
     public long ownRuns() {
-        return ownRuns;
+        return exchanges.runs();
     }
 
     /** Whether one of Sluice's own commands is in flight: the session's commands wait. */
@@ -404,8 +396,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     /** The hot path: look at the bytes, hand the same buffer to the client, flush once per read batch. */
     private void relay(ByteBuf buf) {
         // One flag test per read; the refusal is looked at only for a statement that may be run again.
-        boolean mayKeep = watchRefusal && inFlight.size() == 1 && ServerErrors.isWriteRefusal(buf);
-        watchRefusal = false;
+        boolean mayKeep = refusals.watching && inFlight.size() == 1 && ServerErrors.isWriteRefusal(buf);
+        refusals.watching = false;
         try {
             tracker.scan(buf);
         } catch (ProtocolException e) {
@@ -417,7 +409,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
         if (mayKeep && relayedCompleted) {
             buf.release(); // the client never sees it: the statement runs again on the primary
-            refused = true;
+            refusals.refused = true;
             relayedCompleted = false;
             session.onResponsesRelayed();
             return;

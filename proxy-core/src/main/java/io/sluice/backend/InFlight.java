@@ -7,6 +7,7 @@ import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.statistics.StatementRecord;
 
 /**
  * One command forwarded on a backend connection whose response has not ended: the single record of a pipelined
@@ -32,6 +33,10 @@ final class InFlight {
     ResponseObserver captured;
     /** Transaction pooling's mapping of a prepared statement, or {@code null}. */
     ResponseObserver mapping;
+    /** Where the statement's outcome is counted by digest, or {@code null} (statistics off, or no statement). */
+    StatementRecord statement;
+    /** Whether it was sent to a replica of a read/write split group, for {@link #statement}. */
+    boolean onReplica;
 
     /** Back to an unused entry; the SQL array is kept for the next command. */
     void clear() {
@@ -42,6 +47,7 @@ final class InFlight {
         replacementStatementId = 0;
         captured = null;
         mapping = null;
+        statement = null;
     }
 
     /**

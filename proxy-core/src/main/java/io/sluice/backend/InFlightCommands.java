@@ -3,6 +3,7 @@ package io.sluice.backend;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.relay.ResponseOutcome;
 import io.sluice.relay.ResponseTracker;
 
 /**
@@ -68,9 +69,15 @@ final class InFlightCommands {
         OwnCommand command = done.own;
         if (command == null) {
             if (done.startedNanos != 0 && observer != null) {
-                observer.completed(done.commandType, System.nanoTime() - done.startedNanos,
+                long now = System.nanoTime();
+                observer.completed(done.commandType, now - done.startedNanos,
                         tracker.lastResponseFailed(), done.hasSql() ? done.sql : null, done.sqlLength,
                         done.sqlTotalLength, source);
+                if (done.statement != null) {
+                    ResponseOutcome outcome = tracker.outcome();
+                    done.statement.completed(now - done.startedNanos, now, outcome.failed(), outcome.warnings(),
+                            outcome.rows(), outcome.affectedRows(), outcome.statementId(), done.onReplica);
+                }
             }
             if (done.captured != null) {
                 done.captured.onResponse(tracker);

@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * nobody asked for as an unknown state: the connection closes. On the connection's event loop.
  */
 final class OwnExchanges {
+    /** How many times commands were run here: see {@link BackendConnection#ownRuns()}. */
+    private long runs;
+
 
     private static final Logger log = LoggerFactory.getLogger(BackendConnection.class);
     /** Sluice's own commands get small answers; a larger one means a broken stream. */
@@ -37,7 +40,12 @@ final class OwnExchanges {
     }
 
     /** See {@link BackendConnection#run(OwnCommand...)}. */
+    long runs() {
+        return runs;
+    }
+
     void run(OwnCommand... commands) {
+        runs++;
         Channel channel = connection.channel();
         if (!connection.isOpen()) {
             BackendException closed = new BackendException("connection to " + connection.address() + " is closed");

@@ -149,7 +149,10 @@ public final class ConfigYaml {
         OperationsConfig defaults = OperationsConfig.defaults();
         OperationsConfig operations = new OperationsConfig(
                 top.section("admin", defaults.admin(), readers::admin),
-                top.section("metrics", defaults.metrics(), SectionReaders::metrics),
+                top.section("metrics", defaults.metrics(), SectionReaders::metrics).withStatistics(
+                        top.isFlag("statistics") ? (top.flag("statistics", true) ? StatisticsConfig.defaults()
+                                : StatisticsConfig.off()) : top.section("statistics", StatisticsConfig.defaults(),
+                                SectionReaders::statistics)),
                 top.section("shutdown", defaults.shutdown(), SectionReaders::shutdown),
                 top.section("slowQueryLog", defaults.slowQueryLog(), SectionReaders::slowQueryLog),
                 top.section("reload", defaults.watchConfigFile(), SectionReaders::watchFile),

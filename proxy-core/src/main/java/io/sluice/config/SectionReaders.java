@@ -197,6 +197,14 @@ final class SectionReaders {
         return section.done(() -> new MetricsConfig(enabled));
     }
 
+    /** {@code statistics: {enabled, maxDigests, metricsTopN}}; {@code statistics: off} is read by the caller. */
+    static StatisticsConfig statistics(YamlSection section) {
+        boolean enabled = section.flag("enabled", true);
+        int maxDigests = section.integer("maxDigests", StatisticsConfig.DEFAULT_MAX_DIGESTS);
+        int topN = section.integer("metricsTopN", StatisticsConfig.DEFAULT_METRICS_TOP_N);
+        return section.done(() -> new StatisticsConfig(enabled, maxDigests, topN));
+    }
+
     static ShutdownConfig shutdown(YamlSection section) {
         long waitBeforeShutdown = section.milliseconds("gracefulWaitBeforeShutdownMilliseconds",
                 ShutdownConfig.DEFAULT_GRACEFUL_WAIT_BEFORE_SHUTDOWN_MILLISECONDS);

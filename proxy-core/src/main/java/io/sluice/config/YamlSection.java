@@ -125,6 +125,12 @@ final class YamlSection {
         return integer(key, absent, Long.MAX_VALUE);
     }
 
+    /** Whether {@code key} holds a YAML boolean ({@code statistics: off}) rather than a section. */
+    boolean isFlag(String key) {
+        NodeTuple entry = entry(key);
+        return entry != null && entry.getValueNode() instanceof ScalarNode scalar && Tag.BOOL.equals(scalar.getTag());
+    }
+
     /** {@code true} or {@code false} (YAML's yes/no and on/off too); quoted strings and numbers are refused. */
     boolean flag(String key, boolean absent) {
         return read(key, absent, value -> {

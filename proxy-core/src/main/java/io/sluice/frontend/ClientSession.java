@@ -44,6 +44,8 @@ public final class ClientSession {
     /** The schema the client asked for; {@link #schema} is what it resolves to on the assigned backend. */
     private String requestedSchema;
     private String schema;
+    /** Statement statistics by digest, from the command stage on; {@code null} when off. */
+    private DigestHook digests;
     /** The command stage, once logged in; {@code null} during the login. */
     private volatile CommandRelayHandler relay;
 
@@ -74,6 +76,17 @@ public final class ClientSession {
     /** Where the session's commands are counted and timed (metrics, slow-query log). */
     CommandObserver commands() {
         return commands;
+    }
+
+    /** Statement statistics by digest; {@code null} when off or before the command stage. */
+    DigestHook digests() {
+        return digests;
+    }
+
+    /** The command stage's statistics hook (or {@code null}), returned. */
+    DigestHook useDigests(DigestHook hook) {
+        digests = hook;
+        return hook;
     }
 
     HandshakeResponse41 handshake() {

@@ -62,6 +62,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** What routes the statements the policy holds to route, or {@code null}: a session whose policy does not route. */
     private final SessionRouter router;
     private final CaptureHook capture;
+    private final DigestHook digests; // statement statistics by digest; null when off
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
@@ -93,6 +94,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
+        this.digests = session.useDigests(DigestHook.of(context, session, lease));
         ReadWriteGroup split = context.readWriteGroup(session.requestedSchema());
         SessionRouter routing = split == null ? null : new SessionRouter(this, lease, session);
         this.policy = SessionPolicies.of(context.pooling().transactionPooling(), session.key(),
@@ -208,6 +210,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
+        if (digests != null) {
+            digests.onArrival(command, frame); // before the policy, which may answer a COM_STMT_CLOSE itself
+        }
         frame = policy.onCommand(command, frame);
         if (frame == null) { // answered by Sluice itself
             holdNextToRoute = false;
@@ -252,6 +257,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      */
     private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
             ResponseObserver captured) {
+        if (digests != null && kind != null) {
+            digests.beforeSend(connection, frame, command);
+        }
         if (kind == null) {
             connection.forwardData(frame);
         } else if (statements != null && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH

@@ -14,6 +14,7 @@ import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.routing.ReadWriteGroup;
 import io.sluice.slowlog.SlowQueryLog;
+import io.sluice.statistics.DigestStatistics;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,8 @@ public final class FrontendContext {
     /** Per-loop command and byte counters; {@code null} when metrics are off. */
     private final TrafficCounters traffic;
     private final SlowQueryLog slowQueryLog;
+    /** Statement statistics by digest; {@code null} when off. */
+    private volatile DigestStatistics statistics;
     /** Each loop's {@link CommandObserver}, made once per loop. */
     private final Map<EventExecutor, CommandObserver> observers = new ConcurrentHashMap<>();
     private volatile DirectMemoryHeadroom headroom = DirectMemoryHeadroom.ofThisJvm();
@@ -226,6 +229,16 @@ public final class FrontendContext {
     CommandObserver commandObserver(EventExecutor loop) {
         return observers.computeIfAbsent(loop,
                 l -> new CommandObserver(traffic == null ? null : traffic.forLoop(l), slowQueryLog));
+    }
+
+    /** Statement statistics by digest, or {@code null} when off. */
+    public DigestStatistics statistics() {
+        return statistics;
+    }
+
+    /** Turns statement statistics by digest on for sessions that log in from now on ({@code null}: off). */
+    public void useStatistics(DigestStatistics value) {
+        statistics = value;
     }
 
     /** Traffic capture: sessions read its {@link TrafficCapture#run()} once per command. */

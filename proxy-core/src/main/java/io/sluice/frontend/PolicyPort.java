@@ -114,6 +114,9 @@ final class PolicyPort implements SessionPort {
     @Override
     public void pinned(PinReason reason) {
         context.registry().pinned(reason);
+        if (session.digests() != null) {
+            session.digests().pinned(reason);
+        }
         log.debug("client {} #{}: pinned to its backend connection: {}", session.remoteAddress(),
                 session.connectionId(), reason.label());
     }

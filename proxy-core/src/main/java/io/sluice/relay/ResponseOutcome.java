@@ -11,6 +11,8 @@ public final class ResponseOutcome {
     int errorCode;
     long affectedRows;
     long rows;
+    /** The warning count of the OK or EOF that ended it; read only while summarizing. */
+    int warnings;
     /** The server's id in a COM_STMT_PREPARE_OK; 0 for other responses. */
     long statementId;
     int parameters;
@@ -26,6 +28,7 @@ public final class ResponseOutcome {
         errorCode = 0;
         affectedRows = 0;
         rows = 0;
+        warnings = 0;
         statementId = 0;
         parameters = 0;
         replacementStatementId = 0;
@@ -46,6 +49,11 @@ public final class ResponseOutcome {
     /** Affected rows summed over its OK packets; counted only while summarizing. */
     public long affectedRows() {
         return affectedRows;
+    }
+
+    /** The warning count of the OK or EOF packet that ended it; counted only while summarizing. */
+    public int warnings() {
+        return warnings;
     }
 
     /**

@@ -391,6 +391,7 @@ public final class ResponseTracker {
                 if (first == Packets.OK_HEADER) {
                     if (summarizing) {
                         outcome.affectedRows += head.okAffectedRows();
+                        outcome.warnings = head.okWarnings();
                     }
                     if (stateReading.following) {
                         stateReading.ok(head, serverStatus, payloadLength, packetStart, true);
@@ -451,6 +452,7 @@ public final class ResponseTracker {
                             stateReading.eof(head, serverStatus);
                         }
                     }
+                    outcome.warnings = summarizing ? deprecateEof ? head.okWarnings() : head.eofWarnings() : 0;
                     endOfResult(deprecateEof ? head.okStatus(serverStatus) : head.eofStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
@@ -508,6 +510,7 @@ public final class ResponseTracker {
                     serverStatus = head.okStatus(serverStatus);
                     if (summarizing) {
                         outcome.affectedRows += head.okAffectedRows();
+                        outcome.warnings = head.okWarnings();
                     }
                 } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
                     serverStatus = head.eofStatus(serverStatus);

@@ -393,7 +393,7 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
     private void prepareMatched(BackendConnection connection, Consumer<BackendException> done) {
         Consumer<BackendException> ready = runAgain == null || !isReplica(connection) ? done : error -> {
             if (error == null) {
-                connection.watchRefusal(); // the statement kept to run again is the next one it answers
+                connection.refusals().watch(); // the statement kept to run again is the next one it answers
             }
             done.accept(error);
         };
@@ -411,7 +411,7 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
         if (runAgain != null) {
             ByteBuf frame = runAgain;
             runAgain = null;
-            if (connection.takeRefused()) {
+            if (connection.refusals().take()) {
                 // The replica refused it as a write before doing anything (a stored function that writes, behind a
                 // view): it runs on the primary, first, and the client sees that answer only.
                 log.debug("read/write group {}: replica {} refused a statement as a write; it runs on the primary",

@@ -207,7 +207,7 @@ class ConfigYamlTest {
                   sql-show: true
                 """, "config.yaml line 3: props: unknown key "
                 + "(expected: one of databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck, "
-                + "admin, metrics, shutdown, slowQueryLog, reload, capture, pooling)");
+                + "admin, metrics, statistics, shutdown, slowQueryLog, reload, capture, pooling)");
     }
 
     @Test
@@ -340,8 +340,8 @@ class ConfigYamlTest {
                 - just
                 - a list
                 """, "config.yaml line 1: (top level): a list (expected: a mapping of databaseName, dataSources, "
-                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, shutdown, slowQueryLog, "
-                + "reload, capture, pooling)");
+                + "rules, server, authority, loadBalancer, healthCheck, admin, metrics, statistics, shutdown, "
+                + "slowQueryLog, reload, capture, pooling)");
     }
 
     @Test
@@ -774,6 +774,25 @@ class ConfigYamlTest {
         assertThat(operations.watchConfigFile()).isTrue();
         assertThat(ProxyConfig.builder().dataSource("ds_0", "jdbc:mysql://h/d", "u", "").build().operations())
                 .as("built in code: no admin port unless asked").isEqualTo(OperationsConfig.embedded());
+    }
+
+    @Test
+    void readsStatisticsAsASectionOrAsOff() {
+        assertThat(parse(SHARDINGSPHERE_SEED).operations().metrics().statistics())
+                .isEqualTo(StatisticsConfig.defaults());
+        assertThat(parse(SHARDINGSPHERE_SEED + "statistics: off\n").operations().metrics().statistics().enabled())
+                .isFalse();
+        assertThat(parse(SHARDINGSPHERE_SEED + "statistics: true\n").operations().metrics().statistics())
+                .isEqualTo(StatisticsConfig.defaults());
+        assertThat(parse(SHARDINGSPHERE_SEED + """
+                statistics:
+                  maxDigests: 500
+                  metricsTopN: 5
+                """).operations().metrics().statistics()).isEqualTo(new StatisticsConfig(true, 500, 5));
+        assertThat(parse(SHARDINGSPHERE_SEED + "statistics: {enabled: false}\n").operations().metrics()
+                .statistics().enabled()).isFalse();
+        assertThatThrownBy(() -> parse(SHARDINGSPHERE_SEED + "statistics: {maxDigests: 0}\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("maxDigests: 0 (expected: 1..10000000)");
     }
 
     @Test

@@ -40,6 +40,9 @@ import io.sluice.metrics.DirectMemory;
 import io.sluice.metrics.LatencyBuckets;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.statistics.DigestOrder;
+import io.sluice.statistics.DigestStatistics;
+import io.sluice.statistics.DigestSummary;
 import java.util.List;
 
 /**
@@ -206,6 +209,9 @@ public final class SluiceMetrics implements AutoCloseable {
         all.metricSnapshot(BUILD_INFO);
         collectCommands(all);
         collectBackends(all);
+        if (sources.digests() != null) {
+            collectDigests(all, sources.digests(), sources.digestsTopN());
+        }
         return all.build();
     }
 
@@ -310,6 +316,38 @@ public final class SluiceMetrics implements AutoCloseable {
                 .metricSnapshot(connections.build()).metricSnapshot(pending.build()).metricSnapshot(max.build())
                 .metricSnapshot(created.build()).metricSnapshot(closed.build()).metricSnapshot(errors.build())
                 .metricSnapshot(acquire.build());
+    }
+
+    /** Longest digest text in a label: enough to recognise a statement on a dashboard, bounded for the scrape. */
+    private static final int DIGEST_TEXT_LABEL = 120;
+
+    /**
+     * The statement digests with the largest total time, {@code topN} of them: bounded label cardinality, whatever
+     * the workload (issue #41). A digest leaves the series when another overtakes it; {@code /api/digests} has all.
+     */
+    private static void collectDigests(MetricSnapshots.Builder all, DigestStatistics digests, int topN) {
+        CounterSnapshot.Builder statements = counter("sluice_digest_statements",
+                "Statements of the digests with the largest total time (top N), by digest, user, schema, group");
+        CounterSnapshot.Builder errors = counter("sluice_digest_errors",
+                "Statements of those digests that ended with an ERR packet");
+        CounterSnapshot.Builder seconds = counter("sluice_digest_seconds",
+                "Time from forwarding to the end of the response, summed, of those digests' statements");
+        if (topN > 0) {
+            for (DigestSummary row : digests.top(DigestOrder.TOTAL_TIME, topN)) {
+                String text = row.digestText().length() > DIGEST_TEXT_LABEL
+                        ? row.digestText().substring(0, DIGEST_TEXT_LABEL) + "..." : row.digestText();
+                Labels labels = Labels.of("digest", row.digest(), "digest_text", text, "user", row.user(),
+                        "schema", row.schema(), "group", row.group());
+                statements.dataPoint(count(labels, row.count()));
+                errors.dataPoint(count(labels, row.errors()));
+                seconds.dataPoint(count(labels, row.totalMicros() / 1e6));
+            }
+        }
+        all.metricSnapshot(statements.build()).metricSnapshot(errors.build()).metricSnapshot(seconds.build());
+        all.metricSnapshot(gauge("sluice_digest_entries", "Digest entries kept, over all event loops")
+                .dataPoint(point(Labels.EMPTY, digests.entries())).build());
+        all.metricSnapshot(gauge("sluice_digest_memory_bytes", "Memory the statement statistics hold, roughly")
+                .dataPoint(point(Labels.EMPTY, digests.memoryBytes())).build());
     }
 
     private static GaugeSnapshot.Builder gauge(String name, String help) {
