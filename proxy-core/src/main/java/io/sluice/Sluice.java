@@ -3,6 +3,7 @@ package io.sluice;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.sluice.api.BackendSnapshot;
+import io.sluice.api.GroupTopology;
 import io.sluice.api.MetricSources;
 import io.sluice.api.ProxyControl;
 import io.sluice.api.ReloadResult;
@@ -153,6 +154,13 @@ public final class Sluice implements ProxyControl, AutoCloseable {
      *
      * @return false when there is no backend of that name
      */
+    @Override
+    public List<GroupTopology> groups() {
+        return context.readWriteGroups().stream().map(group -> new GroupTopology(group.name(),
+                group.config().primaryDiscovery().name(), group.config().administration() != null, group.roles(),
+                group.waitingForPrimary(), group.topology().primaryChanges(), group.topology().events())).toList();
+    }
+
     @Override
     public boolean drain(String name) {
         return backends.group().drain(name);

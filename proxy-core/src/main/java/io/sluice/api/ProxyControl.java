@@ -46,4 +46,9 @@ public interface ProxyControl {
      * @throws IllegalStateException when there is nothing to reload from, or the proxy is shutting down
      */
     ReloadResult reload();
+
+    /** Every read/write split group's topology, in configuration order (issue #40). */
+    default List<GroupTopology> groups() {
+        return List.of();
+    }
 }

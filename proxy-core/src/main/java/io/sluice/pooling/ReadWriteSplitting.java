@@ -340,7 +340,8 @@ public final class ReadWriteSplitting implements CommandPolicy {
 
     @Override
     public boolean mustPrepare(BackendConnection connection) {
-        return isReplica(connection) && (!connection.state().readOnly() || runAgain != null || causalWaitNeeded());
+        return isReplica(connection) ? !connection.state().readOnly() || runAgain != null || causalWaitNeeded()
+                : connection.state().readOnly(); // a replica's connection, of a data source now the primary
     }
 
     private boolean isReplica(BackendConnection connection) {
@@ -358,6 +359,20 @@ public final class ReadWriteSplitting implements CommandPolicy {
      */
     @Override
     public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        if (!isReplica(connection) && connection.state().readOnly()) {
+            // Opened while its data source was a replica, which is the primary now (issue #40): writable first.
+            connection.run(new SetSessionVariables(SetSessionVariables.READ_WRITE, error -> {
+                if (error == null) {
+                    connection.state().readWrite();
+                    connection.state().variables().forgetAccessMode(); // the server's default, as at login
+                    prepareMatched(connection, done);
+                } else {
+                    connection.close();
+                    done.accept(error);
+                }
+            }));
+            return;
+        }
         if (isReplica(connection) && !connection.state().readOnly()) {
             connection.run(new SetSessionVariables(SetSessionVariables.READ_ONLY, error -> {
                 if (error == null) {
