@@ -77,16 +77,8 @@ final class RuleReaders {
     }
 
     private ReadWriteSplittingConfig group(String name, YamlSection group, Map<String, ReadLoadBalancer> balancers) {
-        PrimaryDiscovery discovery = group.oneOf("primaryDiscovery", PrimaryDiscovery.class, PrimaryDiscovery.NONE);
-        // With discovery the servers say which one is the primary: writeDataSourceName only names the preferred one.
-        String write = discovery == PrimaryDiscovery.READ_ONLY ? group.string("writeDataSourceName", null)
-                : group.requiredString("writeDataSourceName", "the primary's data source name");
-        long primaryWait = group.milliseconds("primaryWaitMilliseconds",
-                ReadWriteSplittingConfig.DEFAULT_PRIMARY_WAIT.toMillis());
-        ServerAccount administration = group.section("administration", "a mapping such as {username: sluice_admin,"
-                + " passwordFile: admin.secret}", null, sections::account);
-        ServerAccount replication = group.section("replication", "a mapping such as {username: repl,"
-                + " passwordFile: repl.secret}", null, sections::account);
+        // Required unless primaryDiscovery is on (read below): then it only names the server preferred at start.
+        String write = group.string("writeDataSourceName", null);
         List<String> reads = group.strings("readDataSourceNames", null);
         TransactionalReadQueryStrategy strategy = group.oneOf("transactionalReadQueryStrategy",
                 TransactionalReadQueryStrategy.class,
@@ -98,6 +90,16 @@ final class RuleReaders {
                 ReadWriteSplittingConfig.DEFAULT_CAUSAL_READS);
         long timeout = group.milliseconds("causalReadsTimeoutMilliseconds",
                 ReadWriteSplittingConfig.DEFAULT_CAUSAL_READS_TIMEOUT.toMillis());
+        PrimaryDiscovery discovery = group.oneOf("primaryDiscovery", PrimaryDiscovery.class, PrimaryDiscovery.NONE);
+        long primaryWait = group.milliseconds("primaryWaitMilliseconds",
+                ReadWriteSplittingConfig.DEFAULT_PRIMARY_WAIT.toMillis());
+        ServerAccount administration = group.section("administration", "a mapping such as {username: sluice_admin,"
+                + " passwordFile: admin.secret}", null, sections::account);
+        ServerAccount replication = group.section("replication", "a mapping such as {username: repl,"
+                + " passwordFile: repl.secret}", null, sections::account);
+        if (write == null && discovery == PrimaryDiscovery.NONE) {
+            group.missing("writeDataSourceName", "the primary's data source name");
+        }
         if (write != null && !dataSourceNames.contains(write)) {
             group.refuse("writeDataSourceName", unknownDataSource(write));
         }
