@@ -8,6 +8,7 @@ import io.sluice.api.MetricSources;
 import io.sluice.api.ProxyControl;
 import io.sluice.api.ReloadResult;
 import io.sluice.api.SessionSnapshot;
+import io.sluice.api.SwitchoverReport;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.capture.CaptureException;
 import io.sluice.capture.CaptureOptions;
@@ -19,6 +20,7 @@ import io.sluice.config.ShutdownConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.SessionRegistry;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.pooling.ReadWriteGroup;
 import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.transport.TransportKind;
 import java.net.InetSocketAddress;
@@ -159,6 +161,19 @@ public final class Sluice implements ProxyControl, AutoCloseable {
         return context.readWriteGroups().stream().map(group -> new GroupTopology(group.name(),
                 group.config().primaryDiscovery().name(), group.config().administration() != null, group.roles(),
                 group.waitingForPrimary(), group.topology().primaryChanges(), group.topology().events())).toList();
+    }
+
+    @Override
+    public SwitchoverReport switchover(String group, String to, boolean dryRun, boolean force, long timeoutMillis) {
+        for (ReadWriteGroup each : context.readWriteGroups()) {
+            if (each.name().equals(group)) {
+                ProxyConfig running = config();
+                return new SwitchoverRun(each, backends.pools()::get, running.dataSources(),
+                        Math.max(5_000, running.healthCheck().timeoutMilliseconds()))
+                        .run(to, dryRun, force, timeoutMillis);
+            }
+        }
+        return null;
     }
 
     @Override

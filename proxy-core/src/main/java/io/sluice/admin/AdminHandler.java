@@ -238,6 +238,15 @@ final class AdminHandler implements AdminPort.Responder {
                 return reload();
             }
         }
+        if (GroupEndpoints.handles(path)) {
+            Reply denied = GroupEndpoints.changes(path) && method.equals("POST") ? authorize(request)
+                    : authorizeRead(request);
+            if (denied != null) {
+                return denied;
+            }
+            GroupEndpoints.Response response = new GroupEndpoints(proxy).handle(method, path, request.parameters());
+            return new Reply(response.status(), response.json(), JSON, response.allow());
+        }
         if (CaptureEndpoints.handles(path)) {
             CaptureEndpoints.Response response;
             if (method.equals("POST")) {
@@ -256,6 +265,7 @@ final class AdminHandler implements AdminPort.Responder {
         return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics, /health, /livez,"
                 + " /readyz, /api/version, /api/config, /api/backends, /api/backends/{name}/drain,"
                 + " /api/backends/{name}/undrain, /api/sessions, /api/readwrite/route, /api/config/reload,"
+                + " /api/groups, /api/groups/{group}, /api/groups/{group}/events, /api/groups/{group}/switchover,"
                 + " /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
     }
 

@@ -22,6 +22,6 @@ public record ServerAccount(String username, String password) {
 
     @Override
     public String toString() {
-        return "ServerAccount[username=" + username + ", password=" + (password.isEmpty() ? "" : "***") + "]";
+        return "ServerAccount[username=" + username + ", password=" + (password.isEmpty() ? "" : "****") + "]";
     }
 }
