@@ -147,6 +147,7 @@ final class SwitchoverRun {
             step("wait for open transactions", from, waitStart, open + " still open");
             topology.release(from, "switchover abandoned: " + open + " connection(s) of " + from + " still lent after "
                     + timeoutMillis + " ms");
+            topology.switchoverEnded(false, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - heldAt));
             return report(false, false, "abandoned: " + open + " write transaction(s) still open on " + from
                     + " after " + timeoutMillis + " ms; writes released to " + from + " (--force to go on anyway)");
         }
@@ -193,6 +194,7 @@ final class SwitchoverRun {
         long releaseStart = System.nanoTime();
         topology.release(to, "switchover from " + from + ": " + to + " applied " + position + " and was promoted");
         long held = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - heldAt);
+        topology.switchoverEnded(true, held);
         step("release writes to the new primary", to, releaseStart, "ok");
         log.info("read/write group {}: switchover: {} is the primary; writes were held {} ms", group.name(), to, held);
 
@@ -249,6 +251,7 @@ final class SwitchoverRun {
         step("roll back: primary writable again", from, start, outcome);
         topology.release(from, "switchover rolled back: " + why);
         long held = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - heldAt);
+        topology.switchoverEnded(false, held);
         log.warn("read/write group {}: switchover from {} to {} rolled back: {}", group.name(), from, to, why);
         return new SwitchoverReport(group.name(), from, to, false, false, checks, plan, steps, "rolled back: " + why
                 + (outcome.equals("ok") ? "" : "; could not make " + from + " writable again (" + outcome + ")"),

@@ -67,4 +67,14 @@ public interface ReadWriteCounts {
     default int waitingForPrimary() {
         return 0;
     }
+
+    /** Planned switchovers that switched ({@code true}), or that held writes and did not, since start. */
+    default long switchovers(boolean switched) {
+        return 0;
+    }
+
+    /** How long the last switchover held writes, in seconds; NaN before any. */
+    default double lastSwitchoverWritesHeldSeconds() {
+        return Double.NaN;
+    }
 }

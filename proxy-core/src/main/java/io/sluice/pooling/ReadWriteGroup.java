@@ -248,6 +248,17 @@ public final class ReadWriteGroup implements ReadWriteCounts {
         return topology.splitBrains();
     }
 
+    @Override
+    public long switchovers(boolean switched) {
+        return topology.switchovers(switched);
+    }
+
+    @Override
+    public double lastSwitchoverWritesHeldSeconds() {
+        long millis = topology.lastWritesHeldMillis();
+        return millis < 0 ? Double.NaN : millis / 1000.0;
+    }
+
     void routed(RouteReason reason) {
         routes.incrementAndGet(reason.ordinal());
     }

@@ -465,6 +465,7 @@ public final class ReadWriteSplitting implements CommandPolicy {
                 return;
             }
             connection.state().variables().forgetAccessMode(); // READ ONLY, as at login
+            connection.state().readOnly(true); // for good, as one opened for a replica (decision 153)
             transaction.onServerStatus(connection.tracker().serverStatus());
             inner.afterResponses(connection);
             port.resume();

@@ -5,17 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.Sluice;
 import io.sluice.api.GroupTopology;
+import io.sluice.balancer.HealthCheckConfig;
 import io.sluice.balancer.replication.Roles;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PrimaryDiscovery;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ReadWriteSplittingConfig;
+import io.sluice.ops.metrics.SluiceMetrics;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.PrometheusText;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.ReplicationGroup;
 import io.sluice.testing.TestMariaDb;
-import io.sluice.balancer.HealthCheckConfig;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -167,6 +169,11 @@ class PrimaryDiscoveryTest {
                 servers.replica(0).execute("SET GLOBAL read_only = OFF");
                 awaitRoles(sluice, r -> r.state() == Roles.State.SPLIT_BRAIN);
                 assertThat(sluice.groups().get(0).roles().writable()).containsExactly("primary", "replica_0");
+                PrometheusText metrics = PrometheusText.parse(new SluiceMetrics(sluice.metricSources()).scrape());
+                assertThat(metrics.value("sluice_topology_split_brain", "group", "app_rw")).isEqualTo(1.0);
+                assertThat(metrics.value("sluice_topology_without_primary", "group", "app_rw")).isEqualTo(1.0);
+                assertThat(metrics.value("sluice_topology_primary", "group", "app_rw", "datasource", "primary"))
+                        .isZero();
 
                 String primaryBefore = servers.primaryPosition();
                 for (int n = 10; n < 13; n++) {
@@ -187,6 +194,12 @@ class PrimaryDiscoveryTest {
                 s.executeUpdate("INSERT INTO t (n, server) VALUES (2, @@server_id)");
                 assertThat(rows(servers.primary())).containsOnlyKeys(1, 2);
                 assertThat(sluice.groups().get(0).events()).extracting(e -> e.kind()).contains("split_brain");
+                PrometheusText after = PrometheusText.parse(new SluiceMetrics(sluice.metricSources()).scrape());
+                assertThat(after.value("sluice_topology_split_brain", "group", "app_rw")).isZero();
+                assertThat(after.value("sluice_topology_primary", "group", "app_rw", "datasource", "primary"))
+                        .isEqualTo(1.0);
+                assertThat(after.value("sluice_topology_primary", "group", "app_rw", "datasource", "replica_0"))
+                        .isZero();
             }
         }
     }

@@ -14,9 +14,11 @@ import io.sluice.config.PrimaryDiscovery;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.config.ServerAccount;
+import io.sluice.ops.metrics.SluiceMetrics;
 import io.sluice.testing.AdminClient;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.PrometheusText;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.ReplicationGroup;
 import io.sluice.testing.TestMariaDb;
@@ -131,6 +133,12 @@ class SwitchoverTest {
                 assertThat(query(last, "SELECT @@GLOBAL.read_only")).isEqualTo("0");
                 assertThat(sluice.groups().get(0).events()).extracting(e -> e.kind()).contains("switchover_step",
                         "primary_changed");
+                PrometheusText metrics = PrometheusText.parse(new SluiceMetrics(sluice.metricSources()).scrape());
+                assertThat(metrics.value("sluice_topology_switchovers_total", "group", "app_rw", "outcome", "switched"))
+                        .isEqualTo(3.0);
+                assertThat(metrics.value("sluice_topology_primary_changes_total", "group", "app_rw")).isEqualTo(3.0);
+                assertThat(metrics.value("sluice_topology_primary", "group", "app_rw", "datasource", "replica_1"))
+                        .isEqualTo(1.0);
                 System.out.printf("3 switchovers, %d writes acknowledged, 0 errors, writes held %s ms%n",
                         acknowledged, held);
             }

@@ -32,6 +32,9 @@ public final class Topology {
     private volatile Roles roles;
     private long primaryChanges;
     private long splitBrains;
+    private long switchovers;
+    private long switchoversNotDone;
+    private long lastWritesHeldMillis = -1;
 
     /**
      * @param group the group's name, for logs and events
@@ -183,6 +186,29 @@ public final class Topology {
     /** How many times the primary changed to another server since start. */
     public synchronized long primaryChanges() {
         return primaryChanges;
+    }
+
+    /**
+     * A switchover that held writes ended: {@code switched} or not (abandoned, rolled back), after holding them
+     * {@code heldMillis}.
+     */
+    public synchronized void switchoverEnded(boolean switched, long heldMillis) {
+        if (switched) {
+            switchovers++;
+        } else {
+            switchoversNotDone++;
+        }
+        lastWritesHeldMillis = heldMillis;
+    }
+
+    /** Switchovers that switched ({@code true}) or that held writes and did not, since start. */
+    public synchronized long switchovers(boolean switched) {
+        return switched ? switchovers : switchoversNotDone;
+    }
+
+    /** How long the last switchover held writes, in milliseconds; -1 before any. */
+    public synchronized long lastWritesHeldMillis() {
+        return lastWritesHeldMillis;
     }
 
     /** How many times a split brain began since start. */

@@ -198,6 +198,17 @@ public final class SluiceMetrics implements AutoCloseable {
                 .tag("group", split.group())
                 .description("Times the group's primary changed to another server since start")
                 .register(registry);
+        for (boolean switched : new boolean[] {true, false}) {
+            FunctionCounter.builder("sluice.topology.switchovers", split, g -> g.switchovers(switched))
+                    .tag("group", split.group()).tag("outcome", switched ? "switched" : "not_switched")
+                    .description("Planned switchovers that held writes, by whether they switched")
+                    .register(registry);
+        }
+        Gauge.builder("sluice.topology.switchover.writes.held", split,
+                        ReadWriteCounts::lastSwitchoverWritesHeldSeconds)
+                .tag("group", split.group()).baseUnit("seconds")
+                .description("How long the last planned switchover held statements that need the primary")
+                .register(registry);
         Gauge.builder("sluice.topology.statements.waiting", split, ReadWriteCounts::waitingForPrimary)
                 .tag("group", split.group())
                 .description("Statements waiting now for the group's primary to take writes")
