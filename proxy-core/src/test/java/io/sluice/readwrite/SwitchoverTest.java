@@ -192,6 +192,58 @@ class SwitchoverTest {
         }
     }
 
+    /**
+     * Two instances in front of one group, the switchover run on one: the other follows by discovery within a
+     * health-check interval, its writes after that land on the new primary, and the only errors it may see are the old
+     * primary's own read-only refusals (1290) in the window between the fence and its next round.
+     */
+    @Test
+    void anotherInstanceFollowsTheSwitchoverByDiscovery() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("top-fleet")) {
+            prepare(servers);
+            try (Sluice runs = Sluice.start(config(servers)); Sluice follows = Sluice.start(config(servers))) {
+                awaitRoles(runs, r -> r.takesWrites() && r.primary().equals("primary"));
+                awaitRoles(follows, r -> r.takesWrites() && r.primary().equals("primary"));
+                Writer onRunning = new Writer(runs.port(), 0);
+                Writer onOther = new Writer(follows.port(), 1);
+                Thread a = new Thread(onRunning, "top-writer-runs");
+                Thread b = new Thread(onOther, "top-writer-follows");
+                a.start();
+                b.start();
+                onRunning.awaitAcknowledged(20);
+                onOther.awaitAcknowledged(20);
+
+                long fencedBefore = System.nanoTime();
+                SwitchoverReport report = runs.switchover("app_rw", "replica_0", false, false, 5_000);
+                assertThat(report.error()).as(report.toString()).isEmpty();
+                awaitRoles(follows, r -> r.takesWrites() && r.primary().equals("replica_0"));
+                long followedAt = System.nanoTime();
+                int before = onOther.acknowledged.size();
+                onOther.awaitAcknowledged(before + 20);
+                onRunning.awaitAcknowledged(onRunning.acknowledged.size() + 20);
+                onRunning.stop.set(true);
+                onOther.stop.set(true);
+                a.join(10_000);
+                b.join(10_000);
+
+                assertThat(onRunning.errors).as("errors through the instance that ran the switchover").isEmpty();
+                assertThat(onOther.errors).allMatch(e -> e.contains(": 1290 "));
+                Map<String, Integer> landed = rows(servers.replica(0));
+                int newPrimaryId = Integer.parseInt(query(servers.replica(0), "SELECT @@server_id"));
+                for (Writer writer : List.of(onRunning, onOther)) {
+                    assertThat(writer.acknowledged).allMatch(landed::containsKey);
+                }
+                for (String key : onOther.acknowledged.subList(before, onOther.acknowledged.size())) {
+                    assertThat(landed.get(key)).as(key).isEqualTo(newPrimaryId);
+                }
+                System.out.printf("fleet: the other instance followed %d ms after the switchover began; its writes"
+                        + " refused meanwhile: %d; writes held %d ms%n",
+                        TimeUnit.NANOSECONDS.toMillis(followedAt - fencedBefore), onOther.errors.size(),
+                        report.writesHeldMillis());
+            }
+        }
+    }
+
     // ---- fixture ------------------------------------------------------------------------------------------------
 
     private static void prepare(ReplicationGroup servers) {
@@ -296,6 +348,12 @@ class SwitchoverTest {
                         acknowledged.add(key);
                     } catch (SQLException e) {
                         errors.add(key + ": " + e.getErrorCode() + " " + e.getMessage());
+                        try { // as an application does: its transaction is over, autocommit back on
+                            c.rollback();
+                            c.setAutoCommit(true);
+                        } catch (SQLException again) {
+                            errors.add(key + ": rollback: " + again.getMessage());
+                        }
                     }
                     longest.accumulateAndGet(System.nanoTime() - start, Math::max);
                 }
