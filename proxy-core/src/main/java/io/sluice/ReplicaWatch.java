@@ -5,6 +5,7 @@ import io.sluice.backend.pool.BackendPool;
 import io.sluice.balancer.replication.GtidPosition;
 import io.sluice.balancer.replication.ReplicaEligibility;
 import io.sluice.balancer.replication.ReplicationReading;
+import io.sluice.balancer.replication.Roles;
 import io.sluice.routing.ReadWriteGroup;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,9 @@ final class ReplicaWatch {
     /** Starts the readings on {@code executor}, every {@code intervalMillis}. */
     void start(EventExecutor executor, long intervalMillis) {
         if (!groups.isEmpty()) {
-            executor.scheduleWithFixedDelay(this::readAll, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+            // A group that follows read_only takes no write before its first round: that one runs at once.
+            long first = groups.stream().anyMatch(g -> g.config().followsPrimary()) ? 0 : intervalMillis;
+            executor.scheduleWithFixedDelay(this::readAll, first, intervalMillis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -42,9 +45,13 @@ final class ReplicaWatch {
         }
     }
 
-    /** One round for {@code group}: every server read at once, then the replicas judged. */
+    /**
+     * One round for {@code group}: every server read at once; a group that follows its servers' {@code read_only}
+     * learns its primary from them (issue #40, {@link io.sluice.balancer.replication.Topology}); then the others are
+     * judged as replicas against the primary.
+     */
     void read(ReadWriteGroup group) {
-        List<String> names = group.config().dataSourceNames(); // the primary first
+        List<String> names = group.config().dataSourceNames(); // the configured primary first
         List<CompletableFuture<ReplicationReading>> readings = new ArrayList<>(names.size());
         for (String name : names) {
             BackendPool pool = pools.apply(name);
@@ -52,13 +59,20 @@ final class ReplicaWatch {
                     "no such data source")) : pool.readReplication(timeoutMillis));
         }
         CompletableFuture.allOf(readings.toArray(CompletableFuture[]::new)).thenRun(() -> {
-            ReplicationReading primary = readings.get(0).join();
-            GtidPosition primaryPosition = primary.reachable() ? primary.applied() : null;
+            List<ReplicationReading> all = readings.stream().map(CompletableFuture::join).toList();
+            Roles roles = group.topology().observe(all);
+            String primaryName = roles.primary();
+            ReplicationReading primary = all.stream().filter(r -> r.server().equals(primaryName)).findFirst()
+                    .orElse(ReplicationReading.unreachable(primaryName, "not read"));
+            // A group that follows its servers judges against a primary only while it has one that takes writes.
+            GtidPosition primaryPosition = primary.reachable() && (!group.dynamic() || roles.takesWrites())
+                    ? primary.applied() : null;
             ReplicaEligibility rules = group.config().replicaEligibility();
-            for (int i = 1; i < readings.size(); i++) {
-                ReplicationReading replica = readings.get(i).join();
-                group.judged(primaryPosition != null ? rules.judge(replica, primaryPosition)
-                        : withoutPrimary(replica));
+            for (ReplicationReading replica : all) {
+                if (!replica.server().equals(primaryName)) {
+                    group.judged(primaryPosition != null ? rules.judge(replica, primaryPosition)
+                            : withoutPrimary(replica));
+                }
             }
         });
     }

@@ -3,10 +3,12 @@ package io.sluice;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.sluice.api.BackendSnapshot;
+import io.sluice.api.GroupTopology;
 import io.sluice.api.MetricSources;
 import io.sluice.api.ProxyControl;
 import io.sluice.api.ReloadResult;
 import io.sluice.api.SessionSnapshot;
+import io.sluice.api.SwitchoverReport;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.capture.CaptureException;
 import io.sluice.capture.CaptureOptions;
@@ -18,6 +20,7 @@ import io.sluice.config.ShutdownConfig;
 import io.sluice.frontend.FrontendContext;
 import io.sluice.frontend.SessionRegistry;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.routing.ReadWriteGroup;
 import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.statistics.DigestStatistics;
 import io.sluice.transport.TransportKind;
@@ -155,6 +158,26 @@ public final class Sluice implements ProxyControl, AutoCloseable {
      *
      * @return false when there is no backend of that name
      */
+    @Override
+    public List<GroupTopology> groups() {
+        return context.readWriteGroups().stream().map(group -> new GroupTopology(group.name(),
+                group.config().primaryDiscovery().name(), group.config().administration() != null, group.roles(),
+                group.waitingForPrimary(), group.topology().primaryChanges(), group.topology().events())).toList();
+    }
+
+    @Override
+    public SwitchoverReport switchover(String group, String to, boolean dryRun, boolean force, long timeoutMillis) {
+        for (ReadWriteGroup each : context.readWriteGroups()) {
+            if (each.name().equals(group)) {
+                ProxyConfig running = config();
+                return new SwitchoverRun(each, backends.pools()::get, running.dataSources(),
+                        Math.max(5_000, running.healthCheck().timeoutMilliseconds()))
+                        .run(to, dryRun, force, timeoutMillis);
+            }
+        }
+        return null;
+    }
+
     @Override
     public boolean drain(String name) {
         return backends.group().drain(name);

@@ -19,6 +19,7 @@ import io.sluice.frontend.FrontendInitializer;
 import io.sluice.frontend.SessionMoves;
 import io.sluice.frontend.SessionRegistry;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.routing.ReadWriteGroup;
 import io.sluice.protocol.Capabilities;
 import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.statistics.DigestStatistics;
@@ -85,6 +86,9 @@ final class Startup {
             backends.start(context::addPool);
             new SessionMoves(context, checkGroup.next()).start();
             long watchInterval = config.healthCheck().enabled() ? config.healthCheck().intervalMilliseconds() : 2_000;
+            for (ReadWriteGroup split : context.readWriteGroups()) {
+                PrimaryChanges.follow(split, backends.pools()::get, backends.group(), config.dataSources());
+            }
             new ReplicaWatch(List.copyOf(context.readWriteGroups()), backends.pools()::get,
                     Math.max(1_000, config.healthCheck().timeoutMilliseconds())).start(checkGroup.next(), watchInterval);
             Channel serverChannel = bind(server, transport, workerGroup, context);

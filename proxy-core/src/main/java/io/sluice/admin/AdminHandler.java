@@ -241,6 +241,15 @@ final class AdminHandler implements AdminPort.Responder {
         if (path.equals("/api/digests") || path.equals("/api/digests/reset")) {
             return digests(request);
         }
+        if (GroupEndpoints.handles(path)) {
+            Reply denied = GroupEndpoints.changes(path) && method.equals("POST") ? authorize(request)
+                    : authorizeRead(request);
+            if (denied != null) {
+                return denied;
+            }
+            GroupEndpoints.Response response = new GroupEndpoints(proxy).handle(method, path, request.parameters());
+            return new Reply(response.status(), response.json(), JSON, response.allow());
+        }
         if (CaptureEndpoints.handles(path)) {
             CaptureEndpoints.Response response;
             if (method.equals("POST")) {
@@ -260,6 +269,7 @@ final class AdminHandler implements AdminPort.Responder {
                 + " /readyz, /api/version, /api/config, /api/backends, /api/backends/{name}/drain,"
                 + " /api/backends/{name}/undrain, /api/sessions, /api/readwrite/route, /api/config/reload,"
                 + " /api/digests, /api/digests/reset,"
+                + " /api/groups, /api/groups/{group}, /api/groups/{group}/events, /api/groups/{group}/switchover,"
                 + " /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
     }
 

@@ -52,4 +52,22 @@ public interface ProxyControl {
     default DigestStatistics statistics() {
         return null;
     }
+
+    /** Every read/write split group's topology, in configuration order (issue #40). */
+    default List<GroupTopology> groups() {
+        return List.of();
+    }
+
+    /**
+     * Switches a read/write split group's primary over to another server, or with {@code dryRun} only says what it
+     * would check and run (issue #40). Blocks until it is done.
+     *
+     * @param to the candidate, or {@code null} to let Sluice choose the most advanced usable replica
+     * @param force go on when write transactions are still open after {@code timeoutMillis}
+     * @param timeoutMillis how long open write transactions, then the candidate's catching up, may take
+     * @return the report; {@code null} when there is no such group
+     */
+    default SwitchoverReport switchover(String group, String to, boolean dryRun, boolean force, long timeoutMillis) {
+        return null;
+    }
 }

@@ -37,4 +37,44 @@ public interface ReadWriteCounts {
     default boolean usable(int index) {
         return true;
     }
+
+    /** Every server of the group, in configuration order: the labels of {@link #isPrimary}. */
+    default List<String> dataSources() {
+        return List.of();
+    }
+
+    /** Whether the server at {@code index} in {@link #dataSources()} is the primary and takes writes now. */
+    default boolean isPrimary(int index) {
+        return false;
+    }
+
+    /** {@code primary}, {@code no_primary}, {@code split_brain} or {@code switching}. */
+    default String topologyState() {
+        return "primary";
+    }
+
+    /** How many times the primary changed to another server since start. */
+    default long primaryChanges() {
+        return 0;
+    }
+
+    /** How many split brains (two writable servers) began since start. */
+    default long splitBrains() {
+        return 0;
+    }
+
+    /** Statements waiting now for the group's primary (none takes writes: a promotion, a split brain, a switchover). */
+    default int waitingForPrimary() {
+        return 0;
+    }
+
+    /** Planned switchovers that switched ({@code true}), or that held writes and did not, since start. */
+    default long switchovers(boolean switched) {
+        return 0;
+    }
+
+    /** How long the last switchover held writes, in seconds; NaN before any. */
+    default double lastSwitchoverWritesHeldSeconds() {
+        return Double.NaN;
+    }
 }

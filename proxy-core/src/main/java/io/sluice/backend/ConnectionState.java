@@ -81,6 +81,14 @@ public final class ConnectionState {
         readOnly |= replica;
     }
 
+    /**
+     * The connection's data source became its group's primary (issue #40) and its session ran
+     * {@link SetSessionVariables#READ_WRITE}: from now on it is a primary's connection, reset without READ ONLY.
+     */
+    public void readWrite() {
+        readOnly = false;
+    }
+
     /** The schema the server has selected, as last known; {@code null} for none. */
     public String schema() {
         return schema;

@@ -35,6 +35,12 @@ public final class SetSessionVariables extends OwnCommand {
      */
     public static final String READ_ONLY = "SET SESSION TRANSACTION READ ONLY";
 
+    /**
+     * What a connection opened as a replica's runs once its data source became the group's primary (issue #40),
+     * before it takes a write: the server's default access mode again.
+     */
+    public static final String READ_WRITE = "SET SESSION TRANSACTION READ WRITE";
+
     private final String statement;
     private final Consumer<BackendException> done;
 

@@ -136,7 +136,7 @@ public final class ConfigYaml {
             top.refuse("dataSources", "empty (expected: at least one data source)");
         }
         // Sluice does not rewrite SQL: of ShardingSphere's rules it runs read/write splitting only (RuleReaders).
-        RuleReaders rules = new RuleReaders(dataSources == null ? Set.of() : dataSources.keySet());
+        RuleReaders rules = new RuleReaders(dataSources == null ? Set.of() : dataSources.keySet(), readers);
         List<ReadWriteSplittingConfig> groups = new ArrayList<>();
         top.list("rules", "a list of rules, such as - !READWRITE_SPLITTING {dataSources: {...}}", rules::rule)
                 .forEach(groups::addAll);

@@ -26,22 +26,45 @@ import java.util.Set;
  * @param causalReads read-your-writes (LOCAL, the default), none, or across sessions (GLOBAL)
  * @param causalReadsTimeout how long a replica may wait for a causal read's position before the read goes to the
  *     primary
+ * @param primaryDiscovery how the primary is known: {@code writeDataSourceName} (NONE), or the one writable server
+ *     (READ_ONLY; {@code writeDataSourceName} then names the server preferred at start), issue #40
+ * @param primaryWait how long a statement that needs the primary waits while the group has none (a promotion under
+ *     way, a split brain, a switchover), before it gets ERR 1290
+ * @param administration the account a switchover runs its commands with, or {@code null}: no switchover
+ * @param replication the account servers replicate with once a switchover repoints them, or {@code null}: the
+ *     administration account
  */
 public record ReadWriteSplittingConfig(String name, String writeDataSourceName, List<String> readDataSourceNames,
         TransactionalReadQueryStrategy transactionalReadQueryStrategy, ReadLoadBalancer loadBalancer,
-        Duration maxReplicationLag, CausalReads causalReads, Duration causalReadsTimeout) {
+        Duration maxReplicationLag, CausalReads causalReads, Duration causalReadsTimeout,
+        PrimaryDiscovery primaryDiscovery, Duration primaryWait, ServerAccount administration,
+        ServerAccount replication) {
 
     public static final TransactionalReadQueryStrategy DEFAULT_TRANSACTIONAL_READ_QUERY_STRATEGY =
             TransactionalReadQueryStrategy.DYNAMIC;
     public static final Duration DEFAULT_MAX_REPLICATION_LAG = Duration.ofSeconds(10);
     public static final CausalReads DEFAULT_CAUSAL_READS = CausalReads.LOCAL;
     public static final Duration DEFAULT_CAUSAL_READS_TIMEOUT = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_PRIMARY_WAIT = Duration.ofSeconds(10);
+
+    /** A group whose primary is its {@code writeDataSourceName}, without switchover accounts. */
+    public ReadWriteSplittingConfig(String name, String writeDataSourceName, List<String> readDataSourceNames,
+            TransactionalReadQueryStrategy transactionalReadQueryStrategy, ReadLoadBalancer loadBalancer,
+            Duration maxReplicationLag, CausalReads causalReads, Duration causalReadsTimeout) {
+        this(name, writeDataSourceName, readDataSourceNames, transactionalReadQueryStrategy, loadBalancer,
+                maxReplicationLag, causalReads, causalReadsTimeout, PrimaryDiscovery.NONE, DEFAULT_PRIMARY_WAIT, null,
+                null);
+    }
 
     public ReadWriteSplittingConfig {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(transactionalReadQueryStrategy, "transactionalReadQueryStrategy");
         Objects.requireNonNull(loadBalancer, "loadBalancer");
         Objects.requireNonNull(causalReads, "causalReads");
+        Objects.requireNonNull(primaryDiscovery, "primaryDiscovery");
+        if (primaryWait == null || primaryWait.isNegative()) {
+            throw new IllegalArgumentException("primaryWaitMilliseconds: " + primaryWait + " (expected: 0 or more)");
+        }
         if (name.isBlank()) {
             throw new IllegalArgumentException("name: empty (expected: the group's logical database name)");
         }
@@ -87,6 +110,27 @@ public record ReadWriteSplittingConfig(String name, String writeDataSourceName, 
         return new ReadWriteSplittingConfig(name, write, reads, DEFAULT_TRANSACTIONAL_READ_QUERY_STRATEGY,
                 ReadLoadBalancer.DEFAULT, DEFAULT_MAX_REPLICATION_LAG, DEFAULT_CAUSAL_READS,
                 DEFAULT_CAUSAL_READS_TIMEOUT);
+    }
+
+    /**
+     * The same group with its primary found by {@code discovery}, waited for up to {@code wait}, and switchovers run
+     * with {@code administration} (and {@code replication}, or the administration account when {@code null}).
+     */
+    public ReadWriteSplittingConfig withTopology(PrimaryDiscovery discovery, Duration wait,
+            ServerAccount administrationAccount, ServerAccount replicationAccount) {
+        return new ReadWriteSplittingConfig(name, writeDataSourceName, readDataSourceNames,
+                transactionalReadQueryStrategy, loadBalancer, maxReplicationLag, causalReads, causalReadsTimeout,
+                discovery, wait, administrationAccount, replicationAccount);
+    }
+
+    /** Whether the group's primary is the one writable server rather than {@code writeDataSourceName}. */
+    public boolean followsPrimary() {
+        return primaryDiscovery == PrimaryDiscovery.READ_ONLY;
+    }
+
+    /** The account servers replicate with after a switchover: {@code replication}, else {@code administration}. */
+    public ServerAccount replicationAccount() {
+        return replication != null ? replication : administration;
     }
 
     /** Every data source of the group: the primary first, then the replicas. */

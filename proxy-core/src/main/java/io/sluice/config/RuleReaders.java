@@ -38,10 +38,15 @@ final class RuleReaders {
     static final String READWRITE_SPLITTING = "!READWRITE_SPLITTING";
 
     private final Set<String> dataSourceNames;
+    private final SectionReaders sections;
 
-    /** @param dataSourceNames the names of the file's {@code dataSources}, which groups may refer to */
-    RuleReaders(Set<String> dataSourceNames) {
+    /**
+     * @param dataSourceNames the names of the file's {@code dataSources}, which groups may refer to
+     * @param sections the readers of accounts ({@code administration}, {@code replication}) and their secret files
+     */
+    RuleReaders(Set<String> dataSourceNames, SectionReaders sections) {
         this.dataSourceNames = dataSourceNames;
+        this.sections = sections;
     }
 
     /** One item of {@code rules:}: the groups of a {@code !READWRITE_SPLITTING} rule, in file order. */
@@ -72,7 +77,8 @@ final class RuleReaders {
     }
 
     private ReadWriteSplittingConfig group(String name, YamlSection group, Map<String, ReadLoadBalancer> balancers) {
-        String write = group.requiredString("writeDataSourceName", "the primary's data source name");
+        // Required unless primaryDiscovery is on (read below): then it only names the server preferred at start.
+        String write = group.string("writeDataSourceName", null);
         List<String> reads = group.strings("readDataSourceNames", null);
         TransactionalReadQueryStrategy strategy = group.oneOf("transactionalReadQueryStrategy",
                 TransactionalReadQueryStrategy.class,
@@ -84,6 +90,16 @@ final class RuleReaders {
                 ReadWriteSplittingConfig.DEFAULT_CAUSAL_READS);
         long timeout = group.milliseconds("causalReadsTimeoutMilliseconds",
                 ReadWriteSplittingConfig.DEFAULT_CAUSAL_READS_TIMEOUT.toMillis());
+        PrimaryDiscovery discovery = group.oneOf("primaryDiscovery", PrimaryDiscovery.class, PrimaryDiscovery.NONE);
+        long primaryWait = group.milliseconds("primaryWaitMilliseconds",
+                ReadWriteSplittingConfig.DEFAULT_PRIMARY_WAIT.toMillis());
+        ServerAccount administration = group.section("administration", "a mapping such as {username: sluice_admin,"
+                + " passwordFile: admin.secret}", null, sections::account);
+        ServerAccount replication = group.section("replication", "a mapping such as {username: repl,"
+                + " passwordFile: repl.secret}", null, sections::account);
+        if (write == null && discovery == PrimaryDiscovery.NONE) {
+            group.missing("writeDataSourceName", "the primary's data source name");
+        }
         if (write != null && !dataSourceNames.contains(write)) {
             group.refuse("writeDataSourceName", unknownDataSource(write));
         }
@@ -114,8 +130,13 @@ final class RuleReaders {
             }
         }
         ReadLoadBalancer chosen = balancer;
-        return group.done(() -> new ReadWriteSplittingConfig(name, write, readNames, strategy, chosen,
-                Duration.ofMillis(lag), causalReads, Duration.ofMillis(timeout)));
+        if (write == null && discovery == PrimaryDiscovery.READ_ONLY && !readNames.isEmpty()) {
+            write = readNames.remove(0); // preferred at start: the first server listed
+        }
+        String preferred = write;
+        return group.done(() -> new ReadWriteSplittingConfig(name, preferred, readNames, strategy, chosen,
+                Duration.ofMillis(lag), causalReads, Duration.ofMillis(timeout), discovery,
+                Duration.ofMillis(primaryWait), administration, replication));
     }
 
     private String unknownDataSource(String name) {

@@ -43,6 +43,13 @@ final class SectionReaders {
                 maxLifetime, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa));
     }
 
+    /** A group's {@code administration} or {@code replication} account: {username, password | passwordFile}. */
+    ServerAccount account(YamlSection section) {
+        String username = section.requiredString("username", "the account's user name");
+        String password = secret(section, "password", "passwordFile", "");
+        return section.done(() -> new ServerAccount(username, password));
+    }
+
     /** What a file without a {@code server} section gets: the defaults, with certificates kept in the conf dir. */
     ServerConfig defaultServer() {
         return ServerConfig.defaults().withTls(defaultTls());

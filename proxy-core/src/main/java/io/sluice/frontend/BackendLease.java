@@ -10,6 +10,7 @@ import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.balancer.replication.Roles;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.pooling.GtidNotReached;
 import io.sluice.protocol.ErrorCode;
@@ -77,6 +78,8 @@ final class BackendLease {
     private long failoverDeadlineNanos;
     /** Pooled connections found broken while restoring this session's variables, in the acquire under way. */
     private int brokenOnSync;
+    /** The acquire under way waits for the group's primary (none takes writes now), or {@code null}. */
+    private PrimaryWait primaryWait;
     /** Moves asked for, under way, or waiting for the session to let its connection go. */
     private final LeaseMoves moves;
 
@@ -281,12 +284,16 @@ final class BackendLease {
         }
         failedBackends = null;
         brokenOnSync = 0;
+        primaryWait = null;
         failoverDeadlineNanos = System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(backendPool().dataSource().connectionTimeoutMilliseconds());
         tryAcquire();
     }
 
     private void tryAcquire() {
+        if (routed == null && split && readWriteGroup.dynamic() && !primaryTakesWrites()) {
+            return; // it waits for the group's primary
+        }
         EventLoopPool from = routed != null ? routed : pool;
         triedPrimary = from == pool;
         if (policy.followsSession()) {
@@ -331,6 +338,48 @@ final class BackendLease {
             acquiring = true;
             prepareThenBind(from, taken);
         });
+    }
+
+    /**
+     * A statement needs the primary of a group whose primary may change (issue #40): one volatile read of the roles.
+     * When another server became the primary, the session follows it (its backend, its pool); when none takes
+     * writes, the acquire waits for one ({@link PrimaryWait}) and tries again, or fails with {@link NoPrimary}.
+     */
+    private boolean primaryTakesWrites() {
+        Roles roles = readWriteGroup.roles();
+        if (roles.takesWrites()) {
+            if (!roles.primary().equals(dataSource)) {
+                BackendGroup backends = context.group();
+                // counted whatever its weight: the roles move weights after they change, not before
+                Backend next = backends.reclaim(roles.primary());
+                if (next == null) {
+                    next = backends.claimDown(roles.primary());
+                }
+                if (next != null) {
+                    log.debug("client {}: the primary of group {} is now {}", session.remoteAddress(),
+                            readWriteGroup.name(), roles.primary());
+                    switchTo(next);
+                }
+            }
+            return true;
+        }
+        if (primaryWait == null) {
+            primaryWait = PrimaryWait.begin(readWriteGroup, session.eventLoop());
+            onWaiting.run(); // the session stops reading while it waits
+        }
+        acquiring = true;
+        primaryWait.await(roles, () -> {
+            acquiring = false;
+            if (!ended) {
+                tryAcquire();
+            }
+        }, error -> {
+            acquiring = false;
+            if (!ended) {
+                failed(error);
+            }
+        });
+        return false;
     }
 
     /** Makes a connection just taken match the session, then binds it. */
@@ -469,6 +518,9 @@ final class BackendLease {
 
     /** The ERR for a client whose session got no connection (taken by the caller). */
     ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause) {
+        if (cause instanceof NoPrimary none) {
+            return ClientErrors.noPrimary(alloc, sequenceId, readWriteGroup.name(), none);
+        }
         if (readWriteGroup != null && triedPrimary && cause instanceof BackendException be
                 && (be.serverError() == null || be.isServerUnavailable())) {
             return ClientErrors.primaryDown(alloc, sequenceId, readWriteGroup.name(), dataSource(),

@@ -177,6 +177,23 @@ final class ClientErrors {
     }
 
     /**
+     * A read/write split session's statement needs the group's primary, and for {@code primaryWaitMilliseconds} the
+     * group had none that takes writes (issue #40): none writable, or a split brain (naming both), or a switchover
+     * that held writes too long. Nothing ran; the session goes on.
+     */
+    static ByteBuf noPrimary(ByteBufAllocator alloc, int sequenceId, String group, NoPrimary why) {
+        String state = switch (why.roles().state()) {
+            case SPLIT_BRAIN -> "is in a split brain: " + String.join(" and ", why.roles().writable())
+                    + " are all writable, and Sluice writes to neither";
+            case SWITCHING -> "is switching over its primary";
+            default -> "has no writable server";
+        };
+        return Packets.err(alloc, sequenceId, ErrorCode.ER_OPTION_PREVENTS_STATEMENT, "Read/write group '" + group
+                + "' " + state + " (" + why.getMessage() + "): this statement needs the primary and did not run;"
+                + " reads go on from the replicas");
+    }
+
+    /**
      * A statement of a read/write split session that would make its replica's connection writable (START TRANSACTION
      * READ WRITE, a SET of the access mode) where it must run on that replica: inside a read-only transaction, or
      * while the session keeps the connection (decision 110). Nothing ran.

@@ -4,6 +4,8 @@ import io.sluice.api.ReadWriteCounts;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.balancer.replication.ReplicaEligibility;
+import io.sluice.balancer.replication.Roles;
+import io.sluice.balancer.replication.Topology;
 import io.sluice.config.ReadLoadBalancer;
 import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.readwrite.RouteReason;
@@ -37,6 +39,14 @@ public final class ReadWriteGroup implements ReadWriteCounts {
 
     private final ReadWriteSplittingConfig config;
     private final BackendGroup backends;
+    /** Who is the primary (issue #40): fixed by the config, or followed from the servers' {@code read_only}. */
+    private final Topology topology;
+    /**
+     * Whether the primary may change at run time (discovery, or a switchover): only then is {@link #topology}'s
+     * volatile roles read on the way of a statement; a fixed group reads its config's final fields.
+     */
+    private final boolean dynamic;
+    private final PrimaryWaiters waiters = new PrimaryWaiters();
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicLongArray routes = new AtomicLongArray(REASONS.length);
     private final AtomicLongArray causal = new AtomicLongArray(CausalOutcome.values().length);
@@ -47,6 +57,54 @@ public final class ReadWriteGroup implements ReadWriteCounts {
     public ReadWriteGroup(ReadWriteSplittingConfig config, BackendGroup backends) {
         this.config = config;
         this.backends = backends;
+        this.topology = new Topology(config.name(), config.dataSourceNames(), config.writeDataSourceName(),
+                config.followsPrimary());
+        this.dynamic = config.followsPrimary() || config.administration() != null;
+        topology.onChange(roles -> {
+            if (roles.takesWrites()) {
+                waiters.wakeAll();
+            }
+        });
+    }
+
+    /** Who is the primary and whether it takes writes, and the history of changes. */
+    public Topology topology() {
+        return topology;
+    }
+
+    /** Whether the primary may change at run time: discovery is on, or a switchover may run. */
+    public boolean dynamic() {
+        return dynamic;
+    }
+
+    /**
+     * The roles now; for a group whose primary may change, one volatile read. Asked only by statements that need the
+     * primary ({@code BackendLease}), once per connection taken.
+     */
+    public Roles roles() {
+        return topology.roles();
+    }
+
+    /**
+     * Runs {@code wake} on {@code loop} once the group has a primary that takes writes again (at once, should it have
+     * one by now). The caller bounds the wait ({@code primaryWaitMilliseconds}) and {@link #stopWaiting} then.
+     */
+    public Object awaitPrimary(java.util.concurrent.Executor loop, Runnable wake) {
+        Object waiter = waiters.add(loop, wake);
+        if (topology.roles().takesWrites()) {
+            waiters.wakeAll(); // it changed between the caller's look and the add
+        }
+        return waiter;
+    }
+
+    /** A wait of {@link #awaitPrimary} ended otherwise (it timed out, the session ended): forgets it. */
+    public void stopWaiting(Object waiter) {
+        waiters.remove(waiter);
+    }
+
+    @Override
+    public int waitingForPrimary() {
+        return waiters.size();
     }
 
     public ReadWriteSplittingConfig config() {
@@ -84,7 +142,12 @@ public final class ReadWriteGroup implements ReadWriteCounts {
 
     /** The primary's data source. */
     public String primary() {
-        return config.writeDataSourceName();
+        return dynamic ? topology.roles().primary() : config.writeDataSourceName();
+    }
+
+    /** The data sources that are replicas now, in configuration order. */
+    private List<String> readers() {
+        return dynamic ? topology.roles().replicas() : config.readDataSourceNames();
     }
 
     /**
@@ -92,7 +155,7 @@ public final class ReadWriteGroup implements ReadWriteCounts {
      * down or drained: the read goes to the primary).
      */
     public String pickReplica() {
-        List<String> reads = config.readDataSourceNames();
+        List<String> reads = readers();
         int n = reads.size();
         int start = config.loadBalancer().type() == ReadLoadBalancer.Type.RANDOM
                 ? ThreadLocalRandom.current().nextInt(n) : Math.floorMod(next.getAndIncrement(), n);
@@ -107,7 +170,7 @@ public final class ReadWriteGroup implements ReadWriteCounts {
 
     /** Whether any replica may take a read now (as {@link #pickReplica} would find one). */
     public boolean anyReplicaUsable() {
-        for (String name : config.readDataSourceNames()) {
+        for (String name : readers()) {
             if (usableNow(name)) {
                 return true;
             }
@@ -140,21 +203,60 @@ public final class ReadWriteGroup implements ReadWriteCounts {
         }
     }
 
+    /** The group's replicas for the metrics, a list that never changes: with a dynamic primary, every server. */
     @Override
     public List<String> replicas() {
-        return config.readDataSourceNames();
+        return dynamic ? topology.servers() : config.readDataSourceNames();
     }
 
     @Override
     public double secondsBehind(int index) {
-        ReplicaEligibility.Judgement judged = judgements.get(config.readDataSourceNames().get(index));
+        ReplicaEligibility.Judgement judged = judgements.get(replicas().get(index));
         return judged == null ? Double.NaN : judged.secondsBehind();
     }
 
     @Override
     public boolean usable(int index) {
-        ReplicaEligibility.Judgement judged = judgements.get(config.readDataSourceNames().get(index));
-        return judged == null || judged.usable();
+        String name = replicas().get(index);
+        ReplicaEligibility.Judgement judged = judgements.get(name);
+        return !name.equals(primary()) && (judged == null || judged.usable());
+    }
+
+    @Override
+    public List<String> dataSources() {
+        return topology.servers();
+    }
+
+    @Override
+    public boolean isPrimary(int index) {
+        Roles roles = topology.roles();
+        return roles.takesWrites() && roles.primary().equals(topology.servers().get(index));
+    }
+
+    @Override
+    public String topologyState() {
+        return topology.roles().state().label();
+    }
+
+    @Override
+    public long primaryChanges() {
+        return topology.primaryChanges();
+    }
+
+    @Override
+    public long splitBrains() {
+        return topology.splitBrains();
+    }
+
+    @Override
+    public long switchovers(boolean switched) {
+        return topology.switchovers(switched);
+    }
+
+    @Override
+    public double lastSwitchoverWritesHeldSeconds() {
+        long millis = topology.lastWritesHeldMillis();
+        return millis < 0 ? Double.NaN : millis / 1000.0;
     }
 
     void routed(RouteReason reason) {

@@ -357,7 +357,8 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
 
     @Override
     public boolean mustPrepare(BackendConnection connection) {
-        return isReplica(connection) && (!connection.state().readOnly() || runAgain != null || causalWaitNeeded());
+        return isReplica(connection) ? !connection.state().readOnly() || runAgain != null || causalWaitNeeded()
+                : connection.state().readOnly(); // a replica's connection, of a data source now the primary
     }
 
     private boolean isReplica(BackendConnection connection) {
@@ -375,6 +376,20 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
      */
     @Override
     public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        if (!isReplica(connection) && connection.state().readOnly()) {
+            // Opened while its data source was a replica, which is the primary now (issue #40): writable first.
+            connection.run(new SetSessionVariables(SetSessionVariables.READ_WRITE, error -> {
+                if (error == null) {
+                    connection.state().readWrite();
+                    connection.state().variables().forgetAccessMode(); // the server's default, as at login
+                    prepareMatched(connection, done);
+                } else {
+                    connection.close();
+                    done.accept(error);
+                }
+            }));
+            return;
+        }
         if (isReplica(connection) && !connection.state().readOnly()) {
             connection.run(new SetSessionVariables(SetSessionVariables.READ_ONLY, error -> {
                 if (error == null) {
@@ -467,6 +482,7 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
                 return;
             }
             connection.state().variables().forgetAccessMode(); // READ ONLY, as at login
+            connection.state().readOnly(true); // for good, as one opened for a replica (decision 153)
             transaction.onServerStatus(connection.tracker().serverStatus());
             inner.afterResponses(connection);
             port.resume();

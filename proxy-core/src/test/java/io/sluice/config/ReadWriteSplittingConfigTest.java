@@ -183,6 +183,40 @@ class ReadWriteSplittingConfigTest {
         assertThat(config.readWriteGroupFor("app").readDataSourceNames()).containsExactly("r0");
     }
 
+    /** Sluice's keys of issue #40: the primary found by read_only, how long writes wait for it, the accounts. */
+    @Test
+    void readsPrimaryDiscoveryAndTheSwitchoverAccounts() {
+        ProxyConfig config = parse(DATA_SOURCES + """
+                  dataSources:
+                    app:
+                      readDataSourceNames: [p, r0, r1]
+                      primaryDiscovery: READ_ONLY
+                      primaryWaitMilliseconds: 2500
+                      administration: {username: sluice_admin, password: s3cret}
+                      replication: {username: repl, password: r3pl}
+                """);
+        ReadWriteSplittingConfig group = config.readWriteSplitting().get(0);
+        assertThat(group.followsPrimary()).isTrue();
+        assertThat(group.writeDataSourceName()).isEqualTo("p"); // the first listed, preferred at start
+        assertThat(group.readDataSourceNames()).containsExactly("r0", "r1");
+        assertThat(group.primaryWait()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(group.administration()).isEqualTo(new ServerAccount("sluice_admin", "s3cret"));
+        assertThat(group.replicationAccount()).isEqualTo(new ServerAccount("repl", "r3pl"));
+        assertThat(group.administration().toString()).doesNotContain("s3cret");
+
+        ReadWriteSplittingConfig fixed = parse(DATA_SOURCES + """
+                  dataSources:
+                    app: {writeDataSourceName: p, readDataSourceNames: [r0]}
+                """).readWriteSplitting().get(0);
+        assertThat(fixed.primaryDiscovery()).isEqualTo(PrimaryDiscovery.NONE);
+        assertThat(fixed.primaryWait()).isEqualTo(ReadWriteSplittingConfig.DEFAULT_PRIMARY_WAIT);
+        assertThat(fixed.administration()).isNull();
+        assertThatThrownBy(() -> parse(DATA_SOURCES + """
+                  dataSources:
+                    app: {readDataSourceNames: [r0]}
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("writeDataSourceName");
+    }
+
     @Test
     void refusesUnknownKeysNamingTheKeysItReads() {
         assertRefused(DATA_SOURCES + """
@@ -193,7 +227,8 @@ class ReadWriteSplittingConfigTest {
                       maxReplicationLag: 10
                 """, "config.yaml line 17: rules[0].dataSources.app.maxReplicationLag: unknown key (expected: one"
                 + " of writeDataSourceName, readDataSourceNames, transactionalReadQueryStrategy, loadBalancerName,"
-                + " maxReplicationLagMilliseconds, causalReads, causalReadsTimeoutMilliseconds)");
+                + " maxReplicationLagMilliseconds, causalReads, causalReadsTimeoutMilliseconds, primaryDiscovery,"
+                + " primaryWaitMilliseconds, administration, replication)");
         assertRefused(DATA_SOURCES + """
                   dataSource:
                     app: {}

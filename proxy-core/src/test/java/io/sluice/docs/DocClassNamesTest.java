@@ -43,7 +43,8 @@ class DocClassNamesTest {
             "MariaDB", "ShardingSphere", "MiB",
             // Prometheus alerts (deploy/) and rules, systemd settings, Kubernetes kinds
             "SluiceBackendDown", "SluiceClientConnectionsRejected", "SluiceCommandErrors", "SluiceDown",
-            "SluiceNoBackendUp", "SluicePoolExhausted", "SluiceSessionsPinned", "PrometheusRule", "ProtectSystem",
+            "SluiceNoBackendUp", "SluicePoolExhausted", "SluiceSessionsPinned", "SluiceReadWriteSplitBrain",
+            "SluiceReadWriteGroupWithoutPrimary", "PrometheusRule", "ProtectSystem",
             "LoadCredential", "SuccessExitStatus", "TimeoutStopSec",
             // JVM options quoted without -XX:
             "AlwaysPreTouch", "CompileCommand", "FreqInlineSize", "MaxDirectMemorySize", "MaxGCPauseMillis",

@@ -73,6 +73,16 @@ final class BackendConnector {
      */
     void connect(EventLoopPool owner, SessionKey key, String schema, Promise<BackendConnection> ready,
             long timeoutMillis, boolean pooled) {
+        connect(owner, key, schema, ready, timeoutMillis, pooled, null);
+    }
+
+    /**
+     * As {@link #connect(EventLoopPool, SessionKey, String, Promise, long, boolean)}, logged in as {@code account}
+     * (a user name and password) instead of the data source's account when not {@code null}: Sluice's own work on
+     * the server (a switchover's commands), never pooled, never read-only.
+     */
+    void connect(EventLoopPool owner, SessionKey key, String schema, Promise<BackendConnection> ready,
+            long timeoutMillis, boolean pooled, String[] account) {
         boolean transactionPooling = pooled && pool.transactionPooling();
         // Transaction pooling follows session state only through the trackers, which need CLIENT_SESSION_TRACK.
         boolean tracksState = transactionPooling && Capabilities.has(key.capabilities(),
@@ -80,8 +90,12 @@ final class BackendConnector {
         // Session pooling maps statements too, once a session moved to another server (decision 106).
         ConnectionState state = new ConnectionState(schema, tracksState,
                 pooled ? pool.preparedStatementCacheSize() : 0);
-        state.readOnly(pool.servesReplica()); // a replica's: read-only from login on (decision 110)
+        state.readOnly(account == null && pool.servesReplica()); // a replica's: read-only from login on (decision 110)
         BackendEndpoint endpoint = pool.endpoint(); // one read: a reload may replace it meanwhile
+        if (account != null) {
+            endpoint = new BackendEndpoint(endpoint.dataSource(), endpoint.host(), endpoint.port(), account[0],
+                    account[1], endpoint.sslMode(), endpoint.tls());
+        }
         BackendConnection connection = new BackendConnection(endpoint, key, owner, ready, timeoutMillis, pooled,
                 state);
         ChannelFuture connect = opener.open(owner.loop(), connection, endpoint, timeoutMillis);

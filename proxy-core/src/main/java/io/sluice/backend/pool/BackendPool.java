@@ -16,6 +16,7 @@ import io.sluice.metrics.LatencyBuckets;
 import io.sluice.tls.BackendTls;
 import io.sluice.transport.TransportKind;
 import java.util.Arrays;
+import java.util.List;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -278,6 +279,20 @@ public final class BackendPool {
                     : ReplicationReading.unreachable(dataSource().name(), String.valueOf(f.cause()))));
             checks.readReplication(timeoutMillis, done);
         });
+        return outcome;
+    }
+
+    /**
+     * Runs {@code statements} in order on the server, as {@code username} (Sluice's own account for a switchover, not
+     * the data source's), on a connection of their own on the check loop, closed after. Completes with each
+     * statement's rows (empty for one that answers OK), or exceptionally with the first refusal or failure; the
+     * statements after a failed one do not run.
+     */
+    public CompletableFuture<List<Map<String, String>>[]> runAs(String username, String password,
+            List<String> statements, long timeoutMillis) {
+        CompletableFuture<List<Map<String, String>>[]> outcome = new CompletableFuture<>();
+        EventLoop loop = checks.loop();
+        loop.execute(() -> checks.runAs(new String[] {username, password}, statements, timeoutMillis, outcome));
         return outcome;
     }
 

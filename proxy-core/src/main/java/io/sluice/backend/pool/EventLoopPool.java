@@ -305,6 +305,20 @@ public final class EventLoopPool implements ConnectionOwner {
         parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false);
     }
 
+    /** {@link BackendPool#runAs}, on this (the check) loop. */
+    void runAs(String[] account, List<String> statements, long timeoutMillis,
+            java.util.concurrent.CompletableFuture<List<java.util.Map<String, String>>[]> outcome) {
+        Promise<BackendConnection> ready = loop.newPromise();
+        ready.addListener(f -> {
+            if (f.isSuccess()) {
+                new AccountStatements((BackendConnection) f.getNow(), statements, outcome).start(loop, timeoutMillis);
+            } else {
+                outcome.completeExceptionally(f.cause());
+            }
+        });
+        parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false, account);
+    }
+
     // ---- waiting for a slot --------------------------------------------------------------------------------
 
     private void enqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {

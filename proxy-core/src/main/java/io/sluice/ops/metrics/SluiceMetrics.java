@@ -163,6 +163,7 @@ public final class SluiceMetrics implements AutoCloseable {
                         .description("1 while the replica takes reads: up, replicating, within the lag threshold")
                         .register(registry);
             }
+            topology(split);
             List<String> outcomes = split.causalOutcomes();
             for (int i = 0; i < outcomes.size(); i++) {
                 int index = i;
@@ -176,6 +177,45 @@ public final class SluiceMetrics implements AutoCloseable {
                 .description("1 once graceful shutdown has begun (/health answers 503)").register(registry);
 
         registry.getPrometheusRegistry().register((MultiCollector) this::collect);
+    }
+
+    /** A read/write split group's primary and its changes (issue #40). */
+    private void topology(ReadWriteCounts split) {
+        List<String> servers = split.dataSources();
+        for (int i = 0; i < servers.size(); i++) {
+            int index = i;
+            Gauge.builder("sluice.topology.primary", split, g -> g.isPrimary(index) ? 1 : 0)
+                    .tag("group", split.group()).tag("datasource", servers.get(i))
+                    .description("1 for the server that is the group's primary and takes writes now")
+                    .register(registry);
+        }
+        Gauge.builder("sluice.topology.split.brain", split, g -> g.topologyState().equals("split_brain") ? 1 : 0)
+                .tag("group", split.group())
+                .description("1 while two or more of the group's servers are writable: writes go to none")
+                .register(registry);
+        Gauge.builder("sluice.topology.without.primary", split, g -> g.topologyState().equals("primary") ? 0 : 1)
+                .tag("group", split.group())
+                .description("1 while no server of the group takes writes (none writable, a split brain, a switchover)")
+                .register(registry);
+        FunctionCounter.builder("sluice.topology.primary.changes", split, ReadWriteCounts::primaryChanges)
+                .tag("group", split.group())
+                .description("Times the group's primary changed to another server since start")
+                .register(registry);
+        for (boolean switched : new boolean[] {true, false}) {
+            FunctionCounter.builder("sluice.topology.switchovers", split, g -> g.switchovers(switched))
+                    .tag("group", split.group()).tag("outcome", switched ? "switched" : "not_switched")
+                    .description("Planned switchovers that held writes, by whether they switched")
+                    .register(registry);
+        }
+        Gauge.builder("sluice.topology.switchover.writes.held", split,
+                        ReadWriteCounts::lastSwitchoverWritesHeldSeconds)
+                .tag("group", split.group()).baseUnit("seconds")
+                .description("How long the last planned switchover held statements that need the primary")
+                .register(registry);
+        Gauge.builder("sluice.topology.statements.waiting", split, ReadWriteCounts::waitingForPrimary)
+                .tag("group", split.group())
+                .description("Statements waiting now for the group's primary to take writes")
+                .register(registry);
     }
 
     /** The registry, for embedders who want to add their own meters or bind it elsewhere. */

@@ -1,0 +1,25 @@
+package io.sluice.api;
+
+import io.sluice.balancer.replication.Roles;
+import io.sluice.balancer.replication.TopologyEvent;
+import java.util.List;
+
+/**
+ * One read/write split group's topology as the admin API shows it (issue #40): who is the primary, whether it takes
+ * writes, and what changed lately.
+ *
+ * @param group the group's name
+ * @param discovery {@code READ_ONLY} when the servers' {@code read_only} decides the primary, else {@code NONE}
+ * @param switchover whether a switchover may run (the group has an {@code administration} account)
+ * @param roles the roles now
+ * @param waiting statements waiting now for a primary that takes writes
+ * @param primaryChanges times the primary changed to another server since start
+ * @param events the history, oldest first
+ */
+public record GroupTopology(String group, String discovery, boolean switchover, Roles roles, int waiting,
+        long primaryChanges, List<TopologyEvent> events) {
+
+    public GroupTopology {
+        events = List.copyOf(events);
+    }
+}
