@@ -326,7 +326,7 @@ final class AdminHandler implements AdminPort.Responder {
                     byPin.merge(session.pinnedBy(), 1, Integer::sum);
                 }
                 json.beginObject().member("id", session.id()).member("user", session.user())
-                        .member("client", session.client()).member("backend", session.backend())
+                        .member("account", session.account()).member("client", session.client()).member("backend", session.backend())
                         .member("schema", session.schema()).member("state", session.state())
                         .member("connectedAt", session.connectedAtMillis())
                         .member("pinnedBy", session.pinnedBy()).member("moves", session.moves())
@@ -396,7 +396,10 @@ final class AdminHandler implements AdminPort.Responder {
                 .member("active", backend.activeConnections()).member("idle", backend.idleConnections())
                 .member("pending", backend.pendingAcquires()).member("max", backend.maxPoolSize())
                 .member("created", backend.createdConnections()).member("closed", backend.closedConnections())
-                .member("errors", backend.connectionErrors()).endObject();
+                .member("errors", backend.connectionErrors());
+        json.name("accounts").beginObject(); // connections per server account of the sessions' own
+        backend.accountConnections().forEach(json::member);
+        json.endObject().endObject();
         return json.endObject();
     }
 

@@ -110,8 +110,14 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         this.tracker = new ResponseTracker(key.deprecateEof(), key.cacheMetadata(), this, stateReports);
         this.inFlight = new InFlightCommands(tracker);
         this.exchanges = new OwnExchanges(this, inFlight, tracker);
-        this.login = new BackendLogin(this, new BackendAuthentication(endpoint.username(), endpoint.password(), key,
-                state.schema(), endpoint.sslMode()), loginTimeoutMillis);
+        // A session's own server account when it has one (decision 145); Sluice's own work uses the data source's.
+        BackendAccount account = key.account();
+        BackendAuthentication authentication = account == null
+                ? new BackendAuthentication(endpoint.username(), endpoint.password(), null, key, state.schema(),
+                        endpoint.sslMode())
+                : new BackendAuthentication(account.user(), account.password(), account.nativeStage1(), key,
+                        state.schema(), endpoint.sslMode());
+        this.login = new BackendLogin(this, authentication, loginTimeoutMillis);
     }
 
     public BackendEndpoint endpoint() {
@@ -588,7 +594,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private void releaseSlot() {
         if (!slotReleased) {
             slotReleased = true;
-            owner.slotReleased();
+            owner.slotReleased(this);
         }
     }
 

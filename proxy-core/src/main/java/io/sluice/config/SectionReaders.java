@@ -35,12 +35,13 @@ final class SectionReaders {
                 DataSourceConfig.DEFAULT_MAX_LIFETIME_MILLISECONDS);
         int maxPoolSize = section.integer("maxPoolSize", DataSourceConfig.DEFAULT_MAX_POOL_SIZE);
         int minPoolSize = section.integer("minPoolSize", DataSourceConfig.DEFAULT_MIN_POOL_SIZE);
+        int maxPoolSizePerAccount = section.integer("maxPoolSizePerAccount", 0);
         int weight = section.integer("weight", DataSourceConfig.DEFAULT_WEIGHT);
         boolean drain = section.flag("drain", false);
         SslMode sslMode = section.oneOf("sslMode", SslMode.class, DataSourceConfig.DEFAULT_SSL_MODE);
         Path sslCa = section.file("sslCa", baseDirectory);
         return section.done(() -> new DataSourceConfig(name, url, username, password, connectionTimeout, idleTimeout,
-                maxLifetime, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa));
+                maxLifetime, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa, maxPoolSizePerAccount));
     }
 
     /** What a file without a {@code server} section gets: the defaults, with certificates kept in the conf dir. */
@@ -140,8 +141,11 @@ final class SectionReaders {
         String password = secret(item, "password", "passwordFile", "");
         String passwordHash = item.string("passwordHash", null);
         int maxConnections = item.integer("maxConnections", 0);
+        String backendUser = item.string("backendUser", null);
+        String backendPassword = secret(item, "backendPassword", "backendPasswordFile", null);
         // The record's refusals never quote a hash: it is as good as a password to whoever runs a dictionary at it.
-        UserConfig user = item.done(() -> UserConfig.parse(name, password, passwordHash, maxConnections));
+        UserConfig user = item.done(() -> UserConfig.parse(name, password, passwordHash, maxConnections, backendUser,
+                backendPassword));
         if (user.user().isEmpty()) {
             throw item.invalid("user", "a user name, or name@host");
         }

@@ -190,6 +190,9 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                     return false;
                 }
                 session.loggedIn(request.user(), login.plugin());
+                // The new user's connections are its own account's: the old connection goes back (UserChange), and
+                // the next is taken with this key, never one of the previous account.
+                session.key(session.key().withAccount(login.backendAccount()));
                 outcome.changed(request, login.resultSequenceId());
                 return false;
         }

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.BackendAccount;
 import io.sluice.backend.SessionKey;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.metrics.DirectMemory;
@@ -301,6 +302,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         session.loggedIn(session.user(), login.plugin());
+        BackendAccount backendAccount = login.backendAccount();
         login = null;
         if (context.registry().isClosing()) {
             failAndClose(ClientErrors.shuttingDown(channel.alloc(), okSequenceId));
@@ -317,8 +319,9 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             // (OkRewriter), and its sessions share one pool.
             capabilities |= context.capabilities() & Capabilities.CLIENT_SESSION_TRACK;
         }
+        // The account is part of the key: the session's connections are its account's, chosen here once (decision 145).
         session.key(new SessionKey(capabilities, handshake.collationId(),
-                handshake.mariaDbCapabilities() & context.mariaDbCapabilities()));
+                handshake.mariaDbCapabilities() & context.mariaDbCapabilities(), backendAccount));
         session.schema(handshake.database(), handshake.database());
         BackendLease lease = new BackendLease(context, session);
         if (!lease.assign()) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.auth.Credential;
 import io.sluice.auth.RsaKeyPair;
+import io.sluice.backend.BackendAccount;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.Scramble;
@@ -132,6 +133,14 @@ final class ClientLogin {
     /** The account the client proved to be; meaningful after SUCCESS only. */
     ProxyUsers.Account account() {
         return account;
+    }
+
+    /**
+     * The server account the session's backend connections log in as, {@code null} for the data source's own;
+     * meaningful after SUCCESS only.
+     */
+    BackendAccount backendAccount() {
+        return account.backendAccount();
     }
 
     /** The plugin the exchange ended with, for COM_CHANGE_USER's default. */

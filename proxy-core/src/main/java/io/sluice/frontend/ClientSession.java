@@ -144,6 +144,11 @@ public final class ClientSession {
         this.key = value;
     }
 
+    /** The server account of the session's own, or {@code null}: the data source's account (or not logged in). */
+    String accountUser() {
+        return key == null ? null : key.accountUser();
+    }
+
     String requestedSchema() {
         return requestedSchema;
     }
@@ -253,9 +258,11 @@ public final class ClientSession {
         }
         int moves = handler == null ? 0 : handler.lease().moves().count();
         SessionMove.Reason waiting = handler == null ? null : handler.lease().moves().waiting();
+        String account = key == null || key.account() != null || handler == null ? accountUser()
+                : handler.lease().backendPool().dataSource().username();
         return new SessionSnapshot(connectionId, user, String.valueOf(remoteAddress()), backend, schema,
                 state, connectedAtMillis, pin == null ? null : pin.label(), moves,
-                waiting == null ? null : waiting.label());
+                waiting == null ? null : waiting.label(), account);
     }
 
     /** {@code closing}, {@code login}, {@code in_transaction}, {@code running} or {@code idle}. */

@@ -2,6 +2,7 @@ package io.sluice.frontend;
 
 import io.netty.util.NetUtil;
 import io.sluice.auth.Credential;
+import io.sluice.backend.BackendAccount;
 import io.sluice.config.UserConfig;
 import io.sluice.protocol.Scramble;
 import java.net.InetAddress;
@@ -30,6 +31,8 @@ public final class ProxyUsers {
         /** Set when the host is an IPv6 literal, which Java prints in another form than it is written. */
         private final InetAddress ipv6;
         private final AtomicInteger sessions = new AtomicInteger();
+        /** The server account its sessions log in as ({@code backendUser}), or {@code null}: the data source's. */
+        private final BackendAccount backendAccount;
         /** SHA256(SHA256(password)) once a full authentication proved it, as MySQL's caching_sha2 cache holds. */
         private volatile byte[] sha2Cache;
 
@@ -38,6 +41,16 @@ public final class ProxyUsers {
             this.credential = config.credential();
             this.host = hostPattern(config.host());
             this.ipv6 = ipv6Literal(config.host());
+            this.backendAccount = config.hasBackendUser()
+                    ? BackendAccount.withPassword(config.backendUser(), config.backendPassword()) : null;
+        }
+
+        /**
+         * The server account this user's sessions log in as: its {@code backendUser}, or {@code null} for the data
+         * source's own account.
+         */
+        BackendAccount backendAccount() {
+            return backendAccount;
         }
 
         public String user() {

@@ -254,7 +254,7 @@ class ConfigYamlTest {
                     maxPoolSise: 10
                 """, "config.yaml line 5: dataSources.ds_0.maxPoolSise: unknown key (expected: one of url, username, "
                 + "password, passwordFile, connectionTimeoutMilliseconds, idleTimeoutMilliseconds, "
-                + "maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa)");
+                + "maxLifetimeMilliseconds, maxPoolSize, minPoolSize, maxPoolSizePerAccount, weight, drain, sslMode, sslCa)");
     }
 
     @Test
@@ -279,7 +279,8 @@ class ConfigYamlTest {
                     - user: root
                       pasword: root
                 """, "config.yaml line 5: authority.users[0].pasword: unknown key "
-                + "(expected: one of user, password, passwordFile, passwordHash, maxConnections)");
+                + "(expected: one of user, password, passwordFile, passwordHash, maxConnections, backendUser, "
+                + "backendPassword, backendPasswordFile)");
     }
 
     @Test

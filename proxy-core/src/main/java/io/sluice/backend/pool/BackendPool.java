@@ -391,6 +391,14 @@ public final class BackendPool {
         return balancer.open();
     }
 
+    /**
+     * Open connections per server account of the sessions' own (mapped {@code backendUser}s, accounts read from the
+     * server), by user name; connections of the data source's own account are not in it.
+     */
+    public Map<String, Integer> openConnectionsPerAccount() {
+        return balancer.openPerAccount();
+    }
+
     // ---- metrics ----
 
     void connectionCreated() {
