@@ -123,16 +123,38 @@ final class SectionReaders {
         return written != null ? written : fromFile != null ? fromFile : absent;
     }
 
-    /** The {@code authority} section: its users. */
-    List<UserConfig> users(YamlSection section) {
-        Map<String, Integer> lines = new HashMap<>();
-        List<UserConfig> users = section.list("users", "a list of {user: name@host, password: ...}",
-                item -> user(item, lines));
+    /**
+     * The {@code authority} section: Sluice's own users (a list), or {@code users: FROM_BACKEND}, the server's
+     * accounts, with how often they are read ({@code refreshMilliseconds}, {@code minRefreshIntervalMilliseconds}).
+     */
+    Authority authority(YamlSection section) {
+        boolean fromServer = section.isScalar("users");
         // Accepted so that ShardingSphere's server.yaml section pastes in unchanged: Sluice authorises nothing
-        // itself, the backend account does.
+        // itself, the server's account does.
         section.ignore("privilege");
-        section.done();
-        return users;
+        if (!fromServer) {
+            Map<String, Integer> lines = new HashMap<>();
+            List<UserConfig> users = section.list("users", "a list of {user: name@host, password: ...}, or "
+                    + FROM_BACKEND, item -> user(item, lines));
+            section.done();
+            return new Authority(users, null);
+        }
+        String source = section.string("users", null);
+        if (!FROM_BACKEND.equals(source)) {
+            throw section.invalid("users", "a list of {user: name@host, password: ...}, or " + FROM_BACKEND);
+        }
+        long refresh = section.milliseconds("refreshMilliseconds", ServerAccountsConfig.DEFAULT_REFRESH_MILLISECONDS);
+        long minInterval = section.milliseconds("minRefreshIntervalMilliseconds",
+                ServerAccountsConfig.DEFAULT_MIN_REFRESH_INTERVAL_MILLISECONDS);
+        return section.done(() -> new Authority(List.of(), new ServerAccountsConfig(refresh, minInterval)));
+    }
+
+    /** {@code authority.users}' value that takes the accounts from the server. */
+    static final String FROM_BACKEND = "FROM_BACKEND";
+
+    /** What the {@code authority} section says: Sluice's users, or the server's accounts ({@code fromServer}). */
+    record Authority(List<UserConfig> users, ServerAccountsConfig fromServer) {
+        static final Authority NONE = new Authority(List.of(), null);
     }
 
     /** One {@code authority.users} item; {@code lines} holds the line of each user@host read so far. */

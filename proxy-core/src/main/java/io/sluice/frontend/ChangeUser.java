@@ -176,8 +176,8 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                 if (login.failure() == io.sluice.protocol.ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
                 }
-                outcome.failed(ClientErrors.loginFailed(channel.alloc(), login.resultSequenceId(), login.failure(),
-                        request.user(), session.clientAddress(), login.usedPassword()));
+                outcome.failed(ClientErrors.loginFailed(channel.alloc(), login, request.user(),
+                        session.clientAddress()));
                 return false;
             default:
                 if (reply != null) {

@@ -79,6 +79,8 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private boolean waitingForTurn;
     /** Bytes the client sent behind its login while that waited for its turn. */
     private int bytesSentWhileThrottled;
+    /** users: FROM_BACKEND: this login had the server's accounts read again once (an unknown user, a failure). */
+    private boolean readAccountsAgain;
 
     ClientHandshakeHandler(FrontendContext context, ClientSecurity security) {
         this.context = context;
@@ -254,7 +256,20 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void startLogin(int sequenceId) {
         HandshakeResponse41 handshake = session.handshake();
-        login = new ClientLogin(context.users().find(handshake.user(), session.clientAddress()), session.nonce(),
+        ProxyUsers.Account account = context.users().find(handshake.user(), session.clientAddress());
+        ServerAccounts server = context.serverAccounts();
+        if (account == null && server != null && !readAccountsAgain) {
+            // users: FROM_BACKEND and a user Sluice has not read (yet): read again (rate limited), then check.
+            readAccountsAgain = true;
+            phase = Phase.THROTTLED; // what a pipelining client sends meanwhile waits, as behind the back-off
+            server.refreshSoon().whenComplete((done, error) -> channel.eventLoop().execute(() -> {
+                if (phase == Phase.THROTTLED && channel.isActive()) {
+                    startLogin(sequenceId);
+                }
+            }));
+            return;
+        }
+        login = new ClientLogin(account, session.nonce(),
                 session.isSecure(), security.rsa(),
                 Capabilities.has(handshake.capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
         phase = Phase.AUTHENTICATING;
@@ -271,13 +286,17 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 if (reply != null) {
                     reply.release();
                 }
+                if (login.mayRecheck() && !readAccountsAgain) {
+                    recheckAfterReading();
+                    return;
+                }
                 security.throttle().failed(session.handshake().user(), session.clientAddress());
                 log.debug("client {}: access denied for '{}'", session.remoteAddress(), session.user());
                 if (login.failure() == ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
                 }
-                failAndClose(ClientErrors.loginFailed(channel.alloc(), login.resultSequenceId(), login.failure(),
-                        session.user(), session.clientAddress(), login.usedPassword()));
+                failAndClose(ClientErrors.loginFailed(channel.alloc(), login, session.user(),
+                        session.clientAddress()));
                 return;
             default:
                 if (reply != null) {
@@ -286,6 +305,23 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 security.throttle().succeeded(session.handshake().user(), session.clientAddress());
                 loggedIn();
         }
+    }
+
+    /**
+     * A server account's password did not check: it may have changed on the server since the last reading. The
+     * accounts are read again (rate limited) and the same scramble checked against the account as read now, as the
+     * server would check it.
+     */
+    private void recheckAfterReading() {
+        readAccountsAgain = true;
+        phase = Phase.THROTTLED;
+        context.serverAccounts().refreshSoon().whenComplete((done, error) -> channel.eventLoop().execute(() -> {
+            if (phase == Phase.THROTTLED && channel.isActive() && login != null) {
+                phase = Phase.AUTHENTICATING;
+                onLoginResult(login.recheck(context.users().find(session.handshake().user(),
+                        session.clientAddress())));
+            }
+        }));
     }
 
     /** The password checked out: count the session for its account, then go on as the account's session. */

@@ -43,7 +43,7 @@ final class ThreeAccounts implements AutoCloseable {
     }
 
     /** Runs statements as root on the server. */
-    void asRoot(String... sql) {
+    void execute(String... sql) {
         mariaDb.execute(sql);
     }
 

@@ -336,7 +336,8 @@ class ConfigYamlTest {
                 authority:
                   users:
                     user: root
-                """, "config.yaml line 4: authority.users: a mapping (expected: a list of {user: name@host, password: ...})");
+                """, "config.yaml line 4: authority.users: a mapping (expected: a list of {user: name@host, password: "
+                + "...}, or FROM_BACKEND)");
         assertRefused("""
                 - just
                 - a list

@@ -17,6 +17,7 @@ import io.sluice.tls.BackendTls;
 import io.sluice.transport.TransportKind;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -277,6 +278,33 @@ public final class BackendPool {
             done.addListener(f -> outcome.complete(f.isSuccess() ? (ReplicationReading) f.getNow()
                     : ReplicationReading.unreachable(dataSource().name(), String.valueOf(f.cause()))));
             checks.readReplication(timeoutMillis, done);
+        });
+        return outcome;
+    }
+
+    /**
+     * Runs one query of Sluice's own on the check loop, on a connection of its own as the data source's account (not
+     * counted in {@code maxPoolSize}): reading the server's accounts for {@code users: FROM_BACKEND}. The connection
+     * logs in to {@code schema}: tables are named without it, since a client's CLIENT_NO_SCHEMA, which the data
+     * source's connections may carry, makes the server drop {@code db.} from {@code db.table}.
+     *
+     * @return the rows by column name, or a failure (the server unreachable, the query refused)
+     */
+    public CompletableFuture<List<Map<String, String>>> query(String schema, String sql, long timeoutMillis) {
+        CompletableFuture<List<Map<String, String>>> outcome = new CompletableFuture<>();
+        EventLoop loop = checks.loop();
+        loop.execute(() -> {
+            Promise<List<Map<String, String>>> done = loop.newPromise();
+            done.addListener(f -> {
+                if (f.isSuccess()) {
+                    @SuppressWarnings("unchecked")
+                    List<Map<String, String>> rows = (List<Map<String, String>>) f.getNow();
+                    outcome.complete(rows);
+                } else {
+                    outcome.completeExceptionally(f.cause());
+                }
+            });
+            checks.query(schema, sql, timeoutMillis, done);
         });
         return outcome;
     }

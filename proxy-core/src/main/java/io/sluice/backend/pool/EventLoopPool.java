@@ -11,6 +11,7 @@ import io.sluice.backend.ConnectionOwner;
 import io.sluice.backend.ReadReplication;
 import io.sluice.backend.ResetConnection;
 import io.sluice.backend.SessionKey;
+import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.state.SessionVariables;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -304,6 +306,35 @@ public final class EventLoopPool implements ConnectionOwner {
             });
         });
         parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false);
+    }
+
+    /**
+     * Runs one query of Sluice's own (reading the server's accounts) on a connection of its own as the data source's
+     * account, logged in to {@code schema}, outside the pool's count, then closes it; {@code outcome} gets the rows or
+     * fails.
+     */
+    void query(String schema, String sql, long timeoutMillis, Promise<List<Map<String, String>>> outcome) {
+        Promise<BackendConnection> ready = loop.newPromise();
+        ready.addListener(f -> {
+            if (!f.isSuccess()) {
+                outcome.tryFailure(f.cause());
+                return;
+            }
+            BackendConnection connection = (BackendConnection) f.getNow();
+            ScheduledFuture<?> timer = loop.schedule(connection::close, timeoutMillis, TimeUnit.MILLISECONDS);
+            connection.run(new TextQuery(sql, connection.key().deprecateEof(), rows -> {
+                timer.cancel(false);
+                connection.markIdle();
+                connection.close();
+                outcome.trySuccess(rows);
+            }, failure -> {
+                timer.cancel(false);
+                connection.markIdle();
+                connection.close();
+                outcome.tryFailure(failure);
+            }));
+        });
+        parent.connector().connect(this, parent.defaultKey(), schema, ready, timeoutMillis, false);
     }
 
     // ---- waiting for a slot --------------------------------------------------------------------------------
