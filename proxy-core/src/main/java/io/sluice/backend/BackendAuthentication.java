@@ -88,6 +88,19 @@ final class BackendAuthentication {
         this.sslMode = sslMode;
     }
 
+    /**
+     * The login of a connection of {@code key}: as the session's own server account when the key names one (decision
+     * 145), else as the data source's account, which Sluice's own work (health checks, replica watch) always uses.
+     */
+    static BackendAuthentication of(BackendEndpoint endpoint, SessionKey key, String schema) {
+        BackendAccount account = key.account();
+        return account == null
+                ? new BackendAuthentication(endpoint.username(), endpoint.password(), null, key, schema,
+                        endpoint.sslMode())
+                : new BackendAuthentication(account.user(), account.password(), account.nativeStage1(), key, schema,
+                        endpoint.sslMode());
+    }
+
     /** The HandshakeResponse41 for after the TLS handshake; the caller owns the buffer. */
     ByteBuf afterTls(ByteBufAllocator alloc) {
         secure = true;

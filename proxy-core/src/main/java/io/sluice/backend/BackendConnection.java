@@ -110,14 +110,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         this.tracker = new ResponseTracker(key.deprecateEof(), key.cacheMetadata(), this, stateReports);
         this.inFlight = new InFlightCommands(tracker);
         this.exchanges = new OwnExchanges(this, inFlight, tracker);
-        // A session's own server account when it has one (decision 145); Sluice's own work uses the data source's.
-        BackendAccount account = key.account();
-        BackendAuthentication authentication = account == null
-                ? new BackendAuthentication(endpoint.username(), endpoint.password(), null, key, state.schema(),
-                        endpoint.sslMode())
-                : new BackendAuthentication(account.user(), account.password(), account.nativeStage1(), key,
-                        state.schema(), endpoint.sslMode());
-        this.login = new BackendLogin(this, authentication, loginTimeoutMillis);
+        this.login = new BackendLogin(this, BackendAuthentication.of(endpoint, key, state.schema()),
+                loginTimeoutMillis);
     }
 
     public BackendEndpoint endpoint() {
