@@ -8,19 +8,20 @@ import io.sluice.testing.TestMariaDb;
  * in it and see every session ({@code PROCESS}). Each exists for the hosts Sluice may connect from, with
  * mysql_native_password.
  */
-final class ThreeAccounts implements AutoCloseable {
-    static final String READER = "acc_reader";
-    static final String WRITER = "acc_writer";
-    static final String ADMIN = "acc_admin";
-    static final String READER_PASSWORD = "reader-pw-1";
-    static final String WRITER_PASSWORD = "writer-pw-1";
-    static final String ADMIN_PASSWORD = "admin-pw-1";
+public final class ThreeAccounts implements AutoCloseable {
+    public static final String READER = "acc_reader";
+    public static final String WRITER = "acc_writer";
+    public static final String ADMIN = "acc_admin";
+    public static final String READER_PASSWORD = "reader-pw-1";
+    public static final String WRITER_PASSWORD = "writer-pw-1";
+    public static final String ADMIN_PASSWORD = "admin-pw-1";
     private static final String[] HOSTS = {"%", "localhost", "127.0.0.1"};
 
     private final TestMariaDb mariaDb = TestMariaDb.get();
-    final String db;
+    /** The database the three accounts have their grants on. */
+    public final String db;
 
-    ThreeAccounts() {
+    public ThreeAccounts() {
         db = mariaDb.createDatabase("acc");
         mariaDb.executeIn(db, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO t VALUES (1, 'one')");
         for (String host : HOSTS) {
@@ -43,7 +44,7 @@ final class ThreeAccounts implements AutoCloseable {
     }
 
     /** Runs statements as root on the server. */
-    void execute(String... sql) {
+    public void execute(String... sql) {
         mariaDb.execute(sql);
     }
 
