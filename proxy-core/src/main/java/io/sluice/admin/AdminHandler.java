@@ -396,10 +396,7 @@ final class AdminHandler implements AdminPort.Responder {
                 .member("active", backend.activeConnections()).member("idle", backend.idleConnections())
                 .member("pending", backend.pendingAcquires()).member("max", backend.maxPoolSize())
                 .member("created", backend.createdConnections()).member("closed", backend.closedConnections())
-                .member("errors", backend.connectionErrors());
-        json.name("accounts").beginObject(); // connections per server account of the sessions' own
-        backend.accountConnections().forEach(json::member);
-        json.endObject().endObject();
+                .member("errors", backend.connectionErrors()).endObject();
         return json.endObject();
     }
 

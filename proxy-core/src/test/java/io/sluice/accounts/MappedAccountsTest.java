@@ -218,6 +218,47 @@ class MappedAccountsTest {
         }
     }
 
+    /**
+     * Two event loops, one connection per account: the second reader waits for the first's connection, which comes
+     * free when the first leaves (session pooling) or commits (transaction pooling), on whichever loop it was; the
+     * writer, another account, never waits.
+     */
+    @ParameterizedTest(name = "{0} pooling")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"SESSION", "TRANSACTION"})
+    void aWaitingSessionGetsItsAccountsConnectionWhenItComesFree(String pooling) throws Exception {
+        ProxyUnderTest.Builder builder = mapped(ProxyUnderTest.builder()).workerThreads(2).maxPoolSize(3)
+                .connectionTimeoutMillis(10_000).dataSource(ds -> ds.withMaxPoolSizePerAccount(1));
+        boolean transaction = "TRANSACTION".equals(pooling);
+        try (ProxyUnderTest proxy = (transaction ? builder.transactionPooling() : builder).start()) {
+            Connection first = connect(proxy, JdbcDriver.MARIADB, "reader");
+            assertThat(one(first, "SELECT CURRENT_USER()")).startsWith(READER + "@");
+            if (transaction) {
+                first.createStatement().execute("BEGIN");
+                one(first, "SELECT COUNT(*) FROM t");
+            }
+            java.util.concurrent.CompletableFuture<String> second = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try (Connection c = connect(proxy, JdbcDriver.MARIADB, "reader")) {
+                            return one(c, "SELECT CURRENT_USER()");
+                        } catch (SQLException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            Thread.sleep(500);
+            assertThat(second).as("waits while the first reader holds the account's connection").isNotDone();
+            try (Connection writer = connect(proxy, JdbcDriver.MARIADB, "writer")) {
+                assertThat(one(writer, "SELECT CURRENT_USER()")).startsWith(WRITER + "@");
+            }
+            if (transaction) {
+                first.createStatement().execute("COMMIT");
+            } else {
+                first.close();
+            }
+            assertThat(second.get(8, TimeUnit.SECONDS)).startsWith(READER + "@");
+            first.close();
+        }
+    }
+
     @ParameterizedTest(name = "{0} pooling")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"SESSION", "TRANSACTION"})
     void changeUserSwitchesTheServerAccount(String pooling) throws Exception {

@@ -8,6 +8,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendEndpoint;
 import io.sluice.backend.SessionKey;
+import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
@@ -304,7 +305,28 @@ public final class BackendPool {
                     outcome.completeExceptionally(f.cause());
                 }
             });
-            checks.query(schema, sql, timeoutMillis, done);
+            Promise<BackendConnection> ready = loop.newPromise();
+            ready.addListener(f -> {
+                if (!f.isSuccess()) {
+                    done.tryFailure(f.cause());
+                    return;
+                }
+                BackendConnection connection = (BackendConnection) f.getNow();
+                ScheduledFuture<?> timer = loop.schedule(connection::close, timeoutMillis, TimeUnit.MILLISECONDS);
+                Runnable closeIt = () -> {
+                    timer.cancel(false);
+                    connection.markIdle();
+                    connection.close();
+                };
+                connection.run(new TextQuery(sql, connection.key().deprecateEof(), rows -> {
+                    closeIt.run();
+                    done.trySuccess(rows);
+                }, failure -> {
+                    closeIt.run();
+                    done.tryFailure(failure);
+                }));
+            });
+            connector.connect(checks, defaultKey, schema, ready, timeoutMillis, false);
         });
         return outcome;
     }

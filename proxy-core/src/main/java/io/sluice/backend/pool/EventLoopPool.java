@@ -11,7 +11,6 @@ import io.sluice.backend.ConnectionOwner;
 import io.sluice.backend.ReadReplication;
 import io.sluice.backend.ResetConnection;
 import io.sluice.backend.SessionKey;
-import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.state.SessionVariables;
@@ -19,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -308,35 +306,6 @@ public final class EventLoopPool implements ConnectionOwner {
         parent.connector().connect(this, parent.defaultKey(), null, ready, timeoutMillis, false);
     }
 
-    /**
-     * Runs one query of Sluice's own (reading the server's accounts) on a connection of its own as the data source's
-     * account, logged in to {@code schema}, outside the pool's count, then closes it; {@code outcome} gets the rows or
-     * fails.
-     */
-    void query(String schema, String sql, long timeoutMillis, Promise<List<Map<String, String>>> outcome) {
-        Promise<BackendConnection> ready = loop.newPromise();
-        ready.addListener(f -> {
-            if (!f.isSuccess()) {
-                outcome.tryFailure(f.cause());
-                return;
-            }
-            BackendConnection connection = (BackendConnection) f.getNow();
-            ScheduledFuture<?> timer = loop.schedule(connection::close, timeoutMillis, TimeUnit.MILLISECONDS);
-            connection.run(new TextQuery(sql, connection.key().deprecateEof(), rows -> {
-                timer.cancel(false);
-                connection.markIdle();
-                connection.close();
-                outcome.trySuccess(rows);
-            }, failure -> {
-                timer.cancel(false);
-                connection.markIdle();
-                connection.close();
-                outcome.tryFailure(failure);
-            }));
-        });
-        parent.connector().connect(this, parent.defaultKey(), schema, ready, timeoutMillis, false);
-    }
-
     // ---- waiting for a slot --------------------------------------------------------------------------------
 
     private void enqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
@@ -358,7 +327,7 @@ public final class EventLoopPool implements ConnectionOwner {
             // The session's account has all maxPoolSizePerAccount allows: only one of its own connections, idle with
             // another key here or idle on another loop, makes room; another account's would not.
             retireOneIdleOf(key.account());
-            balancer.reclaimAccountElsewhere(this, key.account());
+            reclaimForAccount(key.account());
             return;
         }
         // Idle connections that cannot serve this session (another key or schema here, or any on another loop)
@@ -369,6 +338,20 @@ public final class EventLoopPool implements ConnectionOwner {
         } else {
             scheduleReclaim(); // other loops' slots only if no give-back here serves the waiter soon
         }
+    }
+
+    /**
+     * Asks the other loops for an idle connection of {@code account}, now and every
+     * {@link SlotBalancer#RECLAIM_DELAY_MILLIS} while a session of it waits here: in transaction pooling its
+     * connections come and go between transactions on their own loops, idle only for moments.
+     */
+    private void reclaimForAccount(BackendAccount account) {
+        balancer.reclaimAccountElsewhere(this, account);
+        loop.schedule(() -> {
+            if (!shutDown && waiters.anyFor(account)) {
+                reclaimForAccount(account);
+            }
+        }, SlotBalancer.RECLAIM_DELAY_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Serves waiting sessions from idle connections or new ones while slots allow. Runs in a task of its own. */
