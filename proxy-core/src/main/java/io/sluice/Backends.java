@@ -229,7 +229,7 @@ final class Backends {
             snapshots.add(new BackendSnapshot(state, pool.openConnections(), pool.idleConnections(),
                     pool.pendingAcquires(), pool.dataSource().maxPoolSize(), pool.createdConnections(),
                     pool.closedConnections(), pool.connectionErrors(), pool.acquireWaitBuckets(),
-                    pool.acquireWaitNanos()));
+                    pool.acquireWaitNanos(), pool.openConnectionsPerAccount()));
         }
         return snapshots;
     }

@@ -53,7 +53,8 @@ final class ConfigReload {
     ReloadResult apply() {
         checkRestartOnly();
         Map<String, DataSourceConfig> dataSources = applyDataSources();
-        if (!running.users().equals(next.users())) {
+        boolean sameSource = Objects.equals(running.serverAccounts(), next.serverAccounts());
+        if (sameSource && !running.users().equals(next.users())) {
             changes.add("authority.users: " + next.users().size() + " user(s), from the next login");
         }
         if (!Objects.equals(running.databaseName(), next.databaseName())) {
@@ -73,11 +74,12 @@ final class ConfigReload {
             changes.add("shutdown: wait " + nextOps.shutdown().gracefulWaitBeforeShutdownMilliseconds()
                     + " ms, close timeout " + nextOps.shutdown().gracefulCloseTimeoutMilliseconds() + " ms");
         }
-        effective = new ProxyConfig(next.databaseName(), dataSources, running.server(), next.users(),
+        effective = new ProxyConfig(next.databaseName(), dataSources, running.server(),
+                sameSource ? next.users() : running.users(),
                 next.loadBalancer(), running.healthCheck(), new OperationsConfig(runningOps.admin(),
                         runningOps.metrics(), nextOps.shutdown(), nextOps.slowQueryLog(),
                         runningOps.watchConfigFile(), runningOps.capture()), running.pooling(),
-                next.readWriteSplitting());
+                next.readWriteSplitting(), running.serverAccounts());
         if (!running.readWriteSplitting().equals(next.readWriteSplitting())) {
             changes.add("rules: " + next.readWriteSplitting().size() + " read/write splitting group(s), from the"
                     + " next login");
@@ -117,6 +119,8 @@ final class ConfigReload {
         differs("metrics.enabled", running.operations().metrics().enabled(), next.operations().metrics().enabled());
         differs("statistics", running.operations().metrics().statistics(), next.operations().metrics().statistics());
         differs("reload.watchFile", running.operations().watchConfigFile(), next.operations().watchConfigFile());
+        // Where the users come from is wired at start: Sluice's own list and the server's accounts do not swap live.
+        differs("authority.users: FROM_BACKEND", running.serverAccounts(), next.serverAccounts());
     }
 
     private void differs(String key, Object was, Object now) {

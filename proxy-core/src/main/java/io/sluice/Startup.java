@@ -84,6 +84,10 @@ final class Startup {
                         checkGroup::isShuttingDown);
             }
             backends.start(context::addPool);
+            if (config.usersFromBackend()) {
+                // Read on the health-check thread: a slow server never delays relayed traffic (decision 146).
+                context.useServerAccounts(config.serverAccounts(), checkGroup.next());
+            }
             new SessionMoves(context, checkGroup.next()).start();
             long watchInterval = config.healthCheck().enabled() ? config.healthCheck().intervalMilliseconds() : 2_000;
             for (ReadWriteGroup split : context.readWriteGroups()) {
@@ -140,7 +144,7 @@ final class Startup {
 
     /** ShardingSphere seed files carry no authority section; ShardingSphere-Proxy then has root/root. */
     static ProxyConfig withDefaultUsers(ProxyConfig config) {
-        if (!config.users().isEmpty()) {
+        if (!config.users().isEmpty() || config.usersFromBackend()) {
             return config;
         }
         log.warn("authority.users is empty: clients log in as the default account root@% with password 'root'."

@@ -41,8 +41,9 @@ final class ExposedDefaultsCheck {
             return;
         }
         List<String> guessable = new ArrayList<>();
-        if (config.users().isEmpty()) {
-            // Startup then falls back to ShardingSphere's root@% / root.
+        if (config.users().isEmpty() && !config.usersFromBackend()) {
+            // Startup then falls back to ShardingSphere's root@% / root. (With users: FROM_BACKEND the accounts and
+            // their passwords are the server's, which guards them itself.)
             guessable.add("root@% (no authority.users: the default account, password \"root\")");
         }
         for (UserConfig user : config.users()) {

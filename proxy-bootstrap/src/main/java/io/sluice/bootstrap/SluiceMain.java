@@ -181,7 +181,10 @@ public final class SluiceMain {
         for (DataSourceConfig dataSource : config.dataSources().values()) {
             LOG.info("Data source {}", dataSource);
         }
-        if (config.users().isEmpty()) {
+        if (config.usersFromBackend()) {
+            LOG.info("Users: the server's own accounts (authority.users: FROM_BACKEND), read every {} ms",
+                    config.serverAccounts().refreshMilliseconds());
+        } else if (config.users().isEmpty()) {
             LOG.warn("{}: no authority.users: no client can log in", commandLine.configFile());
         } else {
             LOG.info("Users: {}", config.users());

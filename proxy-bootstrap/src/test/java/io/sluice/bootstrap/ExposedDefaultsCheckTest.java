@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.ConfigException;
 import io.sluice.config.ProxyConfig;
+import io.sluice.config.ServerAccountsConfig;
 import io.sluice.config.UserConfig;
 import org.junit.jupiter.api.Test;
 
@@ -56,5 +57,10 @@ class ExposedDefaultsCheckTest {
         assertAllowed(config("0.0.0.0", new UserConfig("root", "%", "correct horse battery staple")));
         assertAllowed(config("0.0.0.0",
                 UserConfig.parse("app@%", "", "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7", 0)));
+    }
+
+    @Test
+    void theServersOwnAccountsAreNoDefaultAccount() {
+        assertAllowed(config("0.0.0.0").withUsersFromBackend(ServerAccountsConfig.defaults()));
     }
 }

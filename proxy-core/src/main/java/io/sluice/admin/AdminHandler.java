@@ -367,7 +367,7 @@ final class AdminHandler implements AdminPort.Responder {
                     byPin.merge(session.pinnedBy(), 1, Integer::sum);
                 }
                 json.beginObject().member("id", session.id()).member("user", session.user())
-                        .member("client", session.client()).member("backend", session.backend())
+                        .member("account", session.account()).member("client", session.client()).member("backend", session.backend())
                         .member("schema", session.schema()).member("state", session.state())
                         .member("connectedAt", session.connectedAtMillis())
                         .member("pinnedBy", session.pinnedBy()).member("moves", session.moves())

@@ -16,9 +16,17 @@ package io.sluice.api;
  * @param moves how many times the session moved to another backend (transaction pooling)
  * @param moveWaiting why a move asked for waits for the session to let its connection go ({@code drain},
  *     {@code down}, {@code rebalance}), or {@code null}
+ * @param account the server account the session's backend connections log in as (its {@code backendUser}, its own
+ *     account with {@code users: FROM_BACKEND}, or the data source's {@code username}); {@code null} before login
  */
 public record SessionSnapshot(int id, String user, String client, String backend, String schema, String state,
-        long connectedAtMillis, String pinnedBy, int moves, String moveWaiting) {
+        long connectedAtMillis, String pinnedBy, int moves, String moveWaiting, String account) {
+
+    /** A session whose server account is not known. */
+    public SessionSnapshot(int id, String user, String client, String backend, String schema, String state,
+            long connectedAtMillis, String pinnedBy, int moves, String moveWaiting) {
+        this(id, user, client, backend, schema, state, connectedAtMillis, pinnedBy, moves, moveWaiting, null);
+    }
 
     /** A session that is not pinned and never moved. */
     public SessionSnapshot(int id, String user, String client, String backend, String schema, String state,

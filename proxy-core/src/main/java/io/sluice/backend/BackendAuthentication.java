@@ -50,7 +50,10 @@ final class BackendAuthentication {
     private static final int MAX_PACKET_SIZE = 1 << 30;
 
     private final String username;
+    /** The password, or {@code null} when only {@link #nativeStage1} is known. */
     private final String password;
+    /** SHA1(password) learned from a client's login ({@code users: FROM_BACKEND}), or {@code null}. */
+    private final byte[] nativeStage1;
     private final SessionKey key;
     private final String schema;
     private final SslMode sslMode;
@@ -68,11 +71,34 @@ final class BackendAuthentication {
     private boolean mySql;
 
     BackendAuthentication(String username, String password, SessionKey key, String schema, SslMode sslMode) {
+        this(username, password, null, key, schema, sslMode);
+    }
+
+    /**
+     * @param password the password, or {@code null} when only {@code nativeStage1} is known (then only
+     *     mysql_native_password can log in; any other plugin the server asks for fails the login with a clear error)
+     */
+    BackendAuthentication(String username, String password, byte[] nativeStage1, SessionKey key, String schema,
+            SslMode sslMode) {
         this.username = username;
         this.password = password;
+        this.nativeStage1 = nativeStage1;
         this.key = key;
         this.schema = schema;
         this.sslMode = sslMode;
+    }
+
+    /**
+     * The login of a connection of {@code key}: as the session's own server account when the key names one (decision
+     * 145), else as the data source's account, which Sluice's own work (health checks, replica watch) always uses.
+     */
+    static BackendAuthentication of(BackendEndpoint endpoint, SessionKey key, String schema) {
+        BackendAccount account = key.account();
+        return account == null
+                ? new BackendAuthentication(endpoint.username(), endpoint.password(), null, key, schema,
+                        endpoint.sslMode())
+                : new BackendAuthentication(account.user(), account.password(), account.nativeStage1(), key, schema,
+                        endpoint.sslMode());
     }
 
     /** The HandshakeResponse41 for after the TLS handshake; the caller owns the buffer. */
@@ -147,7 +173,7 @@ final class BackendAuthentication {
                 && !greeting.serverVersion().contains("MariaDB");
         nonce = Arrays.copyOf(greeting.nonce(), Scramble.NONCE_LENGTH);
         plugin = greeting.authPluginName();
-        if (!Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {
+        if (!Scramble.CACHING_SHA2_PASSWORD.equals(plugin) || password == null) {
             plugin = Scramble.MYSQL_NATIVE_PASSWORD; // the server switches us if the account needs another
         }
         int capabilities = (key.capabilities() & serverCapabilities) | Capabilities.CLIENT_PROTOCOL_41
@@ -225,6 +251,9 @@ final class BackendAuthentication {
             if (status == FAST_AUTH_SUCCESS) {
                 return Step.CONTINUE; // the OK follows
             }
+            if (status == PERFORM_FULL_AUTHENTICATION && password == null) {
+                throw cannotSpeak(Scramble.CACHING_SHA2_PASSWORD);
+            }
             if (status == PERFORM_FULL_AUTHENTICATION && secure) {
                 reply = raw(alloc, (password + "\0").getBytes(StandardCharsets.UTF_8)); // TLS protects it
                 return Step.CONTINUE;
@@ -250,10 +279,28 @@ final class BackendAuthentication {
         state = State.AWAIT_RESULT;
     }
 
-    private byte[] scramble(String pluginName, byte[] seed) {
+    private byte[] scramble(String pluginName, byte[] seed) throws BackendException {
+        if (password == null) {
+            // Only SHA1(password) is known: enough for mysql_native_password, nothing else.
+            if (!Scramble.MYSQL_NATIVE_PASSWORD.equals(pluginName)) {
+                throw cannotSpeak(pluginName);
+            }
+            return nativeStage1 == null ? new byte[0] : Scramble.nativeFromStage1(nativeStage1, seed);
+        }
         return Scramble.CACHING_SHA2_PASSWORD.equals(pluginName)
                 ? Scramble.cachingSha2Password(password, seed)
                 : Scramble.nativePassword(password, seed);
+    }
+
+    /**
+     * The server wants a plugin that SHA1(password) cannot answer: the client gets 1251 saying so, as from the server
+     * (a refusal of this account, not a failure of the backend, so it neither fails over nor marks the server down).
+     */
+    private BackendException cannotSpeak(String pluginName) {
+        return new BackendException("login refused", new BackendError(ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE.code(),
+                ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE.sqlState(), "The server asks '" + username + "' to log in with "
+                + pluginName + ", but Sluice knows that account's password only as mysql_native_password's hash"
+                + " (users: FROM_BACKEND): use mysql_native_password for it"));
     }
 
     private ByteBuf raw(ByteBufAllocator alloc, byte[] data) {

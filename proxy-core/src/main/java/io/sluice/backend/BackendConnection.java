@@ -107,8 +107,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         this.tracker = new ResponseTracker(key.deprecateEof(), key.cacheMetadata(), this, stateReports);
         this.inFlight = new InFlightCommands(tracker);
         this.exchanges = new OwnExchanges(this, inFlight, tracker);
-        this.login = new BackendLogin(this, new BackendAuthentication(endpoint.username(), endpoint.password(), key,
-                state.schema(), endpoint.sslMode()), loginTimeoutMillis);
+        this.login = new BackendLogin(this, BackendAuthentication.of(endpoint, key, state.schema()),
+                loginTimeoutMillis);
     }
 
     public BackendEndpoint endpoint() {
@@ -574,7 +574,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
     private void releaseSlot() {
         if (!slotReleased) {
             slotReleased = true;
-            owner.slotReleased();
+            owner.slotReleased(this);
         }
     }
 

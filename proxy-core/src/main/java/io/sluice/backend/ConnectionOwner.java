@@ -7,5 +7,5 @@ public interface ConnectionOwner {
     void onClosed(BackendConnection connection);
 
     /** A pooled connection gave up its {@code maxPoolSize} slot: it closed, or never connected. Once each. */
-    void slotReleased();
+    void slotReleased(BackendConnection connection);
 }

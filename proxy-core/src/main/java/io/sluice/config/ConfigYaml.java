@@ -141,7 +141,8 @@ public final class ConfigYaml {
         top.list("rules", "a list of rules, such as - !READWRITE_SPLITTING {dataSources: {...}}", rules::rule)
                 .forEach(groups::addAll);
         ServerConfig server = top.section("server", readers.defaultServer(), readers::server);
-        List<UserConfig> users = top.section("authority", List.of(), readers::users);
+        SectionReaders.Authority authority = top.section("authority", SectionReaders.Authority.NONE,
+                readers::authority);
         Policy policy = top.section("loadBalancer", "a mapping such as {type: LEAST_CONNECTIONS}",
                 ProxyConfig.DEFAULT_LOAD_BALANCER, SectionReaders::loadBalancer);
         HealthCheckConfig checks = top.section("healthCheck", HealthCheckConfig.defaults(),
@@ -161,7 +162,8 @@ public final class ConfigYaml {
                 PoolingConfig.defaults(), SectionReaders::pooling);
         top.done();
         try {
-            return new ProxyConfig(database, dataSources, server, users, policy, checks, operations, pooling, groups);
+            return new ProxyConfig(database, dataSources, server, authority.users(), policy, checks, operations,
+                    pooling, groups, authority.fromServer());
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source + ": " + e.getMessage(), e);
         }

@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param sslMode whether and how connections to this server use TLS
  * @param sslCa the CA certificates (PEM) the server's certificate must chain to for VERIFY_CA and
  *     VERIFY_IDENTITY; {@code null} uses the JDK's trusted CAs
+ * @param maxPoolSizePerAccount the most connections open to this server as any one account of the sessions' own
+ *     (mapped {@code backendUser}s, {@code users: FROM_BACKEND}), within {@code maxPoolSize}; 0: only
+ *     {@code maxPoolSize} bounds them
  */
 public record DataSourceConfig(
         String name,
@@ -39,7 +42,8 @@ public record DataSourceConfig(
         int weight,
         boolean drain,
         SslMode sslMode,
-        Path sslCa) {
+        Path sslCa,
+        int maxPoolSizePerAccount) {
 
     public static final long DEFAULT_CONNECTION_TIMEOUT_MILLISECONDS = 30_000;
     public static final long DEFAULT_IDLE_TIMEOUT_MILLISECONDS = 600_000;
@@ -80,7 +84,19 @@ public record DataSourceConfig(
             throw new IllegalArgumentException("sslCa: set while sslMode is " + sslMode
                     + " (expected: sslMode VERIFY_CA or VERIFY_IDENTITY, or no sslCa)");
         }
+        if (maxPoolSizePerAccount < 0 || maxPoolSizePerAccount > maxPoolSize) {
+            throw new IllegalArgumentException("maxPoolSizePerAccount: " + maxPoolSizePerAccount + " (expected: 0.."
+                    + maxPoolSize + ", 0 for no bound but maxPoolSize)");
+        }
         JdbcUrl.parse(url); // fails early on a URL Sluice cannot connect to
+    }
+
+    /** A data source whose accounts share {@code maxPoolSize} without a bound of their own. */
+    public DataSourceConfig(String name, String url, String username, String password,
+            long connectionTimeoutMilliseconds, long idleTimeoutMilliseconds, long maxLifetimeMilliseconds,
+            int maxPoolSize, int minPoolSize, int weight, boolean drain, SslMode sslMode, Path sslCa) {
+        this(name, url, username, password, connectionTimeoutMilliseconds, idleTimeoutMilliseconds,
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa, 0);
     }
 
     /** A data source with weight 1, not drained, without TLS. */
@@ -111,20 +127,28 @@ public record DataSourceConfig(
     public DataSourceConfig withWeight(int newWeight) {
         return new DataSourceConfig(name, url, username, password, connectionTimeoutMilliseconds,
                 idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, newWeight, drain, sslMode,
-                sslCa);
+                sslCa, maxPoolSizePerAccount);
     }
 
     /** This data source with its connect and pool wait limit changed. */
     public DataSourceConfig withConnectionTimeoutMilliseconds(long millis) {
         return new DataSourceConfig(name, url, username, password, millis, idleTimeoutMilliseconds,
-                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa);
+                maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa,
+                maxPoolSizePerAccount);
     }
 
     /** The same data source with TLS settings. */
     public DataSourceConfig withSsl(SslMode newSslMode, Path newSslCa) {
         return new DataSourceConfig(name, url, username, password, connectionTimeoutMilliseconds,
                 idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, newSslMode,
-                newSslCa);
+                newSslCa, maxPoolSizePerAccount);
+    }
+
+    /** The same data source with a bound per account of the sessions' own. */
+    public DataSourceConfig withMaxPoolSizePerAccount(int perAccount) {
+        return new DataSourceConfig(name, url, username, password, connectionTimeoutMilliseconds,
+                idleTimeoutMilliseconds, maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode,
+                sslCa, perAccount);
     }
 
     /** A data source with the default pool settings. */
@@ -143,7 +167,9 @@ public record DataSourceConfig(
     public String toString() {
         // Never print the password: this string reaches logs.
         return "DataSourceConfig[name=" + name + ", url=" + url + ", username=" + username
-                + ", maxPoolSize=" + maxPoolSize + ", minPoolSize=" + minPoolSize + ", weight=" + weight
+                + ", maxPoolSize=" + maxPoolSize
+                + (maxPoolSizePerAccount > 0 ? ", maxPoolSizePerAccount=" + maxPoolSizePerAccount : "")
+                + ", minPoolSize=" + minPoolSize + ", weight=" + weight
                 + (drain ? ", drain" : "") + ", sslMode=" + sslMode + "]";
     }
 }

@@ -26,6 +26,8 @@ import java.util.Objects;
  * @param pooling whether sessions hold a backend connection for their lifetime or per transaction
  * @param readWriteSplitting the read/write split groups of the {@code !READWRITE_SPLITTING} rule, in file order;
  *     empty in pass-through mode ({@code rules: []})
+ * @param serverAccounts {@code authority.users: FROM_BACKEND}: clients log in with the server's accounts (then
+ *     {@code users} is empty); {@code null}: with {@code users}
  */
 public record ProxyConfig(
         String databaseName,
@@ -36,7 +38,8 @@ public record ProxyConfig(
         HealthCheckConfig healthCheck,
         OperationsConfig operations,
         PoolingConfig pooling,
-        List<ReadWriteSplittingConfig> readWriteSplitting) {
+        List<ReadWriteSplittingConfig> readWriteSplitting,
+        ServerAccountsConfig serverAccounts) {
 
     public static final Policy DEFAULT_LOAD_BALANCER = Policy.LEAST_CONNECTIONS;
 
@@ -55,6 +58,23 @@ public record ProxyConfig(
         users = List.copyOf(users);
         readWriteSplitting = List.copyOf(readWriteSplitting);
         checkGroups(dataSources, readWriteSplitting);
+        if (serverAccounts != null && !users.isEmpty()) {
+            throw new IllegalArgumentException("authority.users: FROM_BACKEND with users of Sluice's own (expected:"
+                    + " one of the two)");
+        }
+    }
+
+    /** With the users of {@code users}. */
+    public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
+            List<UserConfig> users, Policy loadBalancer, HealthCheckConfig healthCheck, OperationsConfig operations,
+            PoolingConfig pooling, List<ReadWriteSplittingConfig> readWriteSplitting) {
+        this(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations, pooling,
+                readWriteSplitting, null);
+    }
+
+    /** Whether clients log in with the server's own accounts ({@code authority.users: FROM_BACKEND}). */
+    public boolean usersFromBackend() {
+        return serverAccounts != null;
     }
 
     /** Without read/write splitting: pass-through ({@code rules: []}). */
@@ -141,32 +161,39 @@ public record ProxyConfig(
 
     public ProxyConfig withServer(ServerConfig newServer) {
         return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting);
+                operations, pooling, readWriteSplitting, serverAccounts);
     }
 
+    /** With the users of {@code newUsers} (and not the server's accounts). */
     public ProxyConfig withUsers(List<UserConfig> newUsers) {
         return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting);
+                operations, pooling, readWriteSplitting, null);
+    }
+
+    /** Clients log in with the server's own accounts ({@code authority.users: FROM_BACKEND}). */
+    public ProxyConfig withUsersFromBackend(ServerAccountsConfig settings) {
+        return new ProxyConfig(databaseName, dataSources, server, List.of(), loadBalancer, healthCheck,
+                operations, pooling, readWriteSplitting, settings);
     }
 
     public ProxyConfig withOperations(OperationsConfig newOperations) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck,
-                newOperations, pooling, readWriteSplitting);
+                newOperations, pooling, readWriteSplitting, serverAccounts);
     }
 
     public ProxyConfig withDataSources(Map<String, DataSourceConfig> newDataSources) {
         return new ProxyConfig(databaseName, newDataSources, server, users, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting);
+                operations, pooling, readWriteSplitting, serverAccounts);
     }
 
     public ProxyConfig withReadWriteSplitting(List<ReadWriteSplittingConfig> groups) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                pooling, groups);
+                pooling, groups, serverAccounts);
     }
 
     public ProxyConfig withPooling(PoolingConfig newPooling) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                newPooling, readWriteSplitting);
+                newPooling, readWriteSplitting, serverAccounts);
     }
 
     /** Builds a {@link ProxyConfig} in code, for embedding. */
@@ -180,6 +207,7 @@ public record ProxyConfig(
         private OperationsConfig operations = OperationsConfig.embedded();
         private PoolingConfig pooling = PoolingConfig.defaults();
         private final List<ReadWriteSplittingConfig> readWriteSplitting = new ArrayList<>();
+        private ServerAccountsConfig serverAccounts;
 
         private Builder() {
         }
@@ -263,9 +291,15 @@ public record ProxyConfig(
             return this;
         }
 
+        /** Clients log in with the server's own accounts ({@code authority.users: FROM_BACKEND}). */
+        public Builder usersFromBackend(ServerAccountsConfig settings) {
+            this.serverAccounts = Objects.requireNonNull(settings);
+            return this;
+        }
+
         public ProxyConfig build() {
             return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                    pooling, readWriteSplitting);
+                    pooling, readWriteSplitting, serverAccounts);
         }
     }
 }

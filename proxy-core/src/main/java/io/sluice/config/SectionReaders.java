@@ -35,12 +35,13 @@ final class SectionReaders {
                 DataSourceConfig.DEFAULT_MAX_LIFETIME_MILLISECONDS);
         int maxPoolSize = section.integer("maxPoolSize", DataSourceConfig.DEFAULT_MAX_POOL_SIZE);
         int minPoolSize = section.integer("minPoolSize", DataSourceConfig.DEFAULT_MIN_POOL_SIZE);
+        int maxPoolSizePerAccount = section.integer("maxPoolSizePerAccount", 0);
         int weight = section.integer("weight", DataSourceConfig.DEFAULT_WEIGHT);
         boolean drain = section.flag("drain", false);
         SslMode sslMode = section.oneOf("sslMode", SslMode.class, DataSourceConfig.DEFAULT_SSL_MODE);
         Path sslCa = section.file("sslCa", baseDirectory);
         return section.done(() -> new DataSourceConfig(name, url, username, password, connectionTimeout, idleTimeout,
-                maxLifetime, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa));
+                maxLifetime, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa, maxPoolSizePerAccount));
     }
 
     /** A group's {@code administration} or {@code replication} account: {username, password | passwordFile}. */
@@ -129,16 +130,38 @@ final class SectionReaders {
         return written != null ? written : fromFile != null ? fromFile : absent;
     }
 
-    /** The {@code authority} section: its users. */
-    List<UserConfig> users(YamlSection section) {
-        Map<String, Integer> lines = new HashMap<>();
-        List<UserConfig> users = section.list("users", "a list of {user: name@host, password: ...}",
-                item -> user(item, lines));
+    /**
+     * The {@code authority} section: Sluice's own users (a list), or {@code users: FROM_BACKEND}, the server's
+     * accounts, with how often they are read ({@code refreshMilliseconds}, {@code minRefreshIntervalMilliseconds}).
+     */
+    Authority authority(YamlSection section) {
+        boolean fromServer = section.isScalar("users");
         // Accepted so that ShardingSphere's server.yaml section pastes in unchanged: Sluice authorises nothing
-        // itself, the backend account does.
+        // itself, the server's account does.
         section.ignore("privilege");
-        section.done();
-        return users;
+        if (!fromServer) {
+            Map<String, Integer> lines = new HashMap<>();
+            List<UserConfig> users = section.list("users", "a list of {user: name@host, password: ...}, or "
+                    + FROM_BACKEND, item -> user(item, lines));
+            section.done();
+            return new Authority(users, null);
+        }
+        String source = section.string("users", null);
+        if (!FROM_BACKEND.equals(source)) {
+            throw section.invalid("users", "a list of {user: name@host, password: ...}, or " + FROM_BACKEND);
+        }
+        long refresh = section.milliseconds("refreshMilliseconds", ServerAccountsConfig.DEFAULT_REFRESH_MILLISECONDS);
+        long minInterval = section.milliseconds("minRefreshIntervalMilliseconds",
+                ServerAccountsConfig.DEFAULT_MIN_REFRESH_INTERVAL_MILLISECONDS);
+        return section.done(() -> new Authority(List.of(), new ServerAccountsConfig(refresh, minInterval)));
+    }
+
+    /** {@code authority.users}' value that takes the accounts from the server. */
+    static final String FROM_BACKEND = "FROM_BACKEND";
+
+    /** What the {@code authority} section says: Sluice's users, or the server's accounts ({@code fromServer}). */
+    record Authority(List<UserConfig> users, ServerAccountsConfig fromServer) {
+        static final Authority NONE = new Authority(List.of(), null);
     }
 
     /** One {@code authority.users} item; {@code lines} holds the line of each user@host read so far. */
@@ -147,8 +170,11 @@ final class SectionReaders {
         String password = secret(item, "password", "passwordFile", "");
         String passwordHash = item.string("passwordHash", null);
         int maxConnections = item.integer("maxConnections", 0);
+        String backendUser = item.string("backendUser", null);
+        String backendPassword = secret(item, "backendPassword", "backendPasswordFile", null);
         // The record's refusals never quote a hash: it is as good as a password to whoever runs a dictionary at it.
-        UserConfig user = item.done(() -> UserConfig.parse(name, password, passwordHash, maxConnections));
+        UserConfig user = item.done(() -> UserConfig.parse(name, password, passwordHash, maxConnections, backendUser,
+                backendPassword));
         if (user.user().isEmpty()) {
             throw item.invalid("user", "a user name, or name@host");
         }

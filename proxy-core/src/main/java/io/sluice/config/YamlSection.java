@@ -324,6 +324,11 @@ final class YamlSection {
         return error(at, pathOrTopLevel(), what);
     }
 
+    /** Whether {@code key}'s value is a single value (not a list or mapping) such as {@code users: FROM_BACKEND}. */
+    boolean isScalar(String key) {
+        return value(key) instanceof ScalarNode;
+    }
+
     /** Whether {@code key} is absent, has no value, or is an empty list ({@code rules: []}). */
     boolean isEmptyList(String key) {
         Node value = value(key);

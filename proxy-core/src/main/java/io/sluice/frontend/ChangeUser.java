@@ -176,8 +176,8 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                 if (login.failure() == io.sluice.protocol.ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
                 }
-                outcome.failed(ClientErrors.loginFailed(channel.alloc(), login.resultSequenceId(), login.failure(),
-                        request.user(), session.clientAddress(), login.usedPassword()));
+                outcome.failed(ClientErrors.loginFailed(channel.alloc(), login, request.user(),
+                        session.clientAddress()));
                 return false;
             default:
                 if (reply != null) {
@@ -190,6 +190,9 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                     return false;
                 }
                 session.loggedIn(request.user(), login.plugin());
+                // The new user's connections are its own account's: the old connection goes back (UserChange), and
+                // the next is taken with this key, never one of the previous account.
+                session.key(session.key().withAccount(login.backendAccount()));
                 outcome.changed(request, login.resultSequenceId());
                 return false;
         }

@@ -86,6 +86,21 @@ final class ClientErrors {
                 + (usedPassword ? "YES" : "NO") + ")");
     }
 
+    /**
+     * A failed login (or COM_CHANGE_USER): access denied, a client that cannot switch plugins, or a server account
+     * ({@code users: FROM_BACKEND}) whose plugin Sluice cannot speak, named so that its owner knows why.
+     */
+    static ByteBuf loginFailed(ByteBufAllocator alloc, ClientLogin login, String user, InetAddress address) {
+        ProxyUsers.Account account = login.checkedAccount();
+        if (login.failure() == ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE && account != null
+                && account.unsupportedPlugin() != null) {
+            return Packets.err(alloc, login.resultSequenceId(), ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE, "Sluice cannot"
+                    + " log in to the server as '" + user + "': the account uses " + account.unsupportedPlugin()
+                    + ", and users: FROM_BACKEND speaks mysql_native_password only");
+        }
+        return loginFailed(alloc, login.resultSequenceId(), login.failure(), user, address, login.usedPassword());
+    }
+
     /** An account already has {@code maxConnections} sessions. */
     static ByteBuf userLimitReached(ByteBufAllocator alloc, int sequenceId, ProxyUsers.Account account) {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_USER_LIMIT_REACHED, "User '" + account.user()

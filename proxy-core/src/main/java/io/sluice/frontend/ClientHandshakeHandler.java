@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.BackendAccount;
 import io.sluice.backend.SessionKey;
 import io.sluice.codec.PacketFrameDecoder;
 import io.sluice.metrics.DirectMemory;
@@ -78,6 +79,8 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     private boolean waitingForTurn;
     /** Bytes the client sent behind its login while that waited for its turn. */
     private int bytesSentWhileThrottled;
+    /** users: FROM_BACKEND: this login had the server's accounts read again once (an unknown user, a failure). */
+    private boolean readAccountsAgain;
 
     ClientHandshakeHandler(FrontendContext context, ClientSecurity security) {
         this.context = context;
@@ -253,7 +256,20 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private void startLogin(int sequenceId) {
         HandshakeResponse41 handshake = session.handshake();
-        login = new ClientLogin(context.users().find(handshake.user(), session.clientAddress()), session.nonce(),
+        ProxyUsers.Account account = context.users().find(handshake.user(), session.clientAddress());
+        ServerAccounts server = context.serverAccounts();
+        if (account == null && server != null && !readAccountsAgain) {
+            // users: FROM_BACKEND and a user Sluice has not read (yet): read again (rate limited), then check.
+            readAccountsAgain = true;
+            phase = Phase.THROTTLED; // what a pipelining client sends meanwhile waits, as behind the back-off
+            server.refreshSoon().whenComplete((done, error) -> channel.eventLoop().execute(() -> {
+                if (phase == Phase.THROTTLED && channel.isActive()) {
+                    startLogin(sequenceId);
+                }
+            }));
+            return;
+        }
+        login = new ClientLogin(account, session.nonce(),
                 session.isSecure(), security.rsa(),
                 Capabilities.has(handshake.capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
         phase = Phase.AUTHENTICATING;
@@ -270,13 +286,17 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 if (reply != null) {
                     reply.release();
                 }
+                if (login.mayRecheck() && !readAccountsAgain) {
+                    recheckAfterReading();
+                    return;
+                }
                 security.throttle().failed(session.handshake().user(), session.clientAddress());
                 log.debug("client {}: access denied for '{}'", session.remoteAddress(), session.user());
                 if (login.failure() == ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
                 }
-                failAndClose(ClientErrors.loginFailed(channel.alloc(), login.resultSequenceId(), login.failure(),
-                        session.user(), session.clientAddress(), login.usedPassword()));
+                failAndClose(ClientErrors.loginFailed(channel.alloc(), login, session.user(),
+                        session.clientAddress()));
                 return;
             default:
                 if (reply != null) {
@@ -285,6 +305,23 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
                 security.throttle().succeeded(session.handshake().user(), session.clientAddress());
                 loggedIn();
         }
+    }
+
+    /**
+     * A server account's password did not check: it may have changed on the server since the last reading. The
+     * accounts are read again (rate limited) and the same scramble checked against the account as read now, as the
+     * server would check it.
+     */
+    private void recheckAfterReading() {
+        readAccountsAgain = true;
+        phase = Phase.THROTTLED;
+        context.serverAccounts().refreshSoon().whenComplete((done, error) -> channel.eventLoop().execute(() -> {
+            if (phase == Phase.THROTTLED && channel.isActive() && login != null) {
+                phase = Phase.AUTHENTICATING;
+                onLoginResult(login.recheck(context.users().find(session.handshake().user(),
+                        session.clientAddress())));
+            }
+        }));
     }
 
     /** The password checked out: count the session for its account, then go on as the account's session. */
@@ -301,6 +338,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         session.loggedIn(session.user(), login.plugin());
+        BackendAccount backendAccount = login.backendAccount();
         login = null;
         if (context.registry().isClosing()) {
             failAndClose(ClientErrors.shuttingDown(channel.alloc(), okSequenceId));
@@ -317,8 +355,9 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
             // (OkRewriter), and its sessions share one pool.
             capabilities |= context.capabilities() & Capabilities.CLIENT_SESSION_TRACK;
         }
+        // The account is part of the key: the session's connections are its account's, chosen here once (decision 145).
         session.key(new SessionKey(capabilities, handshake.collationId(),
-                handshake.mariaDbCapabilities() & context.mariaDbCapabilities()));
+                handshake.mariaDbCapabilities() & context.mariaDbCapabilities(), backendAccount));
         session.schema(handshake.database(), handshake.database());
         BackendLease lease = new BackendLease(context, session);
         if (!lease.assign()) {

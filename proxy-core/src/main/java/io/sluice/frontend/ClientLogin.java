@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.auth.Credential;
 import io.sluice.auth.RsaKeyPair;
+import io.sluice.backend.BackendAccount;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.Scramble;
@@ -49,7 +50,7 @@ final class ClientLogin {
     private static final byte FAST_AUTH_SUCCESS = 0x03;
     private static final byte PERFORM_FULL_AUTHENTICATION = 0x04;
 
-    private final ProxyUsers.Account account;
+    private ProxyUsers.Account account;
     private final byte[] nonce;
     private final boolean secure;
     private final RsaKeyPair rsa;
@@ -61,6 +62,13 @@ final class ClientLogin {
     private int resultSequenceId;
     private ErrorCode failure = ErrorCode.ER_ACCESS_DENIED_ERROR;
     private boolean usedPassword;
+    /**
+     * A server account's login ({@code users: FROM_BACKEND}): the server account with SHA1(password), recovered from
+     * the client's mysql_native_password scramble, to log in to the server as it. In memory only, for the session.
+     */
+    private BackendAccount serverAccount;
+    /** The mysql_native_password response checked last, to check again against an account read anew. */
+    private byte[] lastNativeResponse;
 
     /**
      * @param account the entry matching the user and client address, or {@code null} (the login fails)
@@ -86,6 +94,11 @@ final class ClientLogin {
     Result start(String clientPlugin, byte[] response, int sequenceId, ByteBufAllocator alloc) {
         usedPassword = response.length > 0;
         resultSequenceId = sequenceId + 1;
+        if (account != null && account.unsupportedPlugin() != null) {
+            // A server account Sluice cannot log in as: a clear refusal, never the data source's account instead.
+            failure = ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE;
+            return done(Result.FAILURE);
+        }
         String used = clientPlugin == null ? Scramble.MYSQL_NATIVE_PASSWORD : clientPlugin;
         String wanted = wantedPlugin(used);
         if (!wanted.equals(used)) {
@@ -132,6 +145,50 @@ final class ClientLogin {
     /** The account the client proved to be; meaningful after SUCCESS only. */
     ProxyUsers.Account account() {
         return account;
+    }
+
+    /**
+     * The server account the session's backend connections log in as, {@code null} for the data source's own;
+     * meaningful after SUCCESS only.
+     */
+    BackendAccount backendAccount() {
+        if (account.fromServer()) {
+            // Never the data source's account in its place (null would mean that).
+            if (serverAccount == null) {
+                throw new IllegalStateException("a server account's login succeeded without its credential");
+            }
+            return serverAccount;
+        }
+        return account.backendAccount();
+    }
+
+    /** The account the login was checked against (may be {@code null}: none matched). */
+    ProxyUsers.Account checkedAccount() {
+        return account;
+    }
+
+    /**
+     * Whether a failure may be a password changed on the server since Sluice read the accounts: a server account's
+     * mysql_native_password login, which {@link #recheck} can check again over the same scramble.
+     */
+    boolean mayRecheck() {
+        return state == State.DONE && lastNativeResponse != null && account != null && account.fromServer()
+                && failure == ErrorCode.ER_ACCESS_DENIED_ERROR;
+    }
+
+    /**
+     * Checks the last mysql_native_password response again against {@code refreshed}, the account read anew from
+     * the server ({@code null}: it is gone), as the server would check it now. One step: SUCCESS or FAILURE.
+     */
+    Result recheck(ProxyUsers.Account refreshed) {
+        byte[] response = lastNativeResponse;
+        lastNativeResponse = null;
+        if (refreshed == null || refreshed.unsupportedPlugin() != null
+                || !Scramble.MYSQL_NATIVE_PASSWORD.equals(refreshed.credential().plugin())) {
+            return done(Result.FAILURE);
+        }
+        account = refreshed;
+        return check(response, null);
     }
 
     /** The plugin the exchange ended with, for COM_CHANGE_USER's default. */
@@ -183,6 +240,9 @@ final class ClientLogin {
             return done(Result.FAILURE);
         }
         Credential credential = account.credential();
+        if (account.fromServer()) {
+            return checkServerAccount(credential, response);
+        }
         if (credential.isEmpty()) {
             boolean empty = response.length == 0 || (response.length == 1 && response[0] == 0);
             return done(empty ? Result.SUCCESS : Result.FAILURE);
@@ -207,6 +267,31 @@ final class ClientLogin {
         state = State.AWAIT_FULL_AUTH;
         reply = authMoreData(alloc, new byte[] {PERFORM_FULL_AUTHENTICATION});
         return Result.CONTINUE;
+    }
+
+    /**
+     * A server account's mysql_native_password login: the scramble is checked against the stored hash
+     * SHA1(SHA1(password)) as the server checks it, and the same arithmetic yields SHA1(password), with which Sluice
+     * logs in to the server as the account (decision 146). Only that hash is kept, in memory, for the session.
+     */
+    private Result checkServerAccount(Credential credential, byte[] response) {
+        lastNativeResponse = Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin) ? response : null;
+        String serverUser = account.user();
+        if (credential.isEmpty()) {
+            boolean empty = response.length == 0 || (response.length == 1 && response[0] == 0);
+            serverAccount = empty ? BackendAccount.withNativeStage1(serverUser, null) : null;
+            return done(empty ? Result.SUCCESS : Result.FAILURE);
+        }
+        if (!(credential instanceof Credential.NativeHash hash)) {
+            return done(Result.FAILURE);
+        }
+        byte[] stage1 = Scramble.recoverNativeStage1(hash.stage2(), nonce, response);
+        if (stage1 == null) {
+            return done(Result.FAILURE);
+        }
+        serverAccount = BackendAccount.withNativeStage1(serverUser, stage1);
+        Arrays.fill(stage1, (byte) 0); // the account holds its own copy
+        return done(Result.SUCCESS);
     }
 
     private Result decryptAndVerify(byte[] encrypted) {

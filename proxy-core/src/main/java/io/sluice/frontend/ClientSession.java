@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.SessionKey;
+import io.sluice.backend.pool.BackendPool;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.pooling.PinReason;
 import io.sluice.protocol.Capabilities;
@@ -157,6 +158,11 @@ public final class ClientSession {
         this.key = value;
     }
 
+    /** The server account of the session's own, or {@code null}: the data source's account (or not logged in). */
+    String accountUser() {
+        return key == null ? null : key.accountUser();
+    }
+
     String requestedSchema() {
         return requestedSchema;
     }
@@ -266,9 +272,20 @@ public final class ClientSession {
         }
         int moves = handler == null ? 0 : handler.lease().moves().count();
         SessionMove.Reason waiting = handler == null ? null : handler.lease().moves().waiting();
+        String account = key == null || key.account() != null || handler == null ? accountUser()
+                : sharedAccount(handler.lease());
         return new SessionSnapshot(connectionId, user, String.valueOf(remoteAddress()), backend, schema,
                 state, connectedAtMillis, pin == null ? null : pin.label(), moves,
-                waiting == null ? null : waiting.label());
+                waiting == null ? null : waiting.label(), account);
+    }
+
+    /** The data source's own account, which the session shares; {@code null} while it has no backend. */
+    private static String sharedAccount(BackendLease lease) {
+        if (lease.dataSource() == null) {
+            return null;
+        }
+        BackendPool pool = lease.backendPool();
+        return pool == null ? null : pool.dataSource().username();
     }
 
     /** {@code closing}, {@code login}, {@code in_transaction}, {@code running} or {@code idle}. */

@@ -8,6 +8,7 @@ import io.sluice.capture.TrafficCapture;
 import io.sluice.config.PoolingConfig;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ReadWriteSplittingConfig;
+import io.sluice.config.ServerAccountsConfig;
 import io.sluice.metrics.CommandObserver;
 import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.metrics.TrafficCounters;
@@ -15,8 +16,11 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.routing.ReadWriteGroup;
 import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.statistics.DigestStatistics;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -28,8 +32,13 @@ import org.slf4j.LoggerFactory;
 public final class FrontendContext {
     /** Replaced on config reload (databaseName, users); the rest of what sessions read from it does not change. */
     private volatile ProxyConfig config;
-    /** Replaced on config reload; a session checks a login against the users of that moment. */
+    /**
+     * Replaced on config reload, or by each reading of the server's accounts; a session checks a login against the
+     * users of that moment.
+     */
     private volatile ProxyUsers users;
+    /** {@code users: FROM_BACKEND}: where the users come from; {@code null} with users of config.yaml. */
+    private volatile ServerAccounts serverAccounts;
     /** What clients are offered; replaced once when Sluice started before any backend answered. */
     private volatile Offer offer;
     private volatile boolean provisional;
@@ -134,6 +143,31 @@ public final class FrontendContext {
         return users;
     }
 
+    /** The server's accounts ({@code users: FROM_BACKEND}), or {@code null}: Sluice's own users. */
+    ServerAccounts serverAccounts() {
+        return serverAccounts;
+    }
+
+    /**
+     * Checks logins against the server's accounts from now on ({@code users: FROM_BACKEND}), read from the data
+     * sources in config order and scheduled on {@code scheduler}. Call once, before the listener opens.
+     *
+     * @return the readings, started; stop them when Sluice closes
+     */
+    public ServerAccounts useServerAccounts(ServerAccountsConfig settings, ScheduledExecutorService scheduler) {
+        this.users = ProxyUsers.fromServer(List.of(), List.of()); // nobody until the first reading
+        ServerAccounts accounts = new ServerAccounts(settings, () -> config.dataSources().keySet().stream()
+                .map(pools::get).filter(Objects::nonNull).toList(), scheduler, this::serverAccountsRead);
+        this.serverAccounts = accounts;
+        accounts.start();
+        return accounts;
+    }
+
+    /** A reading of the server's accounts: logins are checked against it from now on. */
+    void serverAccountsRead(ProxyUsers read) {
+        this.users = read;
+    }
+
     BackendServerInfo serverInfo() {
         return offer.serverInfo();
     }
@@ -203,7 +237,9 @@ public final class FrontendContext {
 
     /** Applies a reloaded configuration: users and databaseName take effect for the next login. */
     public void reconfigure(ProxyConfig newConfig) {
-        this.users = new ProxyUsers(newConfig.users());
+        if (serverAccounts == null) { // the server's accounts are read on their own schedule
+            this.users = new ProxyUsers(newConfig.users());
+        }
         this.config = newConfig;
     }
 

@@ -30,7 +30,8 @@ final class PoolExhaustion {
 
     /** The explanation following "Too many connections: " in the client's ERR 1040; WARNs when it is time to. */
     String explain(PoolExhaustedException cause) {
-        String setting = "dataSources." + cause.dataSource() + ".maxPoolSize";
+        String setting = "dataSources." + cause.dataSource()
+                + (cause.account() != null ? ".maxPoolSizePerAccount" : ".maxPoolSize");
         String why;
         if (!transactionPooling) {
             why = "in pooling mode SESSION each client session holds one server connection for its whole life: raise "

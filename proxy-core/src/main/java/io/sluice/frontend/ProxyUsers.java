@@ -2,6 +2,7 @@ package io.sluice.frontend;
 
 import io.netty.util.NetUtil;
 import io.sluice.auth.Credential;
+import io.sluice.backend.BackendAccount;
 import io.sluice.config.UserConfig;
 import io.sluice.protocol.Scramble;
 import java.net.InetAddress;
@@ -30,14 +31,53 @@ public final class ProxyUsers {
         /** Set when the host is an IPv6 literal, which Java prints in another form than it is written. */
         private final InetAddress ipv6;
         private final AtomicInteger sessions = new AtomicInteger();
+        /** The server account its sessions log in as ({@code backendUser}), or {@code null}: the data source's. */
+        private final BackendAccount backendAccount;
         /** SHA256(SHA256(password)) once a full authentication proved it, as MySQL's caching_sha2 cache holds. */
         private volatile byte[] sha2Cache;
 
+        /**
+         * A server account ({@code users: FROM_BACKEND}) whose sessions log in to the server as itself, with the
+         * stage-one hash their login reveals; {@code false}: a user of config.yaml.
+         */
+        private final boolean fromServer;
+        /** A server account's plugin that Sluice cannot authenticate or log in with, or {@code null}. */
+        private final String unsupportedPlugin;
+
         private Account(UserConfig config) {
+            this(config, false, null);
+        }
+
+        private Account(UserConfig config, boolean fromServer, String unsupportedPlugin) {
             this.config = config;
             this.credential = config.credential();
             this.host = hostPattern(config.host());
             this.ipv6 = ipv6Literal(config.host());
+            this.backendAccount = config.hasBackendUser()
+                    ? BackendAccount.withPassword(config.backendUser(), config.backendPassword()) : null;
+            this.fromServer = fromServer;
+            this.unsupportedPlugin = unsupportedPlugin;
+        }
+
+        /** Whether this is a server account, whose sessions run on the server as itself (decision 146). */
+        boolean fromServer() {
+            return fromServer;
+        }
+
+        /**
+         * The plugin of a server account that Sluice can neither check nor log in with, or {@code null}: such an
+         * account gets a clear ERR at login, never the data source's account instead.
+         */
+        String unsupportedPlugin() {
+            return unsupportedPlugin;
+        }
+
+        /**
+         * The server account this user's sessions log in as: its {@code backendUser}, or {@code null} for the data
+         * source's own account.
+         */
+        BackendAccount backendAccount() {
+            return backendAccount;
         }
 
         public String user() {
@@ -112,6 +152,36 @@ public final class ProxyUsers {
         for (UserConfig user : users) {
             byName.computeIfAbsent(user.user(), k -> new ArrayList<>()).add(new Account(user));
         }
+    }
+
+    private ProxyUsers() {
+    }
+
+    /**
+     * The server's accounts ({@code users: FROM_BACKEND}), in the order the server matches them: for each name, the
+     * most specific host first.
+     *
+     * @param accounts each account's entry, its password hash in {@code passwordHash} (or none: empty password)
+     * @param unsupportedPlugins per entry of {@code accounts} (same index), the plugin Sluice cannot speak, or
+     *     {@code null}
+     */
+    static ProxyUsers fromServer(List<UserConfig> accounts, List<String> unsupportedPlugins) {
+        ProxyUsers users = new ProxyUsers();
+        for (int i = 0; i < accounts.size(); i++) {
+            UserConfig account = accounts.get(i);
+            users.byName.computeIfAbsent(account.user(), k -> new ArrayList<>())
+                    .add(new Account(account, true, unsupportedPlugins.get(i)));
+        }
+        return users;
+    }
+
+    /** How many entries there are (each name@host once). */
+    int size() {
+        int n = 0;
+        for (List<Account> accounts : byName.values()) {
+            n += accounts.size();
+        }
+        return n;
     }
 
     /** The first entry for {@code user} whose host pattern matches {@code client}, or {@code null}. */

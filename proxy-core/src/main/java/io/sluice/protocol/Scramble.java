@@ -49,6 +49,35 @@ public final class Scramble {
         return xor(stage1, sha1.digest());
     }
 
+    /**
+     * mysql_native_password's scramble from SHA1(password) alone (the "stage one" hash): SHA1(password) XOR
+     * SHA1(nonce + SHA1(SHA1(password))). A proxy that learned the stage-one hash from a client's login can log in to
+     * the server with it, without ever holding the password.
+     */
+    public static byte[] nativeFromStage1(byte[] stage1, byte[] nonce) {
+        MessageDigest sha1 = digest("SHA-1");
+        byte[] stage2 = sha1.digest(stage1);
+        sha1.update(nonce, 0, NONCE_LENGTH);
+        sha1.update(stage2);
+        return xor(stage1, sha1.digest());
+    }
+
+    /**
+     * SHA1(password) recovered from a client's mysql_native_password scramble by whoever holds the stored hash
+     * SHA1(SHA1(password)): the scramble XOR SHA1(nonce + stage2); {@code null} when the scramble does not prove the
+     * password (the recovered value's SHA1 is not {@code stage2}).
+     */
+    public static byte[] recoverNativeStage1(byte[] stage2, byte[] nonce, byte[] response) {
+        if (response.length != 20) {
+            return null;
+        }
+        MessageDigest sha1 = digest("SHA-1");
+        sha1.update(nonce, 0, NONCE_LENGTH);
+        sha1.update(stage2);
+        byte[] stage1 = xor(response, sha1.digest());
+        return MessageDigest.isEqual(stage2, sha1.digest(stage1)) ? stage1 : null;
+    }
+
     /** SHA256(password) XOR SHA256(SHA256(SHA256(password)) + nonce); empty for an empty password. */
     public static byte[] cachingSha2Password(String password, byte[] nonce) {
         if (password == null || password.isEmpty()) {

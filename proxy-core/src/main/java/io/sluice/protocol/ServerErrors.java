@@ -11,6 +11,8 @@ import io.netty.buffer.ByteBuf;
 public final class ServerErrors {
     /** "Unknown database": a schema a login had found is gone. */
     public static final int ER_BAD_DB_ERROR = 1049;
+    /** "Table doesn't exist": MySQL has no {@code mysql.global_priv}, so its accounts are read from mysql.user. */
+    public static final int ER_NO_SUCH_TABLE = 1146;
     /** MariaDB's "Connection was killed", sent to a connection killed while it waited for a command. */
     public static final int ER_CONNECTION_KILLED = 1927;
 

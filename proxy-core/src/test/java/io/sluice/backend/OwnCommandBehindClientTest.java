@@ -46,7 +46,7 @@ class OwnCommandBehindClientTest {
         }
 
         @Override
-        public void slotReleased() {
+        public void slotReleased(BackendConnection connection) {
             events.add("slot released");
         }
     }

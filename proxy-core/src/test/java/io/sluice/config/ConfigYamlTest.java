@@ -254,7 +254,7 @@ class ConfigYamlTest {
                     maxPoolSise: 10
                 """, "config.yaml line 5: dataSources.ds_0.maxPoolSise: unknown key (expected: one of url, username, "
                 + "password, passwordFile, connectionTimeoutMilliseconds, idleTimeoutMilliseconds, "
-                + "maxLifetimeMilliseconds, maxPoolSize, minPoolSize, weight, drain, sslMode, sslCa)");
+                + "maxLifetimeMilliseconds, maxPoolSize, minPoolSize, maxPoolSizePerAccount, weight, drain, sslMode, sslCa)");
     }
 
     @Test
@@ -279,7 +279,8 @@ class ConfigYamlTest {
                     - user: root
                       pasword: root
                 """, "config.yaml line 5: authority.users[0].pasword: unknown key "
-                + "(expected: one of user, password, passwordFile, passwordHash, maxConnections)");
+                + "(expected: one of user, password, passwordFile, passwordHash, maxConnections, backendUser, "
+                + "backendPassword, backendPasswordFile)");
     }
 
     @Test
@@ -335,7 +336,8 @@ class ConfigYamlTest {
                 authority:
                   users:
                     user: root
-                """, "config.yaml line 4: authority.users: a mapping (expected: a list of {user: name@host, password: ...})");
+                """, "config.yaml line 4: authority.users: a mapping (expected: a list of {user: name@host, password: "
+                + "...}, or FROM_BACKEND)");
         assertRefused("""
                 - just
                 - a list

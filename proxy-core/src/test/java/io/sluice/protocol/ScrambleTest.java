@@ -176,4 +176,19 @@ class ScrambleTest {
             assertThat(valueSeen[v]).as("byte %d never drawn in 40,000", v).isTrue();
         }
     }
+
+    /** Issue #39: the holder of SHA1(SHA1(pw)) recovers SHA1(pw) from a scramble, and it logs in like the password. */
+    @Test
+    void theStoredHashRecoversTheStageOneHashThatLogsInLikeThePassword() {
+        byte[] nonce = Scramble.nonce();
+        byte[] response = Scramble.nativePassword("s3cret", nonce);
+        byte[] stage2 = Scramble.nativeStage2("s3cret".getBytes(StandardCharsets.UTF_8));
+        byte[] stage1 = Scramble.recoverNativeStage1(stage2, nonce, response);
+        assertThat(stage1).isNotNull();
+        byte[] otherNonce = Scramble.nonce();
+        assertThat(Scramble.nativeFromStage1(stage1, otherNonce))
+                .isEqualTo(Scramble.nativePassword("s3cret", otherNonce));
+        assertThat(Scramble.recoverNativeStage1(stage2, nonce,
+                Scramble.nativePassword("wrong", nonce))).isNull();
+    }
 }

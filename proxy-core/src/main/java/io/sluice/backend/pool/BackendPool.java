@@ -8,6 +8,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendEndpoint;
 import io.sluice.backend.SessionKey;
+import io.sluice.backend.TextQuery;
 import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
@@ -18,6 +19,7 @@ import io.sluice.transport.TransportKind;
 import java.util.Arrays;
 import java.util.List;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -297,6 +299,54 @@ public final class BackendPool {
     }
 
     /**
+     * Runs one query of Sluice's own on the check loop, on a connection of its own as the data source's account (not
+     * counted in {@code maxPoolSize}): reading the server's accounts for {@code users: FROM_BACKEND}. The connection
+     * logs in to {@code schema}: tables are named without it, since a client's CLIENT_NO_SCHEMA, which the data
+     * source's connections may carry, makes the server drop {@code db.} from {@code db.table}.
+     *
+     * @return the rows by column name, or a failure (the server unreachable, the query refused)
+     */
+    public CompletableFuture<List<Map<String, String>>> query(String schema, String sql, long timeoutMillis) {
+        CompletableFuture<List<Map<String, String>>> outcome = new CompletableFuture<>();
+        EventLoop loop = checks.loop();
+        loop.execute(() -> {
+            Promise<List<Map<String, String>>> done = loop.newPromise();
+            done.addListener(f -> {
+                if (f.isSuccess()) {
+                    @SuppressWarnings("unchecked")
+                    List<Map<String, String>> rows = (List<Map<String, String>>) f.getNow();
+                    outcome.complete(rows);
+                } else {
+                    outcome.completeExceptionally(f.cause());
+                }
+            });
+            Promise<BackendConnection> ready = loop.newPromise();
+            ready.addListener(f -> {
+                if (!f.isSuccess()) {
+                    done.tryFailure(f.cause());
+                    return;
+                }
+                BackendConnection connection = (BackendConnection) f.getNow();
+                ScheduledFuture<?> timer = loop.schedule(connection::close, timeoutMillis, TimeUnit.MILLISECONDS);
+                Runnable closeIt = () -> {
+                    timer.cancel(false);
+                    connection.markIdle();
+                    connection.close();
+                };
+                connection.run(new TextQuery(sql, connection.key().deprecateEof(), rows -> {
+                    closeIt.run();
+                    done.trySuccess(rows);
+                }, failure -> {
+                    closeIt.run();
+                    done.tryFailure(failure);
+                }));
+            });
+            connector.connect(checks, defaultKey, schema, ready, timeoutMillis, false);
+        });
+        return outcome;
+    }
+
+    /**
      * Starts or stops retiring this pool's connections: while the backend is down or draining, idle connections are
      * closed and connections sessions give back are not kept.
      */
@@ -404,6 +454,14 @@ public final class BackendPool {
     /** Open connections (idle, lent, or still logging in). */
     public int openConnections() {
         return balancer.open();
+    }
+
+    /**
+     * Open connections per server account of the sessions' own (mapped {@code backendUser}s, accounts read from the
+     * server), by user name; connections of the data source's own account are not in it.
+     */
+    public Map<String, Integer> openConnectionsPerAccount() {
+        return balancer.openPerAccount();
     }
 
     // ---- metrics ----

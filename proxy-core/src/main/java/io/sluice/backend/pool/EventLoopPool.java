@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.BackendAccount;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.ConnectionOwner;
@@ -234,7 +235,7 @@ public final class EventLoopPool implements ConnectionOwner {
     }
 
     private void openOrEnqueue(SessionKey key, String schema, Promise<BackendConnection> promise) {
-        if (balancer.tryReserve()) {
+        if (balancer.tryReserve(key)) {
             open(key, schema, promise);
         } else {
             enqueue(key, schema, promise);
@@ -328,11 +329,21 @@ public final class EventLoopPool implements ConnectionOwner {
             if (waiters.remove(promise)) {
                 waiterLeft();
             }
-            promise.tryFailure(new PoolExhaustedException(dataSource.name(), dataSource.maxPoolSize(), timeout));
+            promise.tryFailure(balancer.accountFull(key)
+                    ? new PoolExhaustedException(dataSource.name(), key.accountUser(),
+                            dataSource.maxPoolSizePerAccount(), timeout)
+                    : new PoolExhaustedException(dataSource.name(), dataSource.maxPoolSize(), timeout));
         }, timeout, TimeUnit.MILLISECONDS);
         waiters.add(new Waiters.Waiter(key, schema, promise, timer));
         balancer.waiterAdded();
         log.debug("session waits for a connection to {} ({} open)", parent.address(), balancer.open());
+        if (balancer.accountFull(key)) {
+            // The session's account has all maxPoolSizePerAccount allows: only one of its own connections, idle with
+            // another key here or idle on another loop, makes room; another account's would not.
+            retireOneIdleOf(key.account());
+            reclaimForAccount(key.account());
+            return;
+        }
         // Idle connections that cannot serve this session (another key or schema here, or any on another loop)
         // hold slots: retire one here and one per other loop; the freed slot opens a connection for the waiter.
         retireOneIdle();
@@ -343,8 +354,25 @@ public final class EventLoopPool implements ConnectionOwner {
         }
     }
 
+    /**
+     * Asks the other loops for an idle connection of {@code account}, now and every
+     * {@link SlotBalancer#RECLAIM_DELAY_MILLIS} while a session of it waits here: in transaction pooling its
+     * connections come and go between transactions on their own loops, idle only for moments.
+     */
+    private void reclaimForAccount(BackendAccount account) {
+        balancer.reclaimAccountElsewhere(this, account);
+        loop.schedule(() -> {
+            if (!shutDown && waiters.anyFor(account)) {
+                reclaimForAccount(account);
+            }
+        }, SlotBalancer.RECLAIM_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
     /** Serves waiting sessions from idle connections or new ones while slots allow. Runs in a task of its own. */
     void serveWaitersIfAny() {
+        // Waiters whose account has all maxPoolSizePerAccount allows are passed over, in order: they must not hold up
+        // the sessions of other accounts behind them while slots are free.
+        ArrayList<Waiters.Waiter> accountsFull = null;
         while (!waiters.isEmpty()) {
             Waiters.Waiter waiter = waiters.poll();
             waiterLeft();
@@ -355,16 +383,29 @@ public final class EventLoopPool implements ConnectionOwner {
                 waiter.stopTimer();
                 continue;
             }
+            if (balancer.accountFull(waiter.key())) {
+                if (accountsFull == null) {
+                    accountsFull = new ArrayList<>(2);
+                }
+                accountsFull.add(waiter);
+                continue;
+            }
             if (!idle.isEmpty()) {
                 idle.pollLast().close(); // only connections of another key or schema are idle: make room
             }
-            if (!balancer.tryReserve()) {
+            if (!balancer.tryReserve(waiter.key())) {
                 waiters.addFirst(waiter); // still first in line
                 balancer.waiterAdded();
-                return;
+                break;
             }
             waiter.stopTimer();
             open(waiter.key(), waiter.schema(), waiter.promise());
+        }
+        if (accountsFull != null) {
+            for (int i = accountsFull.size() - 1; i >= 0; i--) {
+                waiters.addFirst(accountsFull.get(i)); // first in line again, in their order
+                balancer.waiterAdded();
+            }
         }
     }
 
@@ -417,6 +458,18 @@ public final class EventLoopPool implements ConnectionOwner {
         }
     }
 
+    /** Closes the oldest idle connection of {@code account}, if any, to give its slot to a waiter of that account. */
+    void retireOneIdleOf(BackendAccount account) {
+        for (Iterator<BackendConnection> it = idle.oldestFirst(); it.hasNext(); ) {
+            BackendConnection connection = it.next();
+            if (account.equals(connection.key().account())) {
+                it.remove();
+                connection.close();
+                return;
+            }
+        }
+    }
+
     /** Closes every idle connection: the backend went down or is draining. */
     void retireAllIdle() {
         for (BackendConnection connection; (connection = idle.pollLast()) != null; ) {
@@ -439,9 +492,9 @@ public final class EventLoopPool implements ConnectionOwner {
     }
 
     @Override
-    public void slotReleased() {
+    public void slotReleased(BackendConnection connection) {
         openHere--;
-        balancer.released();
+        balancer.released(connection.key());
     }
 
     /**
@@ -496,7 +549,7 @@ public final class EventLoopPool implements ConnectionOwner {
         }
         int missing = parent.isRetiring() ? 0 : minIdleShare - idle.size();
         SessionKey key = lastKey != null ? lastKey : parent.defaultKey();
-        for (int i = 0; i < missing && balancer.tryReserve(); i++) {
+        for (int i = 0; i < missing && balancer.tryReserve(key); i++) {
             Promise<BackendConnection> warm = loop.newPromise();
             warm.addListener(f -> {
                 if (f.isSuccess()) {

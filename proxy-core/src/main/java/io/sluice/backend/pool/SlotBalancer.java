@@ -1,5 +1,10 @@
 package io.sluice.backend.pool;
 
+import io.sluice.backend.BackendAccount;
+import io.sluice.backend.SessionKey;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -14,6 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * than its fair share. Moving a slot costs a backend login, which under load slows the server and makes the next
  * burst longer (seen with sysbench plus 300 client connects per second: a few waits became hundreds of logins).
  *
+ * <p>Connections of the sessions' own server accounts (decision 145) are counted per account too, bounded by
+ * {@code maxPoolSizePerAccount} within {@code maxPoolSize}, so that one account cannot take every connection the
+ * server allows Sluice.
+ *
  * <p>Thread-safe: the counts are atomics, touched per connection and per wait, never per command.
  */
 final class SlotBalancer {
@@ -26,6 +35,11 @@ final class SlotBalancer {
     private final AtomicInteger waiting = new AtomicInteger();
     /** Transaction pooling: loops whose sessions have waited longer than a give-back takes. */
     private final AtomicInteger starvingLoops = new AtomicInteger();
+    /**
+     * Open connections per account of the sessions' own; the data source's account is not in it. An entry stays once
+     * made: there are as many as server accounts that used Sluice, a few bytes each.
+     */
+    private final Map<BackendAccount, AtomicInteger> perAccount = new ConcurrentHashMap<>();
 
     SlotBalancer(BackendPool pool) {
         this.pool = pool;
@@ -43,6 +57,63 @@ final class SlotBalancer {
                 return true;
             }
         }
+    }
+
+    /**
+     * Claims a slot for a new connection of {@code key}: one of {@code maxPoolSize}, and one of
+     * {@code maxPoolSizePerAccount} when the key names an account of the session's own.
+     */
+    boolean tryReserve(SessionKey key) {
+        BackendAccount account = key.account();
+        if (account == null) {
+            return tryReserve();
+        }
+        AtomicInteger count = perAccount.computeIfAbsent(account, a -> new AtomicInteger());
+        int max = pool.dataSource().maxPoolSizePerAccount();
+        for (;;) {
+            int current = count.get();
+            if (max > 0 && current >= max) {
+                return false;
+            }
+            if (count.compareAndSet(current, current + 1)) {
+                break;
+            }
+        }
+        if (!tryReserve()) {
+            count.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether {@code key}'s account has all the connections {@code maxPoolSizePerAccount} allows it. */
+    boolean accountFull(SessionKey key) {
+        BackendAccount account = key.account();
+        int max = pool.dataSource().maxPoolSizePerAccount();
+        if (account == null || max <= 0) {
+            return false;
+        }
+        AtomicInteger count = perAccount.get(account);
+        return count != null && count.get() >= max;
+    }
+
+    /** Open connections per account of the sessions' own, by user name (metrics, the admin API). */
+    Map<String, Integer> openPerAccount() {
+        Map<String, Integer> counts = new TreeMap<>();
+        perAccount.forEach((account, count) -> counts.put(account.user(), count.get()));
+        return counts;
+    }
+
+    /** A connection of {@code key} closed, or never opened: its slots may serve a session waiting on any loop. */
+    void released(SessionKey key) {
+        BackendAccount account = key.account();
+        if (account != null) {
+            AtomicInteger count = perAccount.get(account);
+            if (count != null) {
+                count.decrementAndGet();
+            }
+        }
+        released();
     }
 
     /** A connection closed, or never opened: its slot may serve a session waiting on any loop. */
@@ -122,6 +193,18 @@ final class SlotBalancer {
      */
     boolean reclaimsAtOnce() {
         return !pool.transactionPooling();
+    }
+
+    /**
+     * Asks every loop but {@code requester} to close an idle connection of {@code account}, whose sessions wait on
+     * {@code requester} with all of {@code maxPoolSizePerAccount} open.
+     */
+    void reclaimAccountElsewhere(EventLoopPool requester, BackendAccount account) {
+        for (EventLoopPool loop : pool.loops()) {
+            if (loop != requester) {
+                loop.loop().execute(() -> loop.retireOneIdleOf(account));
+            }
+        }
     }
 
     /** Asks every loop but {@code requester} to close an idle connection, if it should, for its slot. */

@@ -2,6 +2,7 @@ package io.sluice.backend.pool;
 
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.BackendAccount;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.SessionKey;
 import java.util.ArrayDeque;
@@ -53,6 +54,16 @@ final class Waiters {
 
     int size() {
         return queue.size();
+    }
+
+    /** Whether a session of {@code account} still waits here. */
+    boolean anyFor(BackendAccount account) {
+        for (Waiter waiter : queue) {
+            if (account.equals(waiter.key().account()) && !waiter.promise().isDone()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** How many wait for a connection of {@code key}. */

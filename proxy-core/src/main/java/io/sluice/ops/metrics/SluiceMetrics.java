@@ -314,6 +314,8 @@ public final class SluiceMetrics implements AutoCloseable {
         GaugeSnapshot.Builder pending = gauge("sluice_backend_connections_pending",
                 "Sessions waiting for a connection because the pool is full");
         GaugeSnapshot.Builder max = gauge("sluice_backend_connections_max", "The pool's maxPoolSize");
+        GaugeSnapshot.Builder perAccount = gauge("sluice_backend_account_connections",
+                "Connections open now as a server account of the sessions' own (backendUser, users: FROM_BACKEND)");
         CounterSnapshot.Builder created = counter("sluice_backend_connections_opened",
                 "Backend connections that logged in");
         CounterSnapshot.Builder closed = counter("sluice_backend_connections_closed",
@@ -343,6 +345,8 @@ public final class SluiceMetrics implements AutoCloseable {
                     backend.idleConnections()));
             pending.dataPoint(point(labels, backend.pendingAcquires()));
             max.dataPoint(point(labels, backend.maxPoolSize()));
+            backend.accountConnections().forEach((account, open) -> perAccount.dataPoint(
+                    point(Labels.of("backend", state.name(), "account", account), open)));
             created.dataPoint(count(labels, backend.createdConnections()));
             closed.dataPoint(count(labels, backend.closedConnections()));
             errors.dataPoint(count(labels, backend.connectionErrors()));
@@ -354,6 +358,7 @@ public final class SluiceMetrics implements AutoCloseable {
                 .metricSnapshot(sessions.build()).metricSnapshot(sessionsStarted.build())
                 .metricSnapshot(checkLatency.build()).metricSnapshot(checkFailures.build())
                 .metricSnapshot(connections.build()).metricSnapshot(pending.build()).metricSnapshot(max.build())
+                .metricSnapshot(perAccount.build())
                 .metricSnapshot(created.build()).metricSnapshot(closed.build()).metricSnapshot(errors.build())
                 .metricSnapshot(acquire.build());
     }
