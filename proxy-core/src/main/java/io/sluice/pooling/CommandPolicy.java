@@ -78,18 +78,6 @@ public interface CommandPolicy {
         return false;
     }
 
-    /**
-     * Transitional, for {@link SessionPooling} until it implements {@link StatementMapping} (which takes the place
-     * of this and {@link #sendStatementCommand}; decision 140): whether its prepared-statement commands go to the
-     * connection through {@link #sendStatementCommand}. Read once per session.
-     *
-     * @deprecated implement {@link StatementMapping} instead
-     */
-    @Deprecated
-    default boolean takesStatementCommands() {
-        return false;
-    }
-
     /** Whether the session may be moved to another backend of the group between transactions. */
     default boolean movesBetweenBackends() {
         return followsSession();
@@ -118,18 +106,6 @@ public interface CommandPolicy {
      */
     default boolean mustPrepare(BackendConnection connection) {
         return false;
-    }
-
-    /**
-     * Transitional (see {@link #takesStatementCommands}): writes a prepared-statement command as it came, unmapped.
-     *
-     * @deprecated implement {@link StatementMapping} instead
-     */
-    @Deprecated
-    default boolean sendStatementCommand(BackendConnection connection, int command, ByteBuf frame, ResponseKind kind,
-            ResponseObserver captured) {
-        connection.forward(frame, kind, captured, null, 0);
-        return true;
     }
 
     /** Relayed responses ended and were written to the client: read back state, or let the connection go. */

@@ -39,7 +39,7 @@ import java.util.List;
  * before the prepare's answer gave the parameter count, is read by the placeholders its text seems to have, and a
  * guess the answer refutes leaves the types unknown (a client that sends them once would then not send them again).
  */
-public final class SessionPooling implements CommandPolicy {
+public final class SessionPooling implements CommandPolicy, StatementMapping {
     /** The types of a statement executed while they could not be read: it cannot move. */
     private static final byte[] MISSED = new byte[0];
     /**
@@ -106,12 +106,6 @@ public final class SessionPooling implements CommandPolicy {
 
     public SessionPooling(SessionPort port) {
         this.port = port;
-    }
-
-    /** Session pooling: the connection is the session's; no hook but the statement commands. */
-    @Override
-    public boolean takesStatementCommands() {
-        return true;
     }
 
     @Override

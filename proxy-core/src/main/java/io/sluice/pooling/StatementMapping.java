@@ -23,15 +23,8 @@ public interface StatementMapping {
     boolean sendStatementCommand(BackendConnection connection, int command, ByteBuf frame, ResponseKind kind,
             ResponseObserver captured);
 
-    /**
-     * The statement mapping of {@code policy}, or {@code null}: looked for once per session (decision 140).
-     * {@link SessionPooling} still says it has one the way it did before this interface.
-     */
-    @SuppressWarnings("deprecation")
+    /** The statement mapping of {@code policy}, or {@code null}: looked for once per session (decision 140). */
     static StatementMapping of(CommandPolicy policy) {
-        if (policy instanceof StatementMapping mapping) {
-            return mapping;
-        }
-        return policy.takesStatementCommands() ? policy::sendStatementCommand : null;
+        return policy instanceof StatementMapping mapping ? mapping : null;
     }
 }
