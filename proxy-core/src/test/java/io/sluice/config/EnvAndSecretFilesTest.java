@@ -99,8 +99,8 @@ class EnvAndSecretFilesTest {
                   ds_0: {url: "jdbc:mysql://h/d", username: u}
                 ${KEY}: 1
                 """, Map.of("KEY", "databaseName"), "config.yaml line 3: ${KEY}: unknown key (expected: one of "
-                + "databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck, admin, metrics, statistics, "
-                + "shutdown, slowQueryLog, reload, capture, pooling)");
+                + "databaseName, dataSources, rules, server, authority, loadBalancer, healthCheck, admin, metrics, "
+                + "statistics, shutdown, slowQueryLog, reload, capture, pooling)");
     }
 
     @Test
