@@ -66,6 +66,11 @@ final class BackendLease {
     private EventLoopPool lentFrom;
     /** Whether a connection was ever bound: from then on the session has server state and cannot move. */
     private boolean everBound;
+    /**
+     * Whether the connection held now carries nothing of the session but what Sluice gave it when it was bound: the
+     * session's first (session pooling), or one taken for a transaction (transaction pooling).
+     */
+    private boolean boundFresh;
     private boolean acquiring;
     /** What the acquire under way ends in (one at a time): exactly one of the first two, once. */
     private Consumer<BackendConnection> onBound;
@@ -380,6 +385,7 @@ final class BackendLease {
         connection = taken;
         lentFrom = from;
         routed = null;
+        boundFresh = !everBound || policy.movesBetweenBackends();
         everBound = true;
         moves.bound(taken);
         taken.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(taken));
@@ -484,6 +490,29 @@ final class BackendLease {
             connection = null;
             context.group().reportConnectionLost(lost.dataSourceName());
         }
+    }
+
+    /**
+     * The connection was lost before it answered the one command sent on it, which is to run on another backend
+     * ({@link FirstStatement}, decision 160): the session lets go of the connection and of its backend, as after a
+     * failed connect, if it holds nothing there but what Sluice gave it.
+     *
+     * @return false, and nothing changed, when the session has more on that server, is read/write split, or no
+     *     other backend takes sessions
+     */
+    boolean failOverUnanswered(BackendConnection lost) {
+        if (lost != connection || !boundFresh || split) {
+            return false;
+        }
+        boolean wasBound = everBound;
+        everBound = policy.movesBetweenBackends(); // session pooling: as if the lost one had never been bound
+        if (!reassign(List.of(dataSource))) {
+            everBound = wasBound;
+            return false;
+        }
+        connection = null;
+        context.group().reportConnectionLost(lost.dataSourceName());
+        return true;
     }
 
     /** One of Sluice's own commands found the connection gone: the session holds none. */

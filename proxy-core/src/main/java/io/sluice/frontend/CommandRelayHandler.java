@@ -64,6 +64,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
+    private final FirstStatement first;
 
     private State state = State.STARTING;
     /** Frames waiting for a connection, or for Sluice's own command on it, in order. */
@@ -99,6 +100,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.statementsByPolicy = policy.takesStatementCommands();
         this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());
         this.userChange = new UserChange(this, session, security, context, lease, capture, policy);
+        this.first = new FirstStatement(context, this, lease);
         lease.attach(this, policy);
     }
 
@@ -112,6 +114,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         capture.loggedIn(sentBeforeOk == null, connection);
         if (connection != null) {
             capture.bound(connection);
+            first.bound();
         }
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
@@ -255,6 +258,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      */
     private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
             ResponseObserver captured) {
+        first.sending(connection, frame, command);
         if (kind == null) {
             connection.forwardData(frame);
         } else if (statementsByPolicy && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
@@ -390,6 +394,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private void bound(BackendConnection connection) {
         if (state != State.CLOSED) {
             capture.bound(connection);
+            first.bound();
             sendHeld();
             resumeReading(SUSPEND_ACQUIRING);
         }
@@ -424,6 +429,11 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         if (held.failUpToRouted(channel, sequenceId -> lease.acquireFailed(channel.alloc(), sequenceId, cause))) {
             routedHere(held.peek(), null);
         }
+    }
+
+    /** Takes a connection for the held commands (a first statement run again elsewhere, {@link FirstStatement}). */
+    void takeConnectionForHeld() {
+        lease.acquire(onBound, onAcquireFailed, onWaiting);
     }
 
     /** COM_CHANGE_USER succeeded: takes a connection for the new user, then runs {@code onReady} (its OK). */
@@ -464,6 +474,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void onResponsesRelayed() {
+        first.answered();
         BackendConnection connection = lease.connection();
         if (followsSession && connection != null) {
             policy.afterResponses(connection); // may read state back, or give the connection back
@@ -482,6 +493,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     @Override
     public void onBackendLost(BackendConnection lost, boolean responseStarted) {
         if (lost == lease.connection()) {
+            if (first.runsElsewhere(lost, responseStarted)) {
+                return;
+            }
             lease.lost(lost);
             lostBackend = closing.backendLost(lost, responseStarted, lastCommand);
         }
@@ -545,6 +559,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         session.releaseAccount();
         capture.end(lease.connection());
         held.dropAll();
+        first.drop();
         lease.end();
         policy.sessionEnded();
         context.registry().closed(session);
