@@ -199,6 +199,7 @@ final class BackendLease {
         session.schema(session.requestedSchema(), schema);
         connection = fresh;
         lentFrom = from;
+        boundFresh = false; // it carries the session's state, moved
         fresh.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(fresh));
     }
 
