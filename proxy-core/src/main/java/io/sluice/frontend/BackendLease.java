@@ -46,6 +46,7 @@ final class BackendLease {
     private final ClientSession session;
     private BorrowingSession relay;
     private CommandRelayHandler relayHandler;
+    private FirstStatement first;
     private CommandPolicy policy = CommandPolicy.SESSION;
     /**
      * The backend the balancer assigned this session to, and its name and pool on this event loop. The name is read
@@ -67,6 +68,11 @@ final class BackendLease {
     private EventLoopPool lentFrom;
     /** Whether a connection was ever bound: from then on the session has server state and cannot move. */
     private boolean everBound;
+    /**
+     * Whether the connection held now carries nothing of the session but what Sluice gave it when it was bound: the
+     * session's first (session pooling), or one taken for a transaction (transaction pooling).
+     */
+    private boolean boundFresh;
     private boolean acquiring;
     /** What the acquire under way ends in (one at a time): exactly one of the first two, once. */
     private Consumer<BackendConnection> onBound;
@@ -94,6 +100,12 @@ final class BackendLease {
         this.relay = target;
         this.relayHandler = target;
         this.policy = commandPolicy;
+        this.first = new FirstStatement(context, target, this);
+    }
+
+    /** The first command on each connection bound, kept until answered (decision 160). */
+    FirstStatement first() {
+        return first;
     }
 
     /**
@@ -197,6 +209,7 @@ final class BackendLease {
         session.schema(session.requestedSchema(), schema);
         connection = fresh;
         lentFrom = from;
+        boundFresh = false; // it carries the session's state, moved
         fresh.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(fresh));
     }
 
@@ -429,8 +442,10 @@ final class BackendLease {
         connection = taken;
         lentFrom = from;
         routed = null;
+        boundFresh = !everBound || policy.movesBetweenBackends();
         everBound = true;
         moves.bound(taken);
+        first.bound();
         taken.bind(relay, session.commands(), policy.stateFollower(), policy.sessionStateShown(taken));
         onBound.accept(taken);
     }
@@ -538,6 +553,29 @@ final class BackendLease {
         }
     }
 
+    /**
+     * The connection was lost before it answered the one command sent on it, which is to run on another backend
+     * ({@link FirstStatement}, decision 160): the session lets go of the connection and of its backend, as after a
+     * failed connect, if it holds nothing there but what Sluice gave it.
+     *
+     * @return false, and nothing changed, when the session has more on that server, is read/write split, or no
+     *     other backend takes sessions
+     */
+    boolean failOverUnanswered(BackendConnection lost) {
+        if (lost != connection || !boundFresh || split) {
+            return false;
+        }
+        boolean wasBound = everBound;
+        everBound = policy.movesBetweenBackends(); // session pooling: as if the lost one had never been bound
+        if (!reassign(List.of(dataSource))) {
+            everBound = wasBound;
+            return false;
+        }
+        connection = null;
+        context.group().reportConnectionLost(lost.dataSourceName());
+        return true;
+    }
+
     /** One of Sluice's own commands found the connection gone: the session holds none. */
     void forget(BackendConnection gone) {
         if (gone == connection) {
@@ -548,6 +586,7 @@ final class BackendLease {
     /** The session ended: the connection goes back to be reset, and the backend counts one session less. */
     void end() {
         ended = true;
+        first.drop();
         release();
         if (assigned != null) {
             context.group().sessionEnded(assigned);

@@ -57,7 +57,7 @@ final class CaptureHook {
 
     /** A connection was bound: it sums its responses up while the session is captured. */
     void bound(BackendConnection connection) {
-        if (captured != null) {
+        if (captured != null && connection != null) { // null: a session that logs in without a connection yet
             connection.summarizeResponses(true);
         }
     }

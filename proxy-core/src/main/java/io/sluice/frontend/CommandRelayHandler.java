@@ -123,9 +123,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         state = State.COMMAND;
         BackendConnection connection = lease.connection();
         capture.loggedIn(sentBeforeOk == null, connection);
-        if (connection != null) {
-            capture.bound(connection);
-        }
+        capture.bound(connection);
         channel.writeAndFlush(Packets.ok(channel.alloc(), okSequenceId, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
                 channel.voidPromise());
         ConnectionLog.loggedIn(session, lease.dataSource());
@@ -257,6 +255,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
      */
     private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
             ResponseObserver captured) {
+        lease.first().sending(connection, frame, command);
         if (digests != null && kind != null) {
             digests.beforeSend(connection, frame, command);
         }
@@ -433,6 +432,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void onResponsesRelayed() {
+        lease.first().answered();
         BackendConnection connection = lease.connection();
         if (followsSession && connection != null) {
             policy.afterResponses(connection); // may read state back, or give the connection back
@@ -451,6 +451,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     @Override
     public void onBackendLost(BackendConnection lost, boolean responseStarted) {
         if (lost == lease.connection()) {
+            if (lease.first().runsElsewhere(lost, responseStarted)) {
+                return;
+            }
             lease.lost(lost);
             lostBackend = closing.backendLost(lost, responseStarted, lastCommand);
         }

@@ -383,6 +383,15 @@ public final class BackendPool {
         }
     }
 
+    /**
+     * Whether the stall watch found the server hung (a command waited in silence, and a login got no answer) and it
+     * has not answered since: a connection of it lost now was closed for that.
+     */
+    public boolean serverFoundHung() {
+        StallWatch watch = stallWatch;
+        return watch != null && watch.isHung();
+    }
+
     /** Idle connections now, on every loop. */
     public int idleConnections() {
         int sum = 0;
