@@ -32,7 +32,10 @@ public final class StatementClassifier {
     private StatementClassifier() {
     }
 
-    /** Classifies the SQL text in {@code buf} from {@code from} to {@code to} (borrowed: indexes do not move). */
+    /**
+     * Classifies the SQL text in {@code buf} from {@code from} to {@code to} (borrowed: indexes do not move), with a
+     * scan of its own: off the relay path only; a session's policy passes its reused scan instead.
+     */
     public static int classify(ByteBuf buf, int from, int to) {
         return classify(new StatementScan(), BYTES, buf, from, to);
     }
