@@ -148,6 +148,8 @@ Workloads
                                client opens+closes R connections/s (schema sbtest, SELECT 1)
                            idle_N / churn_R name single points (idle_0 / churn_0, the
                            baselines for the ratios, are always added)
+                           digests_N = point selects of N distinct statement shapes as text
+                               (digests.lua; 16 threads): digest statistics at N entries
   --threads LIST         comma list overriding the per-group thread counts
   --time S               seconds per measured run                     [$TIME]
   --repeats R            rounds of one run per target; round r starts at the r-th target
@@ -375,12 +377,13 @@ for w in "${_w[@]}"; do
     all) for x in $WL_A $WL_B; do WL_LIST+=("$x"); done ;;
     point_select|read_only|write_only|read_write) WL_LIST+=("$w") ;;
     range_[0-9]*) is_uint "${w#range_}" && (( ${w#range_} > 0 )) || die "bad workload '$w'"; WL_LIST+=("$w") ;;
+    digests_[0-9]*) is_uint "${w#digests_}" && (( ${w#digests_} > 0 )) || die "bad workload '$w'"; WL_LIST+=("$w") ;;
     c) add_list IDLE_SET "0,$IDLE_COUNTS" --idle-counts ;;
     d) add_list CHURN_SET "$(churn_base)$CHURN_RATES" --churn-rates ;;
     idle_*) add_list IDLE_SET "0,${w#idle_}" "workload $w" ;;
     churn_*) add_list CHURN_SET "$(churn_base)${w#churn_}" "workload $w" ;;
     "") ;;
-    *) die "unknown workload '$w' (a, b, c, d, point_select, read_only, write_only, read_write, range_N, idle_N, churn_R)" ;;
+    *) die "unknown workload '$w' (a, b, c, d, point_select, read_only, write_only, read_write, range_N, idle_N, churn_R, digests_N)" ;;
   esac
 done
 # The side-load clients of workloads c and d speak plain text, which Sluice refuses when --ssl requires TLS.
@@ -427,10 +430,12 @@ wl_test() {   # sysbench test script for a workload
     read_write) echo oltp_read_write ;;
     range_*) echo oltp_read_only ;;
     idle_*|churn_*) echo oltp_point_select ;;
+    digests_*) echo "$SCRIPT_DIR/digests.lua" ;;
   esac
 }
 wl_args() {   # extra sysbench args for a workload
   case "$1" in
+    digests_*) echo "--shapes=${1#digests_}" ;;
     range_*) echo "--skip_trx=true --point_selects=0 --sum_ranges=0 --order_ranges=0 --distinct_ranges=0 --simple_ranges=1 --range_size=${1#range_}" ;;
     *) echo "" ;;
   esac
@@ -438,7 +443,7 @@ wl_args() {   # extra sysbench args for a workload
 wl_threads() {  # default thread counts for a workload
   if [[ -n $THREADS ]]; then tr ',' ' ' <<<"$THREADS"; return; fi
   case "$1" in
-    range_*|idle_*|churn_*) echo 16 ;;
+    range_*|idle_*|churn_*|digests_*) echo 16 ;;
     *) echo "16 64" ;;
   esac
 }
