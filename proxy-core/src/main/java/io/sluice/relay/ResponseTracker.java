@@ -16,8 +16,9 @@ import io.sluice.protocol.ServerStatus;
  *
  * <p>It follows one response at a time: its owner {@link #begin begins} each one, and is told through its
  * {@link ResponseListener} when it is complete, at which point the owner begins the next (pipelined commands wait
- * in the owner's in-flight queue, not here). What responses say about the session (transaction pooling) is read by
- * {@link StateReading}. Not thread-safe: it lives on its connection's event loop.
+ * in the owner's in-flight queue, not here). The tracker does the framing and the response state only: features that
+ * read more (a capture's sums, transaction pooling's {@link StateReading}, a digest of column definitions) are
+ * {@link ResponseWatch watches} it tells what it classified. Not thread-safe: it lives on its connection's event loop.
  *
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response.html">COM_QUERY
  *     response</a>
@@ -32,6 +33,8 @@ public final class ResponseTracker {
         COLUMNS,
         COLUMNS_EOF,
         ROWS,
+        /** Rows, each classified for a watch that {@link ResponseWatch#watchesRows() watches rows}. */
+        ROWS_WATCHED,
         PREPARE_OK,
         PREPARE_PARAMS,
         PREPARE_PARAMS_EOF,
@@ -58,6 +61,11 @@ public final class ResponseTracker {
     private boolean continuation;
     private boolean nextIsContinuation;
     private final PacketHead head = new PacketHead();
+    /** What watches are told of the packet classified; its row count is kept for them, whether or not any watch. */
+    private final ResponsePacket packet;
+    private final ResponseWatches watches = new ResponseWatches();
+    /** A watch wants the payload of the packet being read. */
+    private boolean packetWatched;
 
     private long countdown;
     private int prepareColumns;
@@ -69,23 +77,10 @@ public final class ResponseTracker {
     private boolean responseEnded;
     /** What the response being read (then the last one) amounts to. */
     private final ResponseOutcome outcome = new ResponseOutcome();
-    // Outcome sums only while summarizing (a traffic capture): the relay pays one flag test per packet classified.
-    private boolean summarizing;
-
-    /**
-     * Session pooling with MariaDB's metadata caching, for a session that may move (issue #31): this response's column
-     * definitions are digested as they pass. Off for every other response, which pays one flag test per definition
-     * packet and per payload chunk read outside the row skipping.
-     */
-    private boolean digesting;
-    /** This response's result must carry its definitions: one without them breaks the connection. */
-    private boolean definitionsRequired;
-    /** The packet being read is a column definition of a response being digested. */
-    private boolean digestingPacket;
+    /** Made when a capture first sums responses up here. */
+    private ResponseSummary summary;
     /** Made at the first response digested on this connection. */
-    private ColumnDefinitionsDigest digest;
-
-    // Transaction pooling: off in SESSION pooling, so the relay pays one flag test per OK packet.
+    private DefinitionsDigesting digesting;
     private final StateReading stateReading;
 
     /**
@@ -111,7 +106,8 @@ public final class ResponseTracker {
         this.deprecateEof = deprecateEof;
         this.cacheMetadata = cacheMetadata;
         this.listener = listener;
-        this.stateReading = new StateReading(stateListener);
+        this.packet = new ResponsePacket(head, deprecateEof);
+        this.stateReading = new StateReading(stateListener, watches, packet);
     }
 
     /**
@@ -128,12 +124,12 @@ public final class ResponseTracker {
         }
         currentKind = kind;
         responseStarted = false;
-        digesting = false;
-        definitionsRequired = false;
+        watches.ofResponse(null);
+        packet.rows = 0;
         outcome.clear();
         state = switch (kind) {
             case RESULT, BINARY_RESULT -> State.RESULT_FIRST;
-            case ROWS -> State.ROWS;
+            case ROWS -> rowsState();
             case PREPARE -> State.PREPARE_OK;
             case FIELD_LIST -> State.FIELD_LIST;
             case SINGLE -> State.SINGLE;
@@ -167,13 +163,11 @@ public final class ResponseTracker {
         if (responseStarted) {
             throw new IllegalStateException("digestDefinitions: the response has started");
         }
-        if (digest == null) {
-            digest = new ColumnDefinitionsDigest();
+        if (digesting == null) {
+            digesting = new DefinitionsDigesting(outcome);
         }
-        digest.reset();
-        digesting = true;
-        definitionsRequired = required;
-        outcome.definitionsSent = currentKind == ResponseKind.PREPARE;
+        digesting.start(required, currentKind == ResponseKind.PREPARE);
+        watches.ofResponse(digesting);
     }
 
     /** Whether a response has been begun and is not complete yet. */
@@ -211,7 +205,27 @@ public final class ResponseTracker {
      * records them). Change it only between responses, so that every response is summed whole.
      */
     public void summarize(boolean on) {
-        summarizing = on;
+        if (on) {
+            if (summary == null) {
+                summary = new ResponseSummary(outcome, packet);
+            }
+            watches.add(summary);
+        } else if (summary != null) {
+            watches.remove(summary);
+        }
+    }
+
+    /**
+     * Adds a feature that follows responses with the tracker, until {@link #unwatch removed}: it hears of the packets
+     * classified from the next one on. Adding it twice adds it once.
+     */
+    public void watch(ResponseWatch watch) {
+        watches.add(watch);
+    }
+
+    /** Removes a watch {@link #watch added}; it hears nothing more, but the end of a read it heard start. */
+    public void unwatch(ResponseWatch watch) {
+        watches.remove(watch);
     }
 
     /**
@@ -235,9 +249,9 @@ public final class ResponseTracker {
     public void scan(ByteBuf buf) {
         final int end = buf.writerIndex();
         packetStart = -1;
-        OkRewriter rewriter = stateReading.rewriter;
-        if (rewriter != null) {
-            rewriter.beginRead();
+        final boolean watched = watches.any;
+        if (watched) {
+            watches.readStarted();
         }
         for (int i = buf.readerIndex(); i < end; ) {
             i = follow(buf, i, end);
@@ -246,8 +260,8 @@ public final class ResponseTracker {
                 listener.onResponseComplete();
             }
         }
-        if (rewriter != null) {
-            rewriter.endRead(undecidedOkStart());
+        if (watched) {
+            watches.readEnded(this);
         }
     }
 
@@ -309,11 +323,8 @@ public final class ResponseTracker {
                 }
             } else {
                 n = Math.min(payloadRemaining, end - i);
-                if (stateReading.copying()) {
-                    stateReading.copy(buf, i, n);
-                }
-                if (digestingPacket) {
-                    digest.update(buf, i, n);
+                if (packetWatched) {
+                    watches.payload(buf, i, n);
                 }
             }
             i += n;
@@ -329,9 +340,7 @@ public final class ResponseTracker {
     private void skipped(int passed) {
         if (passed > 0) {
             responseStarted = true;
-            if (summarizing || stateReading.following) {
-                outcome.rows += passed; // counted only while a capture runs, or transaction pooling (FOUND_ROWS())
-            }
+            packet.rows += passed;
         }
     }
 
@@ -359,16 +368,16 @@ public final class ResponseTracker {
     /** A packet's last byte has passed, just before {@code i}; whether it completed a response. */
     private boolean endPacket(int i) {
         headerFill = 0;
-        digestingPacket = false;
-        if (stateReading.copying()) {
-            stateReading.copied(i, headerValue >>> 24);
+        if (packetWatched) {
+            packetWatched = false;
+            watches.packetEnded(i, headerValue >>> 24);
         }
         headerValue = 0;
         if (completedInPacket) {
             completedInPacket = false;
             responseEnded = true;
-            if (digesting) {
-                outcome.definitionsDigest = digest.value(); // the last definition may be the packet just ended
+            if (watches.any) {
+                watches.responseEnded(outcome);
             }
         }
         return responseEnded;
@@ -389,12 +398,8 @@ public final class ResponseTracker {
         switch (state) {
             case RESULT_FIRST -> {
                 if (first == Packets.OK_HEADER) {
-                    if (summarizing) {
-                        outcome.affectedRows += head.okAffectedRows();
-                        outcome.warnings = head.okWarnings();
-                    }
-                    if (stateReading.following) {
-                        stateReading.ok(head, serverStatus, payloadLength, packetStart, true);
+                    if (watches.any) {
+                        tell(ResponsePacket.Role.STATEMENT_OK);
                     }
                     endOfResult(head.okStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
@@ -405,27 +410,26 @@ public final class ResponseTracker {
                     listener.onLocalInfileRequest();
                 } else {
                     countdown = head.lenenc(0);
-                    if (cacheMetadata && !head.metadataFollows()) {
-                        if (definitionsRequired) {
-                            throw new ProtocolException("result without column definitions (metadata follows 0)"
-                                    + " for a statement that moved: the client's definitions are another server's");
-                        }
+                    boolean metadataFollows = !cacheMetadata || head.metadataFollows();
+                    if (watches.any) {
+                        packet.columns = countdown;
+                        packet.metadataFollows = metadataFollows;
+                        tell(ResponsePacket.Role.COLUMN_COUNT);
+                    }
+                    if (!metadataFollows) {
                         countdown = 0; // no column definitions: straight to their EOF, or to the rows without one
-                        state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+                        state = deprecateEof ? rowsState() : State.COLUMNS_EOF;
                     } else {
-                        state = countdown > 0 ? State.COLUMNS : State.ROWS;
-                        if (digesting && countdown > 0) {
-                            outcome.definitionsSent = true;
-                        }
+                        state = countdown > 0 ? State.COLUMNS : rowsState();
                     }
                 }
             }
             case COLUMNS -> {
-                if (digesting) {
-                    digestPacket();
+                if (watches.any) {
+                    tell(ResponsePacket.Role.COLUMN_DEFINITION);
                 }
                 if (--countdown == 0) {
-                    state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+                    state = deprecateEof ? rowsState() : State.COLUMNS_EOF;
                 }
             }
             case COLUMNS_EOF -> {
@@ -438,27 +442,24 @@ public final class ResponseTracker {
                             && (serverStatus & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
                         complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
                     } else {
-                        state = State.ROWS;
+                        state = rowsState();
                     }
                 }
             }
-            case ROWS -> {
+            case ROWS, ROWS_WATCHED -> {
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
-                    if (stateReading.following) {
-                        stateReading.resultSetEnded(outcome.rows);
-                        if (deprecateEof) {
-                            stateReading.ok(head, serverStatus, payloadLength, packetStart, false); // its counts are about the result, not an insert
-                        } else {
-                            stateReading.eof(head, serverStatus);
-                        }
+                    if (watches.any) {
+                        tell(ResponsePacket.Role.END_OF_ROWS);
                     }
-                    outcome.warnings = summarizing ? deprecateEof ? head.okWarnings() : head.eofWarnings() : 0;
                     endOfResult(deprecateEof ? head.okStatus(serverStatus) : head.eofStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
-                } else if (summarizing || stateReading.following) {
-                    outcome.rows++;
+                } else {
+                    if (state == State.ROWS_WATCHED) {
+                        tell(ResponsePacket.Role.ROW);
+                    }
+                    packet.rows++;
                 }
             }
             case PREPARE_OK -> {
@@ -483,8 +484,8 @@ public final class ResponseTracker {
             }
             case PREPARE_PARAMS_EOF -> startPrepareColumns();
             case PREPARE_COLUMNS -> {
-                if (digesting) {
-                    digestPacket();
+                if (watches.any) {
+                    tell(ResponsePacket.Role.COLUMN_DEFINITION);
                 }
                 if (--countdown == 0) {
                     if (deprecateEof) {
@@ -504,14 +505,10 @@ public final class ResponseTracker {
             }
             case SINGLE -> {
                 if (first == Packets.OK_HEADER) {
-                    if (stateReading.following) {
-                        stateReading.ok(head, serverStatus, payloadLength, packetStart, true);
+                    if (watches.any) {
+                        tell(ResponsePacket.Role.STATEMENT_OK);
                     }
                     serverStatus = head.okStatus(serverStatus);
-                    if (summarizing) {
-                        outcome.affectedRows += head.okAffectedRows();
-                        outcome.warnings = head.okWarnings();
-                    }
                 } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
                     serverStatus = head.eofStatus(serverStatus);
                 } else {
@@ -523,10 +520,19 @@ public final class ResponseTracker {
         }
     }
 
-    /** A column definition of a response being digested begins: its bytes go in as they pass. */
-    private void digestPacket() {
-        digest.beginPacket(payloadLength);
-        digestingPacket = true;
+    /** Tells the watches of the packet just classified, before the tracker acts on it. */
+    private void tell(ResponsePacket.Role role) {
+        ResponsePacket p = packet;
+        p.role = role;
+        p.payloadLength = payloadLength;
+        p.start = packetStart;
+        p.serverStatus = serverStatus;
+        packetWatched = watches.packet(p);
+    }
+
+    /** The state of rows: each classified while a watch wants to see them, else passed over many at a time. */
+    private State rowsState() {
+        return watches.rows ? State.ROWS_WATCHED : State.ROWS;
     }
 
     private void afterPrepareOk() {
@@ -574,18 +580,19 @@ public final class ResponseTracker {
 
     /**
      * Where the packet being read starts, when a read ends before its first bytes tell whether it is an OK packet
-     * the {@link OkRewriter} must replace ({@code -1}: it began in an earlier read); else {@link OkRewriter#NO_HOLD}.
+     * the {@link OkRewriter} must replace ({@code -1}: it began in an earlier read); else {@code Integer.MIN_VALUE}
+     * ({@code OkRewriter.NO_HOLD}). For a watch, at the end of a read ({@link ResponseWatch#readEnded}).
      * Only an OK may carry session state: the first packet of a result, a single OK/ERR answer, or (with
      * CLIENT_DEPRECATE_EOF) the OK headed 0xFE that ends rows.
      */
-    private int undecidedOkStart() {
+    public int undecidedOkStart() {
         if (headerFill == 0 || continuation || (headerFill == Packets.HEADER_SIZE && head.fill >= head.wanted)) {
             return OkRewriter.NO_HOLD; // between packets, or the packet is classified already
         }
         int first = headerFill == Packets.HEADER_SIZE ? head.first() : -1;
         boolean mayBeOk = state == State.RESULT_FIRST || state == State.SINGLE
                 ? first == -1 || first == Packets.OK_HEADER
-                : state == State.ROWS && deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
+                : (state == State.ROWS || state == State.ROWS_WATCHED) && deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
         return mayBeOk ? packetStart : OkRewriter.NO_HOLD;
     }
 }
