@@ -25,30 +25,11 @@ import io.sluice.protocol.ServerStatus;
  */
 public final class ResponseTracker {
 
-    private enum State {
-        /** Nothing expected: any packet is a protocol violation. */
-        IDLE,
-        /** The first packet of a (text or binary) result. */
-        RESULT_FIRST,
-        COLUMNS,
-        COLUMNS_EOF,
-        ROWS,
-        /** Rows, each classified for a watch that {@link ResponseWatch#watchesRows() watches rows}. */
-        ROWS_WATCHED,
-        PREPARE_OK,
-        PREPARE_PARAMS,
-        PREPARE_PARAMS_EOF,
-        PREPARE_COLUMNS,
-        PREPARE_COLUMNS_EOF,
-        FIELD_LIST,
-        SINGLE
-    }
-
     private final boolean deprecateEof;
     private final boolean cacheMetadata;
     private final ResponseListener listener;
 
-    private State state = State.IDLE;
+    private ResponseState state = ResponseState.IDLE;
     private ResponseKind currentKind;
 
     private int headerFill;
@@ -77,9 +58,8 @@ public final class ResponseTracker {
     private boolean responseEnded;
     /** What the response being read (then the last one) amounts to. */
     private final ResponseOutcome outcome = new ResponseOutcome();
-    /** Made when a capture first sums responses up here. */
+    /** Made at the first response summed up, or digested, here. */
     private ResponseSummary summary;
-    /** Made at the first response digested on this connection. */
     private DefinitionsDigesting digesting;
     private final StateReading stateReading;
 
@@ -119,20 +99,20 @@ public final class ResponseTracker {
      * @throws IllegalArgumentException for {@link ResponseKind#NONE}: such a command has nothing to follow
      */
     public void begin(ResponseKind kind) {
-        if (state != State.IDLE) {
+        if (state != ResponseState.IDLE) {
             throw new IllegalStateException("begin " + kind + ": still following a " + currentKind + " response");
         }
         currentKind = kind;
         responseStarted = false;
-        watches.ofResponse(null);
+        watches.responseBegins();
         packet.rows = 0;
         outcome.clear();
         state = switch (kind) {
-            case RESULT, BINARY_RESULT -> State.RESULT_FIRST;
+            case RESULT, BINARY_RESULT -> ResponseState.RESULT_FIRST;
             case ROWS -> rowsState();
-            case PREPARE -> State.PREPARE_OK;
-            case FIELD_LIST -> State.FIELD_LIST;
-            case SINGLE -> State.SINGLE;
+            case PREPARE -> ResponseState.PREPARE_OK;
+            case FIELD_LIST -> ResponseState.FIELD_LIST;
+            case SINGLE -> ResponseState.SINGLE;
             default -> throw new IllegalArgumentException("kind: " + kind + " (expected: a response to follow)");
         };
     }
@@ -144,7 +124,7 @@ public final class ResponseTracker {
      * server's id stays readable as {@link ResponseOutcome#serverStatementId()}. Call right after {@code begin(PREPARE)}.
      */
     public void replaceStatementId(int clientStatementId) {
-        if (state != State.PREPARE_OK || responseStarted) {
+        if (state != ResponseState.PREPARE_OK || responseStarted) {
             throw new IllegalStateException("replaceStatementId: not at the start of a COM_STMT_PREPARE response");
         }
         outcome.replacementStatementId = clientStatementId;
@@ -160,24 +140,34 @@ public final class ResponseTracker {
      *     to a server expected to send them, and the client's own would misread the rows
      */
     public void digestDefinitions(boolean required) {
-        if (responseStarted) {
-            throw new IllegalStateException("digestDefinitions: the response has started");
-        }
         if (digesting == null) {
             digesting = new DefinitionsDigesting(outcome);
         }
+        watchResponse(digesting);
         digesting.start(required, currentKind == ResponseKind.PREPARE);
-        watches.ofResponse(digesting);
+    }
+
+    /**
+     * Adds a watch of the response just begun only (a feature of one statement's): call right after {@link #begin}.
+     *
+     * @throws IllegalStateException when bytes of the response have passed
+     */
+    public void watchResponse(ResponseWatch watch) {
+        if (responseStarted) {
+            throw new IllegalStateException("watchResponse: the response has started");
+        }
+        watches.addForResponse(watch);
+        state = state == ResponseState.ROWS ? rowsState() : state;
     }
 
     /** Whether a response has been begun and is not complete yet. */
     public boolean isFollowing() {
-        return state != State.IDLE;
+        return state != ResponseState.IDLE;
     }
 
     /** No response is being followed and no packet is half read. */
     public boolean isIdle() {
-        return state == State.IDLE && headerFill == 0 && payloadRemaining == 0;
+        return state == ResponseState.IDLE && headerFill == 0 && payloadRemaining == 0;
     }
 
     /** Some bytes of the response now followed have already passed. */
@@ -206,18 +196,15 @@ public final class ResponseTracker {
      */
     public void summarize(boolean on) {
         if (on) {
-            if (summary == null) {
-                summary = new ResponseSummary(outcome, packet);
-            }
-            watches.add(summary);
+            watch(summary == null ? summary = new ResponseSummary(outcome, packet) : summary);
         } else if (summary != null) {
-            watches.remove(summary);
+            unwatch(summary);
         }
     }
 
     /**
      * Adds a feature that follows responses with the tracker, until {@link #unwatch removed}: it hears of the packets
-     * classified from the next one on. Adding it twice adds it once.
+     * classified from the next one on (of rows, from the next result set's on). Adding it twice adds it once.
      */
     public void watch(ResponseWatch watch) {
         watches.add(watch);
@@ -275,7 +262,7 @@ public final class ResponseTracker {
      */
     private int follow(ByteBuf buf, int i, final int end) {
         while (i < end) {
-            if (state == State.ROWS && headerFill == 0 && !nextIsContinuation) {
+            if (state == ResponseState.ROWS && headerFill == 0 && !nextIsContinuation) {
                 long skipped = RowSkipping.skip(buf, i, end);
                 skipped(RowSkipping.rows(skipped));
                 i = RowSkipping.index(skipped);
@@ -284,7 +271,7 @@ public final class ResponseTracker {
                 }
             }
             if (headerFill < Packets.HEADER_SIZE) {
-                if (headerFill == 0 && state == State.IDLE) {
+                if (headerFill == 0 && state == ResponseState.IDLE) {
                     // At the first byte, not the fourth: the relay writes what a scan passed to the client, and
                     // the start of a header nobody asked for must not reach it (or another session's client).
                     throw unexpectedWhileIdle();
@@ -314,7 +301,7 @@ public final class ResponseTracker {
             if (head.fill < head.wanted) {
                 n = Math.min(head.wanted - head.fill, end - i);
                 buf.getBytes(i, head.bytes, head.fill, n);
-                if (outcome.replacementStatementId != 0 && state == State.PREPARE_OK) {
+                if (outcome.replacementStatementId != 0 && state == ResponseState.PREPARE_OK) {
                     head.overwriteStatementId(buf, i, n, outcome.replacementStatementId);
                 }
                 head.fill += n;
@@ -338,18 +325,12 @@ public final class ResponseTracker {
 
     /** Notes rows passed over by {@link RowSkipping}: once per call, not per row. */
     private void skipped(int passed) {
-        if (passed > 0) {
-            responseStarted = true;
-            packet.rows += passed;
-        }
-    }
-
-    private static ProtocolException unexpectedWhileIdle() {
-        return new ProtocolException("backend packet: unexpected (expected: no data while idle)");
+        responseStarted |= passed > 0;
+        packet.rows += passed;
     }
 
     private void beginPayload() {
-        if (state == State.IDLE) {
+        if (state == ResponseState.IDLE) {
             throw unexpectedWhileIdle();
         }
         responseStarted = true;
@@ -384,7 +365,7 @@ public final class ResponseTracker {
     }
 
     private boolean needsHead() {
-        return state != State.COLUMNS && state != State.PREPARE_PARAMS && state != State.PREPARE_COLUMNS;
+        return state != ResponseState.COLUMNS && state != ResponseState.PREPARE_PARAMS && state != ResponseState.PREPARE_COLUMNS;
     }
 
     private void classify() {
@@ -418,9 +399,9 @@ public final class ResponseTracker {
                     }
                     if (!metadataFollows) {
                         countdown = 0; // no column definitions: straight to their EOF, or to the rows without one
-                        state = deprecateEof ? rowsState() : State.COLUMNS_EOF;
+                        state = deprecateEof ? rowsState() : ResponseState.COLUMNS_EOF;
                     } else {
-                        state = countdown > 0 ? State.COLUMNS : rowsState();
+                        state = countdown > 0 ? ResponseState.COLUMNS : rowsState();
                     }
                 }
             }
@@ -429,7 +410,7 @@ public final class ResponseTracker {
                     tell(ResponsePacket.Role.COLUMN_DEFINITION);
                 }
                 if (--countdown == 0) {
-                    state = deprecateEof ? rowsState() : State.COLUMNS_EOF;
+                    state = deprecateEof ? rowsState() : ResponseState.COLUMNS_EOF;
                 }
             }
             case COLUMNS_EOF -> {
@@ -456,7 +437,7 @@ public final class ResponseTracker {
                     errorOutcome();
                     complete();
                 } else {
-                    if (state == State.ROWS_WATCHED) {
+                    if (state == ResponseState.ROWS_WATCHED) {
                         tell(ResponsePacket.Role.ROW);
                     }
                     packet.rows++;
@@ -476,7 +457,7 @@ public final class ResponseTracker {
             }
             case PREPARE_PARAMS -> {
                 if (--countdown == 0) {
-                    state = deprecateEof ? State.PREPARE_COLUMNS : State.PREPARE_PARAMS_EOF;
+                    state = deprecateEof ? ResponseState.PREPARE_COLUMNS : ResponseState.PREPARE_PARAMS_EOF;
                     if (deprecateEof) {
                         startPrepareColumns();
                     }
@@ -491,7 +472,7 @@ public final class ResponseTracker {
                     if (deprecateEof) {
                         complete();
                     } else {
-                        state = State.PREPARE_COLUMNS_EOF;
+                        state = ResponseState.PREPARE_COLUMNS_EOF;
                     }
                 }
             }
@@ -531,13 +512,13 @@ public final class ResponseTracker {
     }
 
     /** The state of rows: each classified while a watch wants to see them, else passed over many at a time. */
-    private State rowsState() {
-        return watches.rows ? State.ROWS_WATCHED : State.ROWS;
+    private ResponseState rowsState() {
+        return watches.rows ? ResponseState.ROWS_WATCHED : ResponseState.ROWS;
     }
 
     private void afterPrepareOk() {
         if (countdown > 0) {
-            state = State.PREPARE_PARAMS;
+            state = ResponseState.PREPARE_PARAMS;
         } else {
             startPrepareColumns();
         }
@@ -546,7 +527,7 @@ public final class ResponseTracker {
     private void startPrepareColumns() {
         countdown = prepareColumns;
         if (countdown > 0) {
-            state = State.PREPARE_COLUMNS;
+            state = ResponseState.PREPARE_COLUMNS;
         } else {
             complete();
         }
@@ -555,7 +536,7 @@ public final class ResponseTracker {
     private void endOfResult(int status) {
         serverStatus = status;
         if ((status & ServerStatus.SERVER_MORE_RESULTS_EXISTS) != 0) {
-            state = State.RESULT_FIRST;
+            state = ResponseState.RESULT_FIRST;
         } else {
             complete();
         }
@@ -573,7 +554,7 @@ public final class ResponseTracker {
      * the packet's last byte has passed ({@link #endPacket}).
      */
     private void complete() {
-        state = State.IDLE;
+        state = ResponseState.IDLE;
         responseStarted = false;
         completedInPacket = true;
     }
@@ -590,9 +571,13 @@ public final class ResponseTracker {
             return OkRewriter.NO_HOLD; // between packets, or the packet is classified already
         }
         int first = headerFill == Packets.HEADER_SIZE ? head.first() : -1;
-        boolean mayBeOk = state == State.RESULT_FIRST || state == State.SINGLE
+        boolean mayBeOk = state == ResponseState.RESULT_FIRST || state == ResponseState.SINGLE
                 ? first == -1 || first == Packets.OK_HEADER
-                : (state == State.ROWS || state == State.ROWS_WATCHED) && deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
+                : (state == ResponseState.ROWS || state == ResponseState.ROWS_WATCHED) && deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
         return mayBeOk ? packetStart : OkRewriter.NO_HOLD;
+    }
+
+    private static ProtocolException unexpectedWhileIdle() {
+        return new ProtocolException("backend packet: unexpected (expected: no data while idle)");
     }
 }
