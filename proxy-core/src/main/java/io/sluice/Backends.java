@@ -99,7 +99,7 @@ final class Backends {
                         pooling.sessionMovesPerSecond())
                 : pooling);
         pool.servesReplica(replicaDataSources.contains(dataSource.name()));
-        pool.idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
+        pool.timeouts().idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
         if (group.healthCheck().enabled()) {
             // A hung server is reported like a connect that failed: down at once, its sessions fail over.
             pool.watchStalls(loginAttemptTimeoutMillis,
@@ -124,7 +124,7 @@ final class Backends {
      */
     private void boundLoginAttempts() {
         long bound = pools.size() > 1 ? loginAttemptTimeoutMillis : 0;
-        pools.values().forEach(pool -> pool.loginAttemptTimeout(bound));
+        pools.values().forEach(pool -> pool.timeouts().loginAttempt(bound));
     }
 
     /**

@@ -3,33 +3,21 @@ package io.sluice.backend.pool;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendEndpoint;
 import io.sluice.backend.SessionKey;
-import io.sluice.backend.TextQuery;
-import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
 import io.sluice.config.PoolingConfig;
-import io.sluice.metrics.LatencyBuckets;
 import io.sluice.tls.BackendTls;
 import io.sluice.transport.TransportKind;
 import java.util.Arrays;
-import java.util.List;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 
 /**
@@ -61,11 +49,7 @@ public final class BackendPool {
     private volatile StallWatch stallWatch;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
-    /** One connect and login at most, when shorter than connectionTimeoutMilliseconds; 0: no bound of its own. */
-    private volatile long loginAttemptTimeoutMillis;
-    /** A connection idle longer than this is pinged before it is lent; 0: never. */
-    private volatile long idleCheckAfterNanos;
-    private volatile long idleCheckTimeoutMillis;
+    private final PoolTimeouts timeouts = new PoolTimeouts();
     private final KnownSchemas knownSchemas = new KnownSchemas();
     private final OwnConnections ownConnections;
     /**
@@ -295,40 +279,14 @@ public final class BackendPool {
         return dataSource;
     }
 
-    /**
-     * Bounds one connect and login to this backend ({@code 0}: no bound but {@code connectionTimeoutMilliseconds}).
-     * With another backend to fail over to, a server that accepts connections and never answers (hung, stopped)
-     * must not use up a session's whole {@code connectionTimeoutMilliseconds} on one attempt, or the session fails
-     * although another backend is up.
-     */
-    public void loginAttemptTimeout(long millis) {
-        this.loginAttemptTimeoutMillis = millis;
-    }
-
-    /**
-     * Pings a connection idle for longer than {@code afterMillis} (COM_PING, answered within {@code timeoutMillis})
-     * before it is lent, and closes it instead when the server does not answer; {@code afterMillis} 0: never.
-     */
-    public void idleCheck(long afterMillis, long timeoutMillis) {
-        this.idleCheckTimeoutMillis = timeoutMillis;
-        this.idleCheckAfterNanos = TimeUnit.MILLISECONDS.toNanos(afterMillis);
-    }
-
-    /** Whether {@code connection}, taken from the idle list, has been idle long enough to be pinged first. */
-    boolean needsCheckBeforeLending(BackendConnection connection) {
-        long after = idleCheckAfterNanos;
-        return after > 0 && System.nanoTime() - connection.idleSinceNanos() > after;
-    }
-
-    long idleCheckTimeoutMillis() {
-        return idleCheckTimeoutMillis;
+    /** How long a login may take, and when an idle connection is pinged before it is lent. */
+    public PoolTimeouts timeouts() {
+        return timeouts;
     }
 
     /** How long one connect and login may take: the attempt bound, within {@code connectionTimeoutMilliseconds}. */
     long loginTimeoutMillis() {
-        long whole = dataSource.connectionTimeoutMilliseconds();
-        long attempt = loginAttemptTimeoutMillis;
-        return attempt > 0 ? Math.min(attempt, whole) : whole;
+        return timeouts.loginMillis(dataSource.connectionTimeoutMilliseconds());
     }
 
     /** The database named in the data source's URL, or {@code null}; parsed once, when the pool was made. */

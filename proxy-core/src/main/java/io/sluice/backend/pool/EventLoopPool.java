@@ -128,7 +128,7 @@ public final class EventLoopPool implements ConnectionOwner {
             return null;
         }
         BackendConnection first = idle.takeFirstIfSame(key, schema, variables);
-        if (first != null && parent.needsCheckBeforeLending(first)) {
+        if (first != null && parent.timeouts().needsCheckBeforeLending(first)) {
             idle.addFirst(first); // idle for long: acquire() checks it before lending it
             return null;
         }
