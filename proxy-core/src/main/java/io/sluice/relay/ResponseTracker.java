@@ -365,7 +365,8 @@ public final class ResponseTracker {
     }
 
     private boolean needsHead() {
-        return state != ResponseState.COLUMNS && state != ResponseState.PREPARE_PARAMS && state != ResponseState.PREPARE_COLUMNS;
+        return state != ResponseState.COLUMNS && state != ResponseState.PREPARE_PARAMS
+                && state != ResponseState.PREPARE_COLUMNS;
     }
 
     private void classify() {
@@ -573,7 +574,8 @@ public final class ResponseTracker {
         int first = headerFill == Packets.HEADER_SIZE ? head.first() : -1;
         boolean mayBeOk = state == ResponseState.RESULT_FIRST || state == ResponseState.SINGLE
                 ? first == -1 || first == Packets.OK_HEADER
-                : (state == ResponseState.ROWS || state == ResponseState.ROWS_WATCHED) && deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
+                : (state == ResponseState.ROWS || state == ResponseState.ROWS_WATCHED) && deprecateEof
+                        && (first == -1 || first == Packets.EOF_HEADER);
         return mayBeOk ? packetStart : OkRewriter.NO_HOLD;
     }
 
