@@ -5,6 +5,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.api.BackendSnapshot;
 import io.sluice.backend.SessionKey;
 import io.sluice.backend.pool.BackendPool;
+import io.sluice.backend.pool.PoolCounters;
 import io.sluice.balancer.Backend;
 import io.sluice.balancer.BackendGroup;
 import io.sluice.balancer.BackendState;
@@ -98,7 +99,7 @@ final class Backends {
                         pooling.sessionMovesPerSecond())
                 : pooling);
         pool.servesReplica(replicaDataSources.contains(dataSource.name()));
-        pool.idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
+        pool.timeouts().idleCheck(idleCheckAfterMillis, loginAttemptTimeoutMillis);
         if (group.healthCheck().enabled()) {
             // A hung server is reported like a connect that failed: down at once, its sessions fail over.
             pool.watchStalls(loginAttemptTimeoutMillis,
@@ -123,7 +124,7 @@ final class Backends {
      */
     private void boundLoginAttempts() {
         long bound = pools.size() > 1 ? loginAttemptTimeoutMillis : 0;
-        pools.values().forEach(pool -> pool.loginAttemptTimeout(bound));
+        pools.values().forEach(pool -> pool.timeouts().loginAttempt(bound));
     }
 
     /**
@@ -167,7 +168,7 @@ final class Backends {
         group.addListener(this::statusChanged);
         healthChecker = new HealthChecker(group, (name, timeout) -> {
             BackendPool pool = pools.get(name);
-            return pool != null ? pool.check(timeout)
+            return pool != null ? pool.ownConnections().check(timeout)
                     : CompletableFuture.failedFuture(new IllegalStateException("no pool for " + name));
         }, checks.next());
         healthChecker.start();
@@ -226,10 +227,11 @@ final class Backends {
             if (pool == null) {
                 continue; // added by a reload that is still wiring it
             }
+            PoolCounters counters = pool.counters();
             snapshots.add(new BackendSnapshot(state, pool.openConnections(), pool.idleConnections(),
-                    pool.pendingAcquires(), pool.dataSource().maxPoolSize(), pool.createdConnections(),
-                    pool.closedConnections(), pool.connectionErrors(), pool.acquireWaitBuckets(),
-                    pool.acquireWaitNanos(), pool.openConnectionsPerAccount()));
+                    pool.pendingAcquires(), pool.dataSource().maxPoolSize(), counters.createdConnections(),
+                    counters.closedConnections(), counters.connectionErrors(), counters.acquireWaitBuckets(),
+                    counters.acquireWaitNanos(), pool.openConnectionsPerAccount()));
         }
         return snapshots;
     }

@@ -56,7 +56,7 @@ final class ReplicaWatch {
         for (String name : names) {
             BackendPool pool = pools.apply(name);
             readings.add(pool == null ? CompletableFuture.completedFuture(ReplicationReading.unreachable(name,
-                    "no such data source")) : pool.readReplication(timeoutMillis));
+                    "no such data source")) : pool.ownConnections().readReplication(timeoutMillis));
         }
         CompletableFuture.allOf(readings.toArray(CompletableFuture[]::new)).thenRun(() -> {
             List<ReplicationReading> all = readings.stream().map(CompletableFuture::join).toList();

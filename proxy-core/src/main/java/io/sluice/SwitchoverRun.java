@@ -273,7 +273,7 @@ final class SwitchoverRun {
             throw new IllegalStateException("no data source " + server);
         }
         try {
-            return pool.runAs(admin.username(), admin.password(), sql, readTimeoutMillis
+            return pool.ownConnections().runAs(admin.username(), admin.password(), sql, readTimeoutMillis
                     + TimeUnit.SECONDS.toMillis(maxWaitSeconds(sql))).join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
@@ -297,7 +297,7 @@ final class SwitchoverRun {
         for (String server : topology.servers()) {
             BackendPool pool = pools.apply(server);
             reading.add(pool == null ? CompletableFuture.completedFuture(ReplicationReading.unreachable(server,
-                    "no such data source")) : pool.readReplication(readTimeoutMillis));
+                    "no such data source")) : pool.ownConnections().readReplication(readTimeoutMillis));
         }
         return reading.stream().map(CompletableFuture::join).toList();
     }

@@ -433,7 +433,7 @@ final class BackendLease {
     private void failed(Throwable cause) {
         if (cause instanceof BackendException be && be.serverError() != null
                 && be.serverError().code() == ServerErrors.ER_BAD_DB_ERROR) {
-            backendPool().schemaMissing(session.schema());
+            backendPool().knownSchemas().missing(session.schema());
         }
         onFailed.accept(cause);
     }

@@ -369,7 +369,8 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         // between is reported on that statement instead).
         String schema = session.schema();
         boolean followsState = CommandPolicy.followsState(multiplexed, session.key());
-        boolean checkSchema = schema != null && !(followsState && lease.backendPool().knowsSchema(schema));
+        boolean checkSchema = schema != null
+                && !(followsState && lease.backendPool().knownSchemas().contains(schema));
         relay = new CommandRelayHandler(context, security, session, lease);
         this.lease = lease;
         if (!checkSchema) {
@@ -380,7 +381,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         lease.acquire(connection -> {
             if (phase == Phase.AWAIT_BACKEND) {
                 if (followsState) {
-                    lease.backendPool().schemaSeen(schema);
+                    lease.backendPool().knownSchemas().seen(schema);
                 }
                 enterCommandPhase(okSequenceId);
             }

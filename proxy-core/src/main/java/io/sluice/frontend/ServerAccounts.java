@@ -152,7 +152,7 @@ public final class ServerAccounts {
         }
         BackendPool pool = remaining.next();
         long timeout = Math.min(MAX_READ_MILLIS, pool.dataSource().connectionTimeoutMilliseconds());
-        return pool.query("mysql", mySqlTable ? MYSQL_ACCOUNTS : MARIADB_ACCOUNTS, timeout)
+        return pool.ownConnections().query("mysql", mySqlTable ? MYSQL_ACCOUNTS : MARIADB_ACCOUNTS, timeout)
                 .handle((rows, error) -> {
                     if (rows != null) {
                         return CompletableFuture.completedFuture(rows);
@@ -162,7 +162,7 @@ public final class ServerAccounts {
                     if (!mySqlTable && cause instanceof BackendException be && be.serverError() != null
                             && be.serverError().code() == ServerErrors.ER_NO_SUCH_TABLE) {
                         mySqlTable = true; // MySQL, or MariaDB before 10.4: mysql.user holds the accounts
-                        return pool.query("mysql", MYSQL_ACCOUNTS, timeout);
+                        return pool.ownConnections().query("mysql", MYSQL_ACCOUNTS, timeout);
                     }
                     return read(remaining, cause);
                 }).thenCompose(f -> f);

@@ -16,36 +16,20 @@ import io.sluice.protocol.ServerStatus;
  *
  * <p>It follows one response at a time: its owner {@link #begin begins} each one, and is told through its
  * {@link ResponseListener} when it is complete, at which point the owner begins the next (pipelined commands wait
- * in the owner's in-flight queue, not here). What responses say about the session (transaction pooling) is read by
- * {@link StateReading}. Not thread-safe: it lives on its connection's event loop.
+ * in the owner's in-flight queue, not here). The tracker does the framing and the response state only: features that
+ * read more (a capture's sums, transaction pooling's {@link StateReading}, a digest of column definitions) are
+ * {@link ResponseWatch watches} it tells what it classified. Not thread-safe: it lives on its connection's event loop.
  *
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response.html">COM_QUERY
  *     response</a>
  */
 public final class ResponseTracker {
 
-    private enum State {
-        /** Nothing expected: any packet is a protocol violation. */
-        IDLE,
-        /** The first packet of a (text or binary) result. */
-        RESULT_FIRST,
-        COLUMNS,
-        COLUMNS_EOF,
-        ROWS,
-        PREPARE_OK,
-        PREPARE_PARAMS,
-        PREPARE_PARAMS_EOF,
-        PREPARE_COLUMNS,
-        PREPARE_COLUMNS_EOF,
-        FIELD_LIST,
-        SINGLE
-    }
-
     private final boolean deprecateEof;
     private final boolean cacheMetadata;
     private final ResponseListener listener;
 
-    private State state = State.IDLE;
+    private ResponseState state = ResponseState.IDLE;
     private ResponseKind currentKind;
 
     private int headerFill;
@@ -58,6 +42,11 @@ public final class ResponseTracker {
     private boolean continuation;
     private boolean nextIsContinuation;
     private final PacketHead head = new PacketHead();
+    /** What watches are told of the packet classified; its row count is kept for them, whether or not any watch. */
+    private final ResponsePacket packet;
+    private final ResponseWatches watches = new ResponseWatches();
+    /** A watch wants the payload of the packet being read. */
+    private boolean packetWatched;
 
     private long countdown;
     private int prepareColumns;
@@ -69,23 +58,9 @@ public final class ResponseTracker {
     private boolean responseEnded;
     /** What the response being read (then the last one) amounts to. */
     private final ResponseOutcome outcome = new ResponseOutcome();
-    // Outcome sums only while summarizing (a traffic capture): the relay pays one flag test per packet classified.
-    private boolean summarizing;
-
-    /**
-     * Session pooling with MariaDB's metadata caching, for a session that may move (issue #31): this response's column
-     * definitions are digested as they pass. Off for every other response, which pays one flag test per definition
-     * packet and per payload chunk read outside the row skipping.
-     */
-    private boolean digesting;
-    /** This response's result must carry its definitions: one without them breaks the connection. */
-    private boolean definitionsRequired;
-    /** The packet being read is a column definition of a response being digested. */
-    private boolean digestingPacket;
-    /** Made at the first response digested on this connection. */
-    private ColumnDefinitionsDigest digest;
-
-    // Transaction pooling: off in SESSION pooling, so the relay pays one flag test per OK packet.
+    /** Made at the first response summed up, or digested, here. */
+    private ResponseSummary summary;
+    private DefinitionsDigesting digesting;
     private final StateReading stateReading;
 
     /**
@@ -111,7 +86,8 @@ public final class ResponseTracker {
         this.deprecateEof = deprecateEof;
         this.cacheMetadata = cacheMetadata;
         this.listener = listener;
-        this.stateReading = new StateReading(stateListener);
+        this.packet = new ResponsePacket(head, deprecateEof);
+        this.stateReading = new StateReading(stateListener, watches, packet);
     }
 
     /**
@@ -123,20 +99,20 @@ public final class ResponseTracker {
      * @throws IllegalArgumentException for {@link ResponseKind#NONE}: such a command has nothing to follow
      */
     public void begin(ResponseKind kind) {
-        if (state != State.IDLE) {
+        if (state != ResponseState.IDLE) {
             throw new IllegalStateException("begin " + kind + ": still following a " + currentKind + " response");
         }
         currentKind = kind;
         responseStarted = false;
-        digesting = false;
-        definitionsRequired = false;
+        watches.responseBegins();
+        packet.rows = 0;
         outcome.clear();
         state = switch (kind) {
-            case RESULT, BINARY_RESULT -> State.RESULT_FIRST;
-            case ROWS -> State.ROWS;
-            case PREPARE -> State.PREPARE_OK;
-            case FIELD_LIST -> State.FIELD_LIST;
-            case SINGLE -> State.SINGLE;
+            case RESULT, BINARY_RESULT -> ResponseState.RESULT_FIRST;
+            case ROWS -> rowsState();
+            case PREPARE -> ResponseState.PREPARE_OK;
+            case FIELD_LIST -> ResponseState.FIELD_LIST;
+            case SINGLE -> ResponseState.SINGLE;
             default -> throw new IllegalArgumentException("kind: " + kind + " (expected: a response to follow)");
         };
     }
@@ -148,7 +124,7 @@ public final class ResponseTracker {
      * server's id stays readable as {@link ResponseOutcome#serverStatementId()}. Call right after {@code begin(PREPARE)}.
      */
     public void replaceStatementId(int clientStatementId) {
-        if (state != State.PREPARE_OK || responseStarted) {
+        if (state != ResponseState.PREPARE_OK || responseStarted) {
             throw new IllegalStateException("replaceStatementId: not at the start of a COM_STMT_PREPARE response");
         }
         outcome.replacementStatementId = clientStatementId;
@@ -164,26 +140,34 @@ public final class ResponseTracker {
      *     to a server expected to send them, and the client's own would misread the rows
      */
     public void digestDefinitions(boolean required) {
+        if (digesting == null) {
+            digesting = new DefinitionsDigesting(outcome);
+        }
+        watchResponse(digesting);
+        digesting.start(required, currentKind == ResponseKind.PREPARE);
+    }
+
+    /**
+     * Adds a watch of the response just begun only (a feature of one statement's): call right after {@link #begin}.
+     *
+     * @throws IllegalStateException when bytes of the response have passed
+     */
+    public void watchResponse(ResponseWatch watch) {
         if (responseStarted) {
-            throw new IllegalStateException("digestDefinitions: the response has started");
+            throw new IllegalStateException("watchResponse: the response has started");
         }
-        if (digest == null) {
-            digest = new ColumnDefinitionsDigest();
-        }
-        digest.reset();
-        digesting = true;
-        definitionsRequired = required;
-        outcome.definitionsSent = currentKind == ResponseKind.PREPARE;
+        watches.addForResponse(watch);
+        state = state == ResponseState.ROWS ? rowsState() : state;
     }
 
     /** Whether a response has been begun and is not complete yet. */
     public boolean isFollowing() {
-        return state != State.IDLE;
+        return state != ResponseState.IDLE;
     }
 
     /** No response is being followed and no packet is half read. */
     public boolean isIdle() {
-        return state == State.IDLE && headerFill == 0 && payloadRemaining == 0;
+        return state == ResponseState.IDLE && headerFill == 0 && payloadRemaining == 0;
     }
 
     /** Some bytes of the response now followed have already passed. */
@@ -211,7 +195,24 @@ public final class ResponseTracker {
      * records them). Change it only between responses, so that every response is summed whole.
      */
     public void summarize(boolean on) {
-        summarizing = on;
+        if (on) {
+            watch(summary == null ? summary = new ResponseSummary(outcome, packet) : summary);
+        } else if (summary != null) {
+            unwatch(summary);
+        }
+    }
+
+    /**
+     * Adds a feature that follows responses with the tracker, until {@link #unwatch removed}: it hears of the packets
+     * classified from the next one on (of rows, from the next result set's on). Adding it twice adds it once.
+     */
+    public void watch(ResponseWatch watch) {
+        watches.add(watch);
+    }
+
+    /** Removes a watch {@link #watch added}; it hears nothing more, but the end of a read it heard start. */
+    public void unwatch(ResponseWatch watch) {
+        watches.remove(watch);
     }
 
     /**
@@ -235,9 +236,9 @@ public final class ResponseTracker {
     public void scan(ByteBuf buf) {
         final int end = buf.writerIndex();
         packetStart = -1;
-        OkRewriter rewriter = stateReading.rewriter;
-        if (rewriter != null) {
-            rewriter.beginRead();
+        final boolean watched = watches.any;
+        if (watched) {
+            watches.readStarted();
         }
         for (int i = buf.readerIndex(); i < end; ) {
             i = follow(buf, i, end);
@@ -246,8 +247,8 @@ public final class ResponseTracker {
                 listener.onResponseComplete();
             }
         }
-        if (rewriter != null) {
-            rewriter.endRead(undecidedOkStart());
+        if (watched) {
+            watches.readEnded(this);
         }
     }
 
@@ -261,7 +262,7 @@ public final class ResponseTracker {
      */
     private int follow(ByteBuf buf, int i, final int end) {
         while (i < end) {
-            if (state == State.ROWS && headerFill == 0 && !nextIsContinuation) {
+            if (state == ResponseState.ROWS && headerFill == 0 && !nextIsContinuation) {
                 long skipped = RowSkipping.skip(buf, i, end);
                 skipped(RowSkipping.rows(skipped));
                 i = RowSkipping.index(skipped);
@@ -270,7 +271,7 @@ public final class ResponseTracker {
                 }
             }
             if (headerFill < Packets.HEADER_SIZE) {
-                if (headerFill == 0 && state == State.IDLE) {
+                if (headerFill == 0 && state == ResponseState.IDLE) {
                     // At the first byte, not the fourth: the relay writes what a scan passed to the client, and
                     // the start of a header nobody asked for must not reach it (or another session's client).
                     throw unexpectedWhileIdle();
@@ -300,7 +301,7 @@ public final class ResponseTracker {
             if (head.fill < head.wanted) {
                 n = Math.min(head.wanted - head.fill, end - i);
                 buf.getBytes(i, head.bytes, head.fill, n);
-                if (outcome.replacementStatementId != 0 && state == State.PREPARE_OK) {
+                if (outcome.replacementStatementId != 0 && state == ResponseState.PREPARE_OK) {
                     head.overwriteStatementId(buf, i, n, outcome.replacementStatementId);
                 }
                 head.fill += n;
@@ -309,11 +310,8 @@ public final class ResponseTracker {
                 }
             } else {
                 n = Math.min(payloadRemaining, end - i);
-                if (stateReading.copying()) {
-                    stateReading.copy(buf, i, n);
-                }
-                if (digestingPacket) {
-                    digest.update(buf, i, n);
+                if (packetWatched) {
+                    watches.payload(buf, i, n);
                 }
             }
             i += n;
@@ -327,20 +325,12 @@ public final class ResponseTracker {
 
     /** Notes rows passed over by {@link RowSkipping}: once per call, not per row. */
     private void skipped(int passed) {
-        if (passed > 0) {
-            responseStarted = true;
-            if (summarizing || stateReading.following) {
-                outcome.rows += passed; // counted only while a capture runs, or transaction pooling (FOUND_ROWS())
-            }
-        }
-    }
-
-    private static ProtocolException unexpectedWhileIdle() {
-        return new ProtocolException("backend packet: unexpected (expected: no data while idle)");
+        responseStarted |= passed > 0;
+        packet.rows += passed;
     }
 
     private void beginPayload() {
-        if (state == State.IDLE) {
+        if (state == ResponseState.IDLE) {
             throw unexpectedWhileIdle();
         }
         responseStarted = true;
@@ -359,23 +349,24 @@ public final class ResponseTracker {
     /** A packet's last byte has passed, just before {@code i}; whether it completed a response. */
     private boolean endPacket(int i) {
         headerFill = 0;
-        digestingPacket = false;
-        if (stateReading.copying()) {
-            stateReading.copied(i, headerValue >>> 24);
+        if (packetWatched) {
+            packetWatched = false;
+            watches.packetEnded(i, headerValue >>> 24);
         }
         headerValue = 0;
         if (completedInPacket) {
             completedInPacket = false;
             responseEnded = true;
-            if (digesting) {
-                outcome.definitionsDigest = digest.value(); // the last definition may be the packet just ended
+            if (watches.any) {
+                watches.responseEnded(outcome);
             }
         }
         return responseEnded;
     }
 
     private boolean needsHead() {
-        return state != State.COLUMNS && state != State.PREPARE_PARAMS && state != State.PREPARE_COLUMNS;
+        return state != ResponseState.COLUMNS && state != ResponseState.PREPARE_PARAMS
+                && state != ResponseState.PREPARE_COLUMNS;
     }
 
     private void classify() {
@@ -389,12 +380,8 @@ public final class ResponseTracker {
         switch (state) {
             case RESULT_FIRST -> {
                 if (first == Packets.OK_HEADER) {
-                    if (summarizing) {
-                        outcome.affectedRows += head.okAffectedRows();
-                        outcome.warnings = head.okWarnings();
-                    }
-                    if (stateReading.following) {
-                        stateReading.ok(head, serverStatus, payloadLength, packetStart, true);
+                    if (watches.any) {
+                        tell(ResponsePacket.Role.STATEMENT_OK);
                     }
                     endOfResult(head.okStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
@@ -405,27 +392,26 @@ public final class ResponseTracker {
                     listener.onLocalInfileRequest();
                 } else {
                     countdown = head.lenenc(0);
-                    if (cacheMetadata && !head.metadataFollows()) {
-                        if (definitionsRequired) {
-                            throw new ProtocolException("result without column definitions (metadata follows 0)"
-                                    + " for a statement that moved: the client's definitions are another server's");
-                        }
+                    boolean metadataFollows = !cacheMetadata || head.metadataFollows();
+                    if (watches.any) {
+                        packet.columns = countdown;
+                        packet.metadataFollows = metadataFollows;
+                        tell(ResponsePacket.Role.COLUMN_COUNT);
+                    }
+                    if (!metadataFollows) {
                         countdown = 0; // no column definitions: straight to their EOF, or to the rows without one
-                        state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+                        state = deprecateEof ? rowsState() : ResponseState.COLUMNS_EOF;
                     } else {
-                        state = countdown > 0 ? State.COLUMNS : State.ROWS;
-                        if (digesting && countdown > 0) {
-                            outcome.definitionsSent = true;
-                        }
+                        state = countdown > 0 ? ResponseState.COLUMNS : rowsState();
                     }
                 }
             }
             case COLUMNS -> {
-                if (digesting) {
-                    digestPacket();
+                if (watches.any) {
+                    tell(ResponsePacket.Role.COLUMN_DEFINITION);
                 }
                 if (--countdown == 0) {
-                    state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+                    state = deprecateEof ? rowsState() : ResponseState.COLUMNS_EOF;
                 }
             }
             case COLUMNS_EOF -> {
@@ -438,27 +424,24 @@ public final class ResponseTracker {
                             && (serverStatus & ServerStatus.SERVER_STATUS_CURSOR_EXISTS) != 0) {
                         complete(); // a cursor opened: rows come later, through COM_STMT_FETCH
                     } else {
-                        state = State.ROWS;
+                        state = rowsState();
                     }
                 }
             }
-            case ROWS -> {
+            case ROWS, ROWS_WATCHED -> {
                 if (first == Packets.EOF_HEADER && payloadLength < Packets.MAX_PAYLOAD) {
-                    if (stateReading.following) {
-                        stateReading.resultSetEnded(outcome.rows);
-                        if (deprecateEof) {
-                            stateReading.ok(head, serverStatus, payloadLength, packetStart, false); // its counts are about the result, not an insert
-                        } else {
-                            stateReading.eof(head, serverStatus);
-                        }
+                    if (watches.any) {
+                        tell(ResponsePacket.Role.END_OF_ROWS);
                     }
-                    outcome.warnings = summarizing ? deprecateEof ? head.okWarnings() : head.eofWarnings() : 0;
                     endOfResult(deprecateEof ? head.okStatus(serverStatus) : head.eofStatus(serverStatus));
                 } else if (first == Packets.ERR_HEADER) {
                     errorOutcome();
                     complete();
-                } else if (summarizing || stateReading.following) {
-                    outcome.rows++;
+                } else {
+                    if (state == ResponseState.ROWS_WATCHED) {
+                        tell(ResponsePacket.Role.ROW);
+                    }
+                    packet.rows++;
                 }
             }
             case PREPARE_OK -> {
@@ -475,7 +458,7 @@ public final class ResponseTracker {
             }
             case PREPARE_PARAMS -> {
                 if (--countdown == 0) {
-                    state = deprecateEof ? State.PREPARE_COLUMNS : State.PREPARE_PARAMS_EOF;
+                    state = deprecateEof ? ResponseState.PREPARE_COLUMNS : ResponseState.PREPARE_PARAMS_EOF;
                     if (deprecateEof) {
                         startPrepareColumns();
                     }
@@ -483,14 +466,14 @@ public final class ResponseTracker {
             }
             case PREPARE_PARAMS_EOF -> startPrepareColumns();
             case PREPARE_COLUMNS -> {
-                if (digesting) {
-                    digestPacket();
+                if (watches.any) {
+                    tell(ResponsePacket.Role.COLUMN_DEFINITION);
                 }
                 if (--countdown == 0) {
                     if (deprecateEof) {
                         complete();
                     } else {
-                        state = State.PREPARE_COLUMNS_EOF;
+                        state = ResponseState.PREPARE_COLUMNS_EOF;
                     }
                 }
             }
@@ -504,14 +487,10 @@ public final class ResponseTracker {
             }
             case SINGLE -> {
                 if (first == Packets.OK_HEADER) {
-                    if (stateReading.following) {
-                        stateReading.ok(head, serverStatus, payloadLength, packetStart, true);
+                    if (watches.any) {
+                        tell(ResponsePacket.Role.STATEMENT_OK);
                     }
                     serverStatus = head.okStatus(serverStatus);
-                    if (summarizing) {
-                        outcome.affectedRows += head.okAffectedRows();
-                        outcome.warnings = head.okWarnings();
-                    }
                 } else if (first == Packets.EOF_HEADER && payloadLength < 9) {
                     serverStatus = head.eofStatus(serverStatus);
                 } else {
@@ -523,15 +502,24 @@ public final class ResponseTracker {
         }
     }
 
-    /** A column definition of a response being digested begins: its bytes go in as they pass. */
-    private void digestPacket() {
-        digest.beginPacket(payloadLength);
-        digestingPacket = true;
+    /** Tells the watches of the packet just classified, before the tracker acts on it. */
+    private void tell(ResponsePacket.Role role) {
+        ResponsePacket p = packet;
+        p.role = role;
+        p.payloadLength = payloadLength;
+        p.start = packetStart;
+        p.serverStatus = serverStatus;
+        packetWatched = watches.packet(p);
+    }
+
+    /** The state of rows: each classified while a watch wants to see them, else passed over many at a time. */
+    private ResponseState rowsState() {
+        return watches.rows ? ResponseState.ROWS_WATCHED : ResponseState.ROWS;
     }
 
     private void afterPrepareOk() {
         if (countdown > 0) {
-            state = State.PREPARE_PARAMS;
+            state = ResponseState.PREPARE_PARAMS;
         } else {
             startPrepareColumns();
         }
@@ -540,7 +528,7 @@ public final class ResponseTracker {
     private void startPrepareColumns() {
         countdown = prepareColumns;
         if (countdown > 0) {
-            state = State.PREPARE_COLUMNS;
+            state = ResponseState.PREPARE_COLUMNS;
         } else {
             complete();
         }
@@ -549,7 +537,7 @@ public final class ResponseTracker {
     private void endOfResult(int status) {
         serverStatus = status;
         if ((status & ServerStatus.SERVER_MORE_RESULTS_EXISTS) != 0) {
-            state = State.RESULT_FIRST;
+            state = ResponseState.RESULT_FIRST;
         } else {
             complete();
         }
@@ -567,25 +555,31 @@ public final class ResponseTracker {
      * the packet's last byte has passed ({@link #endPacket}).
      */
     private void complete() {
-        state = State.IDLE;
+        state = ResponseState.IDLE;
         responseStarted = false;
         completedInPacket = true;
     }
 
     /**
      * Where the packet being read starts, when a read ends before its first bytes tell whether it is an OK packet
-     * the {@link OkRewriter} must replace ({@code -1}: it began in an earlier read); else {@link OkRewriter#NO_HOLD}.
+     * the {@link OkRewriter} must replace ({@code -1}: it began in an earlier read); else {@code Integer.MIN_VALUE}
+     * ({@code OkRewriter.NO_HOLD}). For a watch, at the end of a read ({@link ResponseWatch#readEnded}).
      * Only an OK may carry session state: the first packet of a result, a single OK/ERR answer, or (with
      * CLIENT_DEPRECATE_EOF) the OK headed 0xFE that ends rows.
      */
-    private int undecidedOkStart() {
+    public int undecidedOkStart() {
         if (headerFill == 0 || continuation || (headerFill == Packets.HEADER_SIZE && head.fill >= head.wanted)) {
             return OkRewriter.NO_HOLD; // between packets, or the packet is classified already
         }
         int first = headerFill == Packets.HEADER_SIZE ? head.first() : -1;
-        boolean mayBeOk = state == State.RESULT_FIRST || state == State.SINGLE
+        boolean mayBeOk = state == ResponseState.RESULT_FIRST || state == ResponseState.SINGLE
                 ? first == -1 || first == Packets.OK_HEADER
-                : state == State.ROWS && deprecateEof && (first == -1 || first == Packets.EOF_HEADER);
+                : (state == ResponseState.ROWS || state == ResponseState.ROWS_WATCHED) && deprecateEof
+                        && (first == -1 || first == Packets.EOF_HEADER);
         return mayBeOk ? packetStart : OkRewriter.NO_HOLD;
+    }
+
+    private static ProtocolException unexpectedWhileIdle() {
+        return new ProtocolException("backend packet: unexpected (expected: no data while idle)");
     }
 }

@@ -156,9 +156,9 @@ class MySqlCausalReadsTest {
                     : sql.equals(ReplicationReading.SLAVE_STATUS) ? slaveStatus(eof) : null;
 
             CompletableFuture<ReplicationReading> primaryRead = sluice.pool(ScriptedSplitSluice.PRIMARY)
-                    .readReplication(5_000);
+                    .ownConnections().readReplication(5_000);
             CompletableFuture<ReplicationReading> replicaRead = sluice.pool(ScriptedSplitSluice.REPLICA)
-                    .readReplication(5_000);
+                    .ownConnections().readReplication(5_000);
             sluice.pump();
             ReplicationReading primary = primaryRead.getNow(null);
             ReplicationReading replica = replicaRead.getNow(null);

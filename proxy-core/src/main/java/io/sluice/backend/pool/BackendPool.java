@@ -3,33 +3,21 @@ package io.sluice.backend.pool;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendEndpoint;
 import io.sluice.backend.SessionKey;
-import io.sluice.backend.TextQuery;
-import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.JdbcUrl;
 import io.sluice.config.PoolingConfig;
-import io.sluice.metrics.LatencyBuckets;
 import io.sluice.tls.BackendTls;
 import io.sluice.transport.TransportKind;
 import java.util.Arrays;
-import java.util.List;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 
 /**
@@ -61,19 +49,9 @@ public final class BackendPool {
     private volatile StallWatch stallWatch;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
-    /** One connect and login at most, when shorter than connectionTimeoutMilliseconds; 0: no bound of its own. */
-    private volatile long loginAttemptTimeoutMillis;
-    /** A connection idle longer than this is pinged before it is lent; 0: never. */
-    private volatile long idleCheckAfterNanos;
-    private volatile long idleCheckTimeoutMillis;
-    /**
-     * Transaction pooling: schemas a login has already found on this server with these credentials. A later login to
-     * one of them is answered without taking a backend connection (a churning client then costs the pool nothing);
-     * a 1049 on any acquire forgets the schema, and new credentials forget them all. Only schemas that exist get in,
-     * so the set is as small as the server's list of databases, and capped besides.
-     */
-    private final Set<String> knownSchemas = ConcurrentHashMap.newKeySet();
-    private static final int KNOWN_SCHEMAS_CAP = 4096;
+    private final PoolTimeouts timeouts = new PoolTimeouts();
+    private final KnownSchemas knownSchemas = new KnownSchemas();
+    private final OwnConnections ownConnections;
     /**
      * The data source is a replica of a read/write split group: every connection opened from now on runs its session
      * read-only (decision 110).
@@ -82,12 +60,7 @@ public final class BackendPool {
     /** Session or transaction pooling; set before the first connection opens and not changed after. */
     private volatile PoolingConfig pooling = PoolingConfig.defaults();
 
-    // ---- metrics: per connection and per acquire, never per command, so atomics are cheap enough ----
-    private final AtomicLong created = new AtomicLong();
-    private final AtomicLong closed = new AtomicLong();
-    private final AtomicLong errors = new AtomicLong();
-    private final AtomicLongArray acquireBuckets = new AtomicLongArray(LatencyBuckets.COUNT);
-    private final AtomicLong acquireNanos = new AtomicLong();
+    private final PoolCounters counters = new PoolCounters();
 
     /**
      * @param defaultKey the key of connections opened ahead of any session ({@code minPoolSize})
@@ -114,6 +87,7 @@ public final class BackendPool {
             byLoop.put(executor, pool);
         }
         this.checks = new EventLoopPool(this, checkLoop, balancer, 0);
+        this.ownConnections = new OwnConnections(this, checks);
         long period = Math.max(1000, Math.min(30_000, Math.min(
                 positiveOr(dataSource.idleTimeoutMilliseconds(), 30_000),
                 positiveOr(dataSource.maxLifetimeMilliseconds(), 30_000)) / 2));
@@ -181,23 +155,9 @@ public final class BackendPool {
         return loops;
     }
 
-    /** Whether a login has already found {@code schema} on this server with the current credentials. */
-    public boolean knowsSchema(String schema) {
-        return schema != null && knownSchemas.contains(schema);
-    }
-
-    /** A login found {@code schema}: the next login to it needs no backend connection to check it. */
-    public void schemaSeen(String schema) {
-        if (schema != null && knownSchemas.size() < KNOWN_SCHEMAS_CAP) {
-            knownSchemas.add(schema);
-        }
-    }
-
-    /** The server answered 1049 for {@code schema}: logins to it are checked by the server again. */
-    public void schemaMissing(String schema) {
-        if (schema != null) {
-            knownSchemas.remove(schema);
-        }
+    /** Transaction pooling: the schemas logins found on this server with the current credentials. */
+    public KnownSchemas knownSchemas() {
+        return knownSchemas;
     }
 
     /** Loop {@code i}'s part of {@code minPoolSize}, spread as evenly as the loops allow. */
@@ -218,7 +178,7 @@ public final class BackendPool {
         }
         if (!Objects.equals(newSettings.username(), dataSource.username())
                 || !Objects.equals(newSettings.password(), dataSource.password())) {
-            knownSchemas.clear(); // other credentials may not see the same schemas
+            knownSchemas.forgetAll();
         }
         dataSource = newSettings;
         endpoint = endpointOf(newSettings);
@@ -248,102 +208,11 @@ public final class BackendPool {
     }
 
     /**
-     * One health check: connect, log in and quit, within {@code timeoutMillis}. The connection does not count
-     * against {@code maxPoolSize}, so a full pool still passes its checks.
+     * Sluice's own work with this server on connections of its own on the check loop, outside {@code maxPoolSize}:
+     * health checks, replication readings, switchover statements, account queries.
      */
-    public CompletableFuture<Void> check(long timeoutMillis) {
-        CompletableFuture<Void> outcome = new CompletableFuture<>();
-        EventLoop loop = checks.loop();
-        loop.execute(() -> {
-            Promise<Void> done = loop.newPromise();
-            done.addListener(f -> {
-                if (f.isSuccess()) {
-                    outcome.complete(null);
-                } else {
-                    outcome.completeExceptionally(f.cause());
-                }
-            });
-            checks.check(timeoutMillis, done);
-        });
-        return outcome;
-    }
-
-    /**
-     * Reads the server's replication state (a read/write split group's replica watch), on the check loop, on a
-     * connection of its own; an unreachable reading when it cannot.
-     */
-    public CompletableFuture<ReplicationReading> readReplication(long timeoutMillis) {
-        CompletableFuture<ReplicationReading> outcome = new CompletableFuture<>();
-        EventLoop loop = checks.loop();
-        loop.execute(() -> {
-            Promise<ReplicationReading> done = loop.newPromise();
-            done.addListener(f -> outcome.complete(f.isSuccess() ? (ReplicationReading) f.getNow()
-                    : ReplicationReading.unreachable(dataSource().name(), String.valueOf(f.cause()))));
-            checks.readReplication(timeoutMillis, done);
-        });
-        return outcome;
-    }
-
-    /**
-     * Runs {@code statements} in order on the server, as {@code username} (Sluice's own account for a switchover, not
-     * the data source's), on a connection of their own on the check loop, closed after. Completes with each
-     * statement's rows (empty for one that answers OK), or exceptionally with the first refusal or failure; the
-     * statements after a failed one do not run.
-     */
-    public CompletableFuture<List<Map<String, String>>[]> runAs(String username, String password,
-            List<String> statements, long timeoutMillis) {
-        CompletableFuture<List<Map<String, String>>[]> outcome = new CompletableFuture<>();
-        EventLoop loop = checks.loop();
-        loop.execute(() -> checks.runAs(new String[] {username, password}, statements, timeoutMillis, outcome));
-        return outcome;
-    }
-
-    /**
-     * Runs one query of Sluice's own on the check loop, on a connection of its own as the data source's account (not
-     * counted in {@code maxPoolSize}): reading the server's accounts for {@code users: FROM_BACKEND}. The connection
-     * logs in to {@code schema}: tables are named without it, since a client's CLIENT_NO_SCHEMA, which the data
-     * source's connections may carry, makes the server drop {@code db.} from {@code db.table}.
-     *
-     * @return the rows by column name, or a failure (the server unreachable, the query refused)
-     */
-    public CompletableFuture<List<Map<String, String>>> query(String schema, String sql, long timeoutMillis) {
-        CompletableFuture<List<Map<String, String>>> outcome = new CompletableFuture<>();
-        EventLoop loop = checks.loop();
-        loop.execute(() -> {
-            Promise<List<Map<String, String>>> done = loop.newPromise();
-            done.addListener(f -> {
-                if (f.isSuccess()) {
-                    @SuppressWarnings("unchecked")
-                    List<Map<String, String>> rows = (List<Map<String, String>>) f.getNow();
-                    outcome.complete(rows);
-                } else {
-                    outcome.completeExceptionally(f.cause());
-                }
-            });
-            Promise<BackendConnection> ready = loop.newPromise();
-            ready.addListener(f -> {
-                if (!f.isSuccess()) {
-                    done.tryFailure(f.cause());
-                    return;
-                }
-                BackendConnection connection = (BackendConnection) f.getNow();
-                ScheduledFuture<?> timer = loop.schedule(connection::close, timeoutMillis, TimeUnit.MILLISECONDS);
-                Runnable closeIt = () -> {
-                    timer.cancel(false);
-                    connection.markIdle();
-                    connection.close();
-                };
-                connection.run(new TextQuery(sql, connection.key().deprecateEof(), rows -> {
-                    closeIt.run();
-                    done.trySuccess(rows);
-                }, failure -> {
-                    closeIt.run();
-                    done.tryFailure(failure);
-                }));
-            });
-            connector.connect(checks, defaultKey, schema, ready, timeoutMillis, false);
-        });
-        return outcome;
+    public OwnConnections ownConnections() {
+        return ownConnections;
     }
 
     /**
@@ -410,40 +279,14 @@ public final class BackendPool {
         return dataSource;
     }
 
-    /**
-     * Bounds one connect and login to this backend ({@code 0}: no bound but {@code connectionTimeoutMilliseconds}).
-     * With another backend to fail over to, a server that accepts connections and never answers (hung, stopped)
-     * must not use up a session's whole {@code connectionTimeoutMilliseconds} on one attempt, or the session fails
-     * although another backend is up.
-     */
-    public void loginAttemptTimeout(long millis) {
-        this.loginAttemptTimeoutMillis = millis;
-    }
-
-    /**
-     * Pings a connection idle for longer than {@code afterMillis} (COM_PING, answered within {@code timeoutMillis})
-     * before it is lent, and closes it instead when the server does not answer; {@code afterMillis} 0: never.
-     */
-    public void idleCheck(long afterMillis, long timeoutMillis) {
-        this.idleCheckTimeoutMillis = timeoutMillis;
-        this.idleCheckAfterNanos = TimeUnit.MILLISECONDS.toNanos(afterMillis);
-    }
-
-    /** Whether {@code connection}, taken from the idle list, has been idle long enough to be pinged first. */
-    boolean needsCheckBeforeLending(BackendConnection connection) {
-        long after = idleCheckAfterNanos;
-        return after > 0 && System.nanoTime() - connection.idleSinceNanos() > after;
-    }
-
-    long idleCheckTimeoutMillis() {
-        return idleCheckTimeoutMillis;
+    /** How long a login may take, and when an idle connection is pinged before it is lent. */
+    public PoolTimeouts timeouts() {
+        return timeouts;
     }
 
     /** How long one connect and login may take: the attempt bound, within {@code connectionTimeoutMilliseconds}. */
     long loginTimeoutMillis() {
-        long whole = dataSource.connectionTimeoutMilliseconds();
-        long attempt = loginAttemptTimeoutMillis;
-        return attempt > 0 ? Math.min(attempt, whole) : whole;
+        return timeouts.loginMillis(dataSource.connectionTimeoutMilliseconds());
     }
 
     /** The database named in the data source's URL, or {@code null}; parsed once, when the pool was made. */
@@ -473,52 +316,9 @@ public final class BackendPool {
         return balancer.openPerAccount();
     }
 
-    // ---- metrics ----
-
-    void connectionCreated() {
-        created.incrementAndGet();
-    }
-
-    void connectionClosed() {
-        closed.incrementAndGet();
-    }
-
-    void connectionFailed() {
-        errors.incrementAndGet();
-    }
-
-    void acquired(long waitNanos) {
-        acquireBuckets.incrementAndGet(LatencyBuckets.index(waitNanos));
-        acquireNanos.addAndGet(waitNanos);
-    }
-
-    /** Connections that logged in, since start. */
-    public long createdConnections() {
-        return created.get();
-    }
-
-    /** Logged-in connections that closed, since start. */
-    public long closedConnections() {
-        return closed.get();
-    }
-
-    /** Connects and logins that failed (refused, timed out, access denied), since start. */
-    public long connectionErrors() {
-        return errors.get();
-    }
-
-    /** Acquires that got a connection, per {@link LatencyBuckets} bucket of their wait. */
-    public long[] acquireWaitBuckets() {
-        long[] counts = new long[acquireBuckets.length()];
-        for (int i = 0; i < counts.length; i++) {
-            counts[i] = acquireBuckets.get(i);
-        }
-        return counts;
-    }
-
-    /** The sum of those waits. */
-    public long acquireWaitNanos() {
-        return acquireNanos.get();
+    /** What the pool counts for its metrics. */
+    public PoolCounters counters() {
+        return counters;
     }
 
     /**

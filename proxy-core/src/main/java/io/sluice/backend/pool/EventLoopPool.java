@@ -106,12 +106,12 @@ public final class EventLoopPool implements ConnectionOwner {
         // Acquire wait for metrics: once per session, not per command.
         if (promise.isDone()) {
             if (promise.isSuccess()) {
-                parent.acquired(System.nanoTime() - started);
+                parent.counters().acquired(System.nanoTime() - started);
             }
         } else {
             promise.addListener(f -> {
                 if (f.isSuccess()) {
-                    parent.acquired(System.nanoTime() - started);
+                    parent.counters().acquired(System.nanoTime() - started);
                 }
             });
         }
@@ -128,13 +128,13 @@ public final class EventLoopPool implements ConnectionOwner {
             return null;
         }
         BackendConnection first = idle.takeFirstIfSame(key, schema, variables);
-        if (first != null && parent.needsCheckBeforeLending(first)) {
+        if (first != null && parent.timeouts().needsCheckBeforeLending(first)) {
             idle.addFirst(first); // idle for long: acquire() checks it before lending it
             return null;
         }
         if (first != null) {
             first.markHeld();
-            parent.acquired(0);
+            parent.counters().acquired(0);
         }
         return first;
     }
@@ -249,13 +249,13 @@ public final class EventLoopPool implements ConnectionOwner {
         ready.addListener(f -> {
             if (f.isSuccess()) {
                 BackendConnection connection = (BackendConnection) f.getNow();
-                parent.connectionCreated();
-                connection.channel().closeFuture().addListener(closed -> parent.connectionClosed());
+                parent.counters().connectionCreated();
+                connection.channel().closeFuture().addListener(closed -> parent.counters().connectionClosed());
                 if (!promise.trySuccess(connection)) {
                     offer(connection); // the waiter gave up meanwhile
                 }
             } else {
-                parent.connectionFailed();
+                parent.counters().connectionFailed();
                 promise.tryFailure(f.cause());
             }
         });

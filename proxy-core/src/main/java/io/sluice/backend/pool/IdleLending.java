@@ -41,7 +41,7 @@ final class IdleLending {
             return false;
         }
         connection.markHeld();
-        if (parent.needsCheckBeforeLending(connection)) {
+        if (parent.timeouts().needsCheckBeforeLending(connection)) {
             checkThenLend(connection, key, schema, promise);
         } else {
             lendIdle(connection, key, schema, promise);
@@ -75,9 +75,9 @@ final class IdleLending {
         if (connection.runsOwnCommand()) { // else it failed at once and the callback ran
             timer[0] = pool.loop().schedule(() -> {
                 log.debug("closing {}: no answer to its ping within {} ms", connection,
-                        parent.idleCheckTimeoutMillis());
+                        parent.timeouts().idleCheckTimeoutMillis());
                 connection.channel().close(); // fails the ping, whose callback lends another
-            }, parent.idleCheckTimeoutMillis(), TimeUnit.MILLISECONDS);
+            }, parent.timeouts().idleCheckTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
     }
 

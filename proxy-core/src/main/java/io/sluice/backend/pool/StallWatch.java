@@ -64,7 +64,7 @@ final class StallWatch {
         if (hung || !checking.compareAndSet(false, true)) {
             return;
         }
-        pool.check(checkTimeoutMillis).whenComplete((ignored, failure) -> {
+        pool.ownConnections().check(checkTimeoutMillis).whenComplete((ignored, failure) -> {
             checking.set(false);
             if (failure != null && !answered(failure)) {
                 hung = true;
