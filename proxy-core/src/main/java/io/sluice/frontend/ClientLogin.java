@@ -279,7 +279,7 @@ final class ClientLogin {
         String serverUser = account.user();
         if (credential.isEmpty()) {
             boolean empty = response.length == 0 || (response.length == 1 && response[0] == 0);
-            serverAccount = empty ? BackendAccount.withNativeStage1(serverUser, null) : null;
+            serverAccount = empty ? BackendAccount.withNativeStage1(serverUser, null, account.refusal()) : null;
             return done(empty ? Result.SUCCESS : Result.FAILURE);
         }
         if (!(credential instanceof Credential.NativeHash hash)) {
@@ -289,7 +289,7 @@ final class ClientLogin {
         if (stage1 == null) {
             return done(Result.FAILURE);
         }
-        serverAccount = BackendAccount.withNativeStage1(serverUser, stage1);
+        serverAccount = BackendAccount.withNativeStage1(serverUser, stage1, account.refusal());
         Arrays.fill(stage1, (byte) 0); // the account holds its own copy
         return done(Result.SUCCESS);
     }

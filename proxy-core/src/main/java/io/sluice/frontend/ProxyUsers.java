@@ -3,6 +3,7 @@ package io.sluice.frontend;
 import io.netty.util.NetUtil;
 import io.sluice.auth.Credential;
 import io.sluice.backend.BackendAccount;
+import io.sluice.backend.ServerRefusal;
 import io.sluice.config.UserConfig;
 import io.sluice.protocol.Scramble;
 import java.net.InetAddress;
@@ -43,12 +44,17 @@ public final class ProxyUsers {
         private final boolean fromServer;
         /** A server account's plugin that Sluice cannot authenticate or log in with, or {@code null}. */
         private final String unsupportedPlugin;
+        /**
+         * A server account's: the server's refusal of the stage-one hash its logins learn (one per reading, since
+         * every login checked against this stored hash learns the same one), or {@code null}.
+         */
+        private final ServerRefusal refusal;
 
         private Account(UserConfig config) {
-            this(config, false, null);
+            this(config, false, null, null);
         }
 
-        private Account(UserConfig config, boolean fromServer, String unsupportedPlugin) {
+        private Account(UserConfig config, boolean fromServer, String unsupportedPlugin, ServerRefusal refusal) {
             this.config = config;
             this.credential = config.credential();
             this.host = hostPattern(config.host());
@@ -57,6 +63,12 @@ public final class ProxyUsers {
                     ? BackendAccount.withPassword(config.backendUser(), config.backendPassword()) : null;
             this.fromServer = fromServer;
             this.unsupportedPlugin = unsupportedPlugin;
+            this.refusal = refusal;
+        }
+
+        /** A server account's record of the server refusing its learned hash (decision 171), or {@code null}. */
+        ServerRefusal refusal() {
+            return refusal;
         }
 
         /** Whether this is a server account, whose sessions run on the server as itself (decision 146). */
@@ -166,11 +178,19 @@ public final class ProxyUsers {
      *     {@code null}
      */
     static ProxyUsers fromServer(List<UserConfig> accounts, List<String> unsupportedPlugins) {
+        return fromServer(accounts, unsupportedPlugins, () -> { });
+    }
+
+    /**
+     * As {@link #fromServer(List, List)}; {@code onRefused} is told when the server refuses a hash that logins of one
+     * of these accounts learned (its password changed or it was dropped since this reading).
+     */
+    static ProxyUsers fromServer(List<UserConfig> accounts, List<String> unsupportedPlugins, Runnable onRefused) {
         ProxyUsers users = new ProxyUsers();
         for (int i = 0; i < accounts.size(); i++) {
             UserConfig account = accounts.get(i);
             users.byName.computeIfAbsent(account.user(), k -> new ArrayList<>())
-                    .add(new Account(account, true, unsupportedPlugins.get(i)));
+                    .add(new Account(account, true, unsupportedPlugins.get(i), new ServerRefusal(onRefused)));
         }
         return users;
     }

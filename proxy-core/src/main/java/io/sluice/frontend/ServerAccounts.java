@@ -125,7 +125,7 @@ public final class ServerAccounts {
         read(new ArrayList<>(pools.get()).iterator(), null).whenComplete((rows, error) -> {
             try {
                 if (rows != null) {
-                    ProxyUsers users = parse(rows);
+                    ProxyUsers users = parse(rows, this::refusedByServer);
                     publish.accept(users);
                     if (accounts != users.size()) {
                         log.info("users: FROM_BACKEND: {} server accounts read", users.size());
@@ -168,8 +168,22 @@ public final class ServerAccounts {
                 }).thenCompose(f -> f);
     }
 
+    /**
+     * The server refused a hash that logins learned from the last reading: the account changed or went since, so the
+     * accounts are read again (rate limited), and the old password stops logging in without waiting for the schedule.
+     */
+    private void refusedByServer() {
+        log.info("users: FROM_BACKEND: the server refused a learned credential, reading the accounts again");
+        refreshSoon();
+    }
+
     /** The users of a reading, each name's most specific host first, as the server matches them. */
     static ProxyUsers parse(List<Map<String, String>> rows) {
+        return parse(rows, () -> { });
+    }
+
+    /** As {@link #parse(List)}; {@code onRefused} hears when the server refuses a hash logins learned. */
+    static ProxyUsers parse(List<Map<String, String>> rows, Runnable onRefused) {
         List<Map<String, String>> sorted = new ArrayList<>(rows);
         sorted.sort(Comparator.comparingInt(row -> hostRank(String.valueOf(row.get("host")))));
         List<UserConfig> users = new ArrayList<>();
@@ -199,7 +213,7 @@ public final class ServerAccounts {
                 unsupported.add(plugin + " without a password hash");
             }
         }
-        return ProxyUsers.fromServer(users, unsupported);
+        return ProxyUsers.fromServer(users, unsupported, onRefused);
     }
 
     private static boolean isNativeHash(String hash) {
