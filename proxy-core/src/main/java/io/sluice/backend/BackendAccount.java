@@ -51,6 +51,14 @@ public final class BackendAccount {
         return new BackendAccount(user, null, stage1 == null ? null : stage1.clone(), refusal);
     }
 
+    /**
+     * An account whose password a client sent in clear over TLS (an ed25519 account of {@code users: FROM_BACKEND},
+     * decision 172), the server's refusal of it kept in {@code refusal}.
+     */
+    public static BackendAccount withLearnedPassword(String user, String password, ServerRefusal refusal) {
+        return new BackendAccount(user, Objects.requireNonNull(password, "password"), null, refusal);
+    }
+
     /** Where the server's refusal of this credential is kept, or {@code null}: never recorded. */
     public ServerRefusal refusal() {
         return refusal;
