@@ -146,6 +146,28 @@ class Ed25519AccountTest {
         }
     }
 
+    /** A changed ed25519 password takes effect at its first login: the failing password is checked on a new reading. */
+    @Test
+    void aChangedPasswordTakesEffect() throws Exception {
+        MARIADB.execute("DROP USER IF EXISTS 'acct2_ed2'@'%'",
+                "CREATE USER 'acct2_ed2'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('e-1')",
+                "GRANT SELECT ON `" + db + "`.* TO 'acct2_ed2'@'%'");
+        try {
+            try (Connection c = JdbcDriver.MARIADB.connect(mariaDbTls(transactionPooling), "acct2_ed2", "e-1")) {
+                assertThat(one(c, "SELECT CURRENT_USER()")).isEqualTo("acct2_ed2@%");
+            }
+            MARIADB.execute("ALTER USER 'acct2_ed2'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('e-2')");
+            try (Connection c = JdbcDriver.MARIADB.connect(mariaDbTls(transactionPooling), "acct2_ed2", "e-2")) {
+                assertThat(one(c, "SELECT CURRENT_USER()")).isEqualTo("acct2_ed2@%");
+            }
+            assertThatThrownBy(() -> JdbcDriver.MARIADB.connect(mariaDbTls(transactionPooling), "acct2_ed2", "e-1")
+                    .close()).isInstanceOfSatisfying(SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1045));
+        } finally {
+            MARIADB.execute("DROP USER IF EXISTS 'acct2_ed2'@'%'");
+        }
+    }
+
     /** The mariadb CLI over TLS answers the switch to mysql_clear_password. */
     @Test
     void mariadbClientOverTls() throws Exception {
