@@ -154,7 +154,7 @@ final class ClientLogin {
                 return decryptAndVerify(data);
             case AWAIT_CLEAR_PASSWORD:
                 usedPassword = data.length > 1 || (data.length == 1 && data[0] != 0);
-                return verifyEd25519(withoutTrailingNul(data));
+                return verifyServerPassword(withoutTrailingNul(data));
             default:
                 return done(Result.FAILURE);
         }
@@ -203,12 +203,13 @@ final class ClientLogin {
         if (lastClearPassword != null) {
             byte[] password = lastClearPassword;
             lastClearPassword = null;
-            if (refreshed == null || refreshed.ed25519Key() == null) {
+            if (refreshed == null || (refreshed.ed25519Key() == null
+                    && !(refreshed.credential() instanceof Credential.CachingSha2Hash))) {
                 Arrays.fill(password, (byte) 0);
                 return done(Result.FAILURE);
             }
             account = refreshed;
-            Result result = verifyEd25519(password);
+            Result result = verifyServerPassword(password);
             forgetClearPassword();
             return result;
         }
@@ -272,6 +273,16 @@ final class ClientLogin {
             return done(Result.FAILURE);
         }
         Credential credential = account.credential();
+        if (account.fromServer() && credential instanceof Credential.CachingSha2Hash) {
+            // MySQL's caching_sha2_password account: only its password logs in to the server later, so the fast path
+            // (which proves the password without revealing it) is never taken: the full path, every login.
+            if (response.length == 0) {
+                return done(Result.FAILURE);
+            }
+            state = State.AWAIT_FULL_AUTH;
+            reply = authMoreData(alloc, new byte[] {PERFORM_FULL_AUTHENTICATION});
+            return Result.CONTINUE;
+        }
         if (account.fromServer()) {
             return checkServerAccount(credential, response);
         }
@@ -339,7 +350,7 @@ final class ClientLogin {
             return done(Result.FAILURE);
         }
         if (sentClear) {
-            return verifyEd25519(withoutTrailingNul(response));
+            return verifyServerPassword(withoutTrailingNul(response));
         }
         state = State.AWAIT_CLEAR_PASSWORD;
         reply = authSwitchRequest(alloc, MYSQL_CLEAR_PASSWORD, resultSequenceId);
@@ -347,12 +358,16 @@ final class ClientLogin {
     }
 
     /**
-     * Checks a password sent in clear against an ed25519 account's public key, as the server derives the key; on
-     * success the session keeps the password (in memory, in its key) to sign the server's nonces with.
+     * Checks a server account's password, sent in clear over TLS (or RSA-encrypted, caching_sha2_password), as the
+     * server would: against an ed25519 account's public key, or a caching_sha2_password account's SHA-256 crypt. On
+     * success the session keeps the password (in memory, in its key) to log in to the server with (decision 172).
      */
-    private Result verifyEd25519(byte[] password) {
+    private Result verifyServerPassword(byte[] password) {
         byte[] key = account.ed25519Key();
-        if (key == null || !MessageDigest.isEqual(Ed25519.publicKey(password), key)) {
+        boolean good = key != null ? MessageDigest.isEqual(Ed25519.publicKey(password), key)
+                : account.credential() instanceof Credential.CachingSha2Hash
+                        && account.credential().verifyCleartext(password);
+        if (!good) {
             forgetClearPassword();
             lastClearPassword = password; // a reading since may hold a new key: recheck
             return done(Result.FAILURE);
@@ -388,6 +403,9 @@ final class ClientLogin {
     }
 
     private Result verifyCleartext(byte[] password) {
+        if (account.fromServer()) {
+            return verifyServerPassword(password);
+        }
         if (!account.credential().verifyCleartext(password)) {
             return done(Result.FAILURE);
         }

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * checked against; a reading that fails keeps the last one.
  *
  * <p>What is kept of each account is what the server stores: user, host pattern, plugin and the mysql_native_password
- * hash SHA1(SHA1(password)), or MariaDB's ed25519 public key (decision 172). Accounts of other plugins are kept too, so that their logins get a clear refusal rather
+ * hash SHA1(SHA1(password)), MariaDB's ed25519 public key or MySQL's caching_sha2_password SHA-256 crypt (decision
+ * 172). Accounts of other plugins are kept too, so that their logins get a clear refusal rather
  * than "access denied"; roles and locked accounts are left out (their logins are denied, as by the server).
  */
 public final class ServerAccounts {
@@ -208,6 +209,9 @@ public final class ServerAccounts {
             if (ed25519Key != null) {
                 users.add(new UserConfig(user, host, "", null, 0)); // checked against the key, never this entry
                 unsupported.add(null);
+            } else if (Scramble.CACHING_SHA2_PASSWORD.equals(plugin) && isCachingSha2Hash(hash)) {
+                users.add(new UserConfig(user, host, null, hash, 0)); // MySQL's: the full path, every login
+                unsupported.add(null);
             } else if (!Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin)) {
                 users.add(new UserConfig(user, host, "", null, 0));
                 unsupported.add(plugin);
@@ -233,6 +237,14 @@ public final class ServerAccounts {
             return key.length == Ed25519.KEY_LENGTH ? key : null;
         } catch (IllegalArgumentException e) {
             return null;
+        }
+    }
+
+    private static boolean isCachingSha2Hash(String hash) {
+        try {
+            return Credential.of(null, hash) instanceof Credential.CachingSha2Hash;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 
