@@ -32,9 +32,10 @@ usage() {
 Usage: benchmark/sysbench/accounts.sh [options]
 
 Starts its own MariaDB (fresh datadir in a temp dir, a free port; the shared MariaDB on 3306 is not used), loads
-sysbench's tables, creates --accounts server accounts (acct_bench01...) with SELECT on them, and for each mode
-starts Sluice from the distribution (pooling TRANSACTION) and runs one sysbench process per account at once, each
-with --threads threads, for --time seconds. Modes:
+sysbench's tables, creates --accounts server accounts (acct_bench01...) with SELECT on them, and for each run
+starts Sluice from the distribution (pooling TRANSACTION), runs one sysbench process per account at once, each
+with --threads threads, for --time seconds, and stops Sluice (one Sluice at a time: the server's connections are
+the run's own). Modes:
 
   FROM_BACKEND  authority.users: FROM_BACKEND: clients log in with the server's accounts and run as them
   MAPPED        one Sluice user per account (app01...), each with backendUser acct_benchNN: runs as it
@@ -65,7 +66,7 @@ Options
   -h, --help
 
 Needs sysbench, mariadbd + mariadb-install-db, the mariadb client, curl and a JDK; fails if one is missing.
-Default run, 3 modes x 60 s + warm-ups: about 4 minutes. A check that it works: --time 10 --warmup 0.
+Default run, 3 modes x (Sluice start + 5 s warm-up + 60 s): about 4 minutes. A check that it works: --time 10 --warmup 0.
 EOF
 }
 
@@ -152,23 +153,25 @@ EOF
       echo "  users: FROM_BACKEND"
     else
       echo "  users:"
+      echo '    - user: root@%'   # the readiness check's login (sluice_start): runs as the data source's root
+      echo '      password: ""'
       for ((i = 1; i <= ACCOUNTS; i++)); do
         printf '    - user: %s@%%\n      password: "%s"\n' "$(sluice_user "$i")" "$(password "$i")"
-        [[ $mode == MAPPED ]] && printf '      backendUser: %s\n      backendPassword: "%s"\n' "$(account "$i")" "$(password "$i")"
+        if [[ $mode == MAPPED ]]; then
+          printf '      backendUser: %s\n      backendPassword: "%s"\n' "$(account "$i")" "$(password "$i")"
+        fi
       done
     fi
   } >"$f"
 }
 
-declare -A SLUICE_PORT
+declare -A SLUICE_PORT ADMIN_PORT
 admin_base=29000
 for m in "${MODE_LIST[@]}"; do
-  free_port 24306; sp=$FREE_PORT
-  free_port $admin_base; ap=$FREE_PORT; admin_base=$ap
-  write_config "$m" "$LIB_WORK/config-$m.yaml" "$ap"
+  free_port 24306; SLUICE_PORT[$m]=$FREE_PORT
+  free_port $admin_base; ADMIN_PORT[$m]=$FREE_PORT; admin_base=$FREE_PORT
+  write_config "$m" "$LIB_WORK/config-$m.yaml" "${ADMIN_PORT[$m]}"
   cp "$LIB_WORK/config-$m.yaml" "$OUT/logs/config-$m.yaml"
-  sluice_start "$m" "$sp" "$LIB_WORK/config-$m.yaml"
-  SLUICE_PORT[$m]=$sp
 done
 
 # ---------------------------------------------------------------- runs
@@ -202,15 +205,16 @@ run_mode() {  # run_mode MODE SECONDS LOGPREFIX: all processes at once; returns 
 }
 
 FAILED=0
-if (( WARMUP > 0 )); then
-  for m in "${MODE_LIST[@]}"; do
-    run_mode "$m" "$WARMUP" "$LIB_WORK/warmup_$m" || die "warm-up of $m failed: $(tail -3 "$LIB_WORK/warmup_${m}_01.log")"
-  done
-fi
+BASELINE=$(sql "$PORT" "SHOW GLOBAL STATUS LIKE 'Threads_connected'" | awk '{print $2}')
 n=${#MODE_LIST[@]}
 for ((r = 1; r <= REPEATS; r++)); do
   for ((k = 0; k < n; k++)); do
     m=${MODE_LIST[$(( (r - 1 + k) % n ))]}
+    # One Sluice at a time, started for the run and stopped after it: the server's connections are this mode's only.
+    sluice_start "$m-r$r" "${SLUICE_PORT[$m]}" "$LIB_WORK/config-$m.yaml"
+    if (( WARMUP > 0 )); then
+      run_mode "$m" "$WARMUP" "$LIB_WORK/warmup_$m" || die "warm-up of $m failed: $(tail -3 "$LIB_WORK/warmup_${m}_01.log")"
+    fi
     prefix="$OUT/logs/${m}_r${r}"
     : >"$prefix.connections"
     poll_connections "$prefix.connections" &
@@ -219,6 +223,7 @@ for ((r = 1; r <= REPEATS; r++)); do
     rc=0
     run_mode "$m" "$TIME" "$prefix" || rc=$?
     stop_pid "$poller" poller 5
+    stop_pid "$SLUICE_PID" "Sluice $m" 20
     total=0 min="" max="" p95max=0 errs=0
     for ((i = 1; i <= ACCOUNTS; i++)); do
       read -r qps p95 err _ _ <<<"$(sb_parse "${prefix}_$(printf '%02d' "$i").log")"
@@ -249,7 +254,8 @@ done
   echo "git: $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); sluice_dist: $SLUICE_DIST  "
   echo "server: MariaDB $(sql "$PORT" 'SELECT VERSION()'), maxPoolSize $POOL_SIZE, maxPoolSizePerAccount $POOL_PER_ACCOUNT," \
     "workerThreads $WORKER_THREADS; tables $TABLES x $TABLE_SIZE; $TIME s per run  "
-  echo "machine: $(nproc) CPUs, load at end $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "machine: $(nproc) CPUs, load at end $(cut -d' ' -f1-3 /proc/loadavg)  "
+  echo "server connections before any Sluice started: $BASELINE (the script's own client)"
   echo
   echo "| mode | round | QPS (sum) | QPS per account (min..max) | p95 max (ms) | errors | server connections (max) | per account (max) |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
