@@ -218,6 +218,7 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                             context.users().find(request.user(), session.clientAddress()))));
                     return true;
                 }
+                login.discard(); // a password kept for the re-check is zeroed
                 security.throttle().failed(request.user(), session.clientAddress());
                 if (login.failure() == io.sluice.protocol.ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics
