@@ -8,6 +8,7 @@ import com.mysql.cj.jdbc.JdbcConnection;
 import io.sluice.config.ServerAccountsConfig;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Accounts that change on the server while Sluice runs with {@code users: FROM_BACKEND} (issue #39; decisions 170,
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * COM_CHANGE_USER is sent by MySQL Connector/J's {@code changeUser} (what {@code mysql_change_user} sends; the mariadb
  * CLI has no command that sends it).
  */
+@ExtendWith(LeakDetection.class)
 @Tag("server")
 class ServerAccountChangesTest {
     private static final TestMariaDb MARIADB = TestMariaDb.get();
