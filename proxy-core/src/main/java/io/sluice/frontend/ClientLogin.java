@@ -17,8 +17,8 @@ import java.util.Arrays;
 /**
  * The authentication exchange of one login (or COM_CHANGE_USER), Sluice as the server: mysql_native_password, and
  * caching_sha2_password complete, with its fast path, full authentication over TLS and the RSA-encrypted password
- * on plain connections; for {@code users: FROM_BACKEND}, a server account's mysql_native_password or MariaDB
- * ed25519 (the password in clear, over TLS only).
+ * on plain connections; for {@code users: FROM_BACKEND}, a server account's mysql_native_password, MariaDB ed25519
+ * (the password in clear, over TLS only) or MySQL caching_sha2_password (its full path, every login).
  *
  * <p>It reads the client's packets and produces at most one reply per packet; the session writes the replies and,
  * at the end, the OK or ERR. One instance per exchange, used on one event loop.
@@ -77,8 +77,8 @@ final class ClientLogin {
     /** The mysql_native_password response checked last, to check again against an account read anew. */
     private byte[] lastNativeResponse;
     /**
-     * An ed25519 account's password that did not match the key of the last reading, to check again against the
-     * account read anew; zeroed once checked or discarded.
+     * An ed25519 or caching_sha2_password server account's password that did not match the last reading, to check
+     * again against the account read anew; zeroed once checked or discarded.
      */
     private byte[] lastClearPassword;
 
@@ -187,7 +187,8 @@ final class ClientLogin {
 
     /**
      * Whether a failure may be a password changed on the server since Sluice read the accounts: a server account's
-     * mysql_native_password login, which {@link #recheck} can check again over the same scramble.
+     * login whose proof {@link #recheck} can check again (the same mysql_native_password scramble, or the password
+     * an ed25519 or caching_sha2_password login sent).
      */
     boolean mayRecheck() {
         return state == State.DONE && (lastNativeResponse != null || lastClearPassword != null) && account != null
