@@ -168,6 +168,34 @@ class Ed25519AccountTest {
         }
     }
 
+    /**
+     * An ed25519 password changed under an open session (decision 171): the session runs on the account's idle
+     * connection; once that is gone, the server refuses the password it logged in with, and the session hears so.
+     */
+    @Test
+    void aPasswordChangedUnderAnOpenSession() throws Exception {
+        MARIADB.execute("DROP USER IF EXISTS 'acct2_ed3'@'%'",
+                "CREATE USER 'acct2_ed3'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('e-1')",
+                "GRANT SELECT ON `" + db + "`.* TO 'acct2_ed3'@'%'");
+        try (Connection c = JdbcDriver.MARIADB.connect(mariaDbTls(transactionPooling), "acct2_ed3", "e-1")) {
+            assertThat(one(c, "SELECT id FROM t")).isEqualTo("1");
+            MARIADB.execute("ALTER USER 'acct2_ed3'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('e-2')");
+            assertThat(one(c, "SELECT id FROM t")).as("on the idle connection").isEqualTo("1");
+            try (Connection root = MARIADB.rootConnection()) {
+                for (String id : column(root, "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'acct2_ed3'")) {
+                    root.createStatement().execute("KILL " + id);
+                }
+            }
+            Thread.sleep(300); // Sluice sees the connection close
+            assertThatThrownBy(() -> one(c, "SELECT id FROM t")).isInstanceOfSatisfying(SQLException.class, e -> {
+                assertThat(e.getErrorCode()).isEqualTo(1045);
+                assertThat(e.getMessage()).contains("refused the password this session logged in with");
+            });
+        } finally {
+            MARIADB.execute("DROP USER IF EXISTS 'acct2_ed3'@'%'");
+        }
+    }
+
     /** The mariadb CLI over TLS answers the switch to mysql_clear_password. */
     @Test
     void mariadbClientOverTls() throws Exception {
