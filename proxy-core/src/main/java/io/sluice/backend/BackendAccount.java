@@ -17,16 +17,19 @@ public final class BackendAccount {
     private final String password;
     /** SHA1(password), or {@code null}: enough for mysql_native_password, nothing else. */
     private final byte[] nativeStage1;
+    /** Where the server's refusal of a learned credential is kept, or {@code null} (a credential of config.yaml). */
+    private final ServerRefusal refusal;
 
-    private BackendAccount(String user, String password, byte[] nativeStage1) {
+    private BackendAccount(String user, String password, byte[] nativeStage1, ServerRefusal refusal) {
         this.user = Objects.requireNonNull(user, "user");
         this.password = password;
         this.nativeStage1 = nativeStage1;
+        this.refusal = refusal;
     }
 
     /** An account whose password Sluice holds (a mapped account of config.yaml). */
     public static BackendAccount withPassword(String user, String password) {
-        return new BackendAccount(user, password == null ? "" : password, null);
+        return new BackendAccount(user, password == null ? "" : password, null, null);
     }
 
     /**
@@ -34,10 +37,31 @@ public final class BackendAccount {
      * with mysql_native_password only.
      */
     public static BackendAccount withNativeStage1(String user, byte[] stage1) {
+        return withNativeStage1(user, stage1, null);
+    }
+
+    /**
+     * As {@link #withNativeStage1(String, byte[])}, the server's refusal of it kept in {@code refusal}, shared by
+     * every session that learned the same hash (decision 171).
+     */
+    public static BackendAccount withNativeStage1(String user, byte[] stage1, ServerRefusal refusal) {
         if (stage1 != null && stage1.length != 20) {
             throw new IllegalArgumentException("stage1: " + stage1.length + " bytes (expected: 20)");
         }
-        return new BackendAccount(user, null, stage1 == null ? null : stage1.clone());
+        return new BackendAccount(user, null, stage1 == null ? null : stage1.clone(), refusal);
+    }
+
+    /**
+     * An account whose password a client sent in clear over TLS (an ed25519 account of {@code users: FROM_BACKEND},
+     * decision 172), the server's refusal of it kept in {@code refusal}.
+     */
+    public static BackendAccount withLearnedPassword(String user, String password, ServerRefusal refusal) {
+        return new BackendAccount(user, Objects.requireNonNull(password, "password"), null, refusal);
+    }
+
+    /** Where the server's refusal of this credential is kept, or {@code null}: never recorded. */
+    public ServerRefusal refusal() {
+        return refusal;
     }
 
     /** The server's user name. */

@@ -2,6 +2,7 @@ package io.sluice.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.sluice.auth.Ed25519;
 import io.sluice.auth.RsaKeyPair;
 import io.sluice.config.SslMode;
 import io.sluice.protocol.Capabilities;
@@ -18,7 +19,8 @@ import java.util.Arrays;
 
 /**
  * Sluice as a client logging in to a backend: greeting, HandshakeResponse41, then whatever the server's plugin asks
- * (auth switch, caching_sha2_password's fast path, or its full path with the server's RSA key).
+ * (auth switch, caching_sha2_password's fast path, or its full path with the server's RSA key, or MariaDB's
+ * ed25519 with a password a client sent over TLS).
  *
  * <p>One instance per connection attempt. It reads whole packets (borrowed) and produces the replies to send.
  */
@@ -48,6 +50,8 @@ final class BackendAuthentication {
     private static final int PERFORM_FULL_AUTHENTICATION = 0x04;
     private static final int REQUEST_PUBLIC_KEY = 0x02;
     private static final int MAX_PACKET_SIZE = 1 << 30;
+    /** MariaDB's ed25519 plugin, as the server names it in an auth switch. */
+    static final String CLIENT_ED25519 = "client_ed25519";
 
     private final String username;
     /** The password, or {@code null} when only {@link #nativeStage1} is known. */
@@ -236,12 +240,18 @@ final class BackendAuthentication {
             }
             plugin = in.toString(in.readerIndex(), nul - in.readerIndex(), StandardCharsets.US_ASCII);
             in.readerIndex(nul + 1);
-            byte[] data = new byte[Math.min(in.readableBytes(), Scramble.NONCE_LENGTH)];
+            boolean ed25519 = CLIENT_ED25519.equals(plugin);
+            int nonceLength = ed25519 ? Ed25519.KEY_LENGTH : Scramble.NONCE_LENGTH; // MariaDB's ed25519: 32 bytes
+            byte[] data = new byte[Math.min(in.readableBytes(), nonceLength)];
             in.readBytes(data);
-            nonce = Arrays.copyOf(data, Scramble.NONCE_LENGTH);
-            if (!Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin) && !Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {
+            nonce = Arrays.copyOf(data, nonceLength);
+            if (ed25519 && password == null) {
+                throw cannotSpeak(plugin);
+            }
+            if (!ed25519 && !Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin)
+                    && !Scramble.CACHING_SHA2_PASSWORD.equals(plugin)) {
                 throw new BackendException("the backend account uses the " + plugin
-                        + " plugin (expected: mysql_native_password or caching_sha2_password)");
+                        + " plugin (expected: mysql_native_password, caching_sha2_password or ed25519)");
             }
             reply = raw(alloc, scramble(plugin, nonce));
             return Step.CONTINUE;
@@ -286,6 +296,9 @@ final class BackendAuthentication {
                 throw cannotSpeak(pluginName);
             }
             return nativeStage1 == null ? new byte[0] : Scramble.nativeFromStage1(nativeStage1, seed);
+        }
+        if (CLIENT_ED25519.equals(pluginName)) {
+            return Ed25519.sign(password.getBytes(StandardCharsets.UTF_8), seed); // MariaDB's: the signed nonce
         }
         return Scramble.CACHING_SHA2_PASSWORD.equals(pluginName)
                 ? Scramble.cachingSha2Password(password, seed)

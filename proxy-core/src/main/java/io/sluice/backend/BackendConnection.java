@@ -508,11 +508,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** Called when the TCP connect itself failed: the channel never became active. */
+    /** The TCP connect failed, or was not tried (a refused credential): the channel never became active. */
     public void connectFailed(Throwable cause) {
         releaseSlot();
-        ready.tryFailure(new BackendException("cannot connect to " + dataSourceName() + " (" + address() + "): "
-                + cause.getMessage(), cause));
+        ready.tryFailure(cause instanceof BackendException refused ? refused : new BackendException("cannot connect to "
+                + dataSourceName() + " (" + address() + "): " + cause.getMessage(), cause));
     }
 
     /** The login under way, {@code null} once it is over. */

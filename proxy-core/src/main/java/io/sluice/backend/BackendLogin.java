@@ -47,6 +47,8 @@ final class BackendLogin {
         BackendAuthentication.Step step;
         try {
             step = authentication.onPacket(frame, channel.alloc());
+        } catch (BackendException e) {
+            throw refusalRecorded(e);
         } finally {
             frame.release();
         }
@@ -61,6 +63,20 @@ final class BackendLogin {
             connection.state().mySql(authentication.serverIsMySql());
             checkSession(authentication.serverConnectionId());
         }
+    }
+
+    /**
+     * A learned credential the server refuses is recorded, so that no other connection tries it again (decision 171).
+     *
+     * @return what the session's client is told
+     */
+    private BackendException refusalRecorded(BackendException e) {
+        BackendAccount account = connection.key().account();
+        ServerRefusal refusal = account == null ? null : account.refusal();
+        if (refusal == null || !ServerRefusal.refusesCredential(e.serverError())) {
+            return e;
+        }
+        return new BackendException("login refused", refusal.refuse(account.user(), e.serverError()));
     }
 
     /**

@@ -10,13 +10,17 @@ import io.sluice.protocol.ComChangeUser;
 import io.sluice.protocol.Packets;
 import io.sluice.protocol.ProtocolException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * COM_CHANGE_USER in the command phase: the same authentication exchange as a login ({@link ClientLogin}), over the
  * greeting's nonce, after which the session starts afresh as the new user. It is a password check like a login, so
  * it takes its turn in the login back-off ({@link LoginThrottle}) the same way: without that, one logged-in session
- * could try passwords of other users as fast as it can send. One instance per request, a pipeline stage before the
- * command relay that takes the client's packets until the exchange ends, then removes itself.
+ * could try passwords of other users as fast as it can send. With {@code users: FROM_BACKEND} it reads the server's
+ * accounts again exactly as a login does (an unknown user, a password failing against the last reading: within
+ * {@code minRefreshIntervalMilliseconds}), so an account created or changed on the server is switched to without a
+ * restart. One instance per request, a pipeline stage before the command relay that takes the client's packets until
+ * the exchange ends, then removes itself.
  */
 final class ChangeUser extends ChannelInboundHandlerAdapter {
 
@@ -36,18 +40,22 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
     private final ClientSecurity security;
     private final FrontendContext context;
     private final ComChangeUser request;
-    private final ClientLogin login;
     private final Outcome outcome;
+    /** Made when the request's turn comes, from the users as read then; {@code null} before. */
+    private ClientLogin login;
     /** The request waits for its turn in the login back-off. */
     private boolean waitingForTurn;
+    /** The request waits for the server's accounts to be read again ({@code users: FROM_BACKEND}). */
+    private boolean waitingForAccounts;
+    /** The accounts were read again for this request once already: never twice. */
+    private boolean readAccountsAgain;
 
     private ChangeUser(ClientSession session, ClientSecurity security, FrontendContext context,
-            ComChangeUser request, ClientLogin login, Outcome outcome) {
+            ComChangeUser request, Outcome outcome) {
         this.session = session;
         this.security = security;
         this.context = context;
         this.request = request;
-        this.login = login;
         this.outcome = outcome;
     }
 
@@ -69,16 +77,11 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
         }
         // The same exchange as a login, over the greeting's nonce: a switch, a full authentication may follow.
         String plugin = request.authPluginName() != null ? request.authPluginName() : session.authPlugin();
-        ClientLogin login = new ClientLogin(context.users().find(request.user(), session.clientAddress()),
-                session.nonce(),
-                session.isSecure(), security.rsa(),
-                Capabilities.has(session.handshake().capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
-        ChangeUser exchange = new ChangeUser(session, security, context, request, login, outcome);
+        ChangeUser exchange = new ChangeUser(session, security, context, request, outcome);
         // As at login, the wait for a turn is bounded by the handshake timeout: the request is a login.
         long maxWait = security.handshakeTimeoutMillis() > 0 ? security.handshakeTimeoutMillis() : Long.MAX_VALUE;
         long delay = security.throttle().reserve(request.user(), session.clientAddress(), maxWait);
         if (delay == LoginThrottle.REFUSED) {
-            login.discard();
             outcome.failed(ClientErrors.loginThrottled(channel.alloc(), sequenceId + 1, session.clientAddress()));
             return null;
         }
@@ -103,15 +106,48 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                 return;
             }
             waitingForTurn = false;
-            if (!begin(plugin, sequenceId) && channel.pipeline().context(this) != null) {
-                channel.pipeline().remove(this); // ended at once: the relay takes the client's packets again
-            }
+            endedUnlessGoingOn(begin(plugin, sequenceId));
         }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /** After an asynchronous step: an exchange that ended gives the client's packets back to the relay. */
+    private void endedUnlessGoingOn(boolean goesOn) {
+        Channel channel = session.channel();
+        if (!goesOn && channel.pipeline().context(this) != null) {
+            channel.pipeline().remove(this); // ended at once: the relay takes the client's packets again
+        }
     }
 
     /** @return whether the exchange goes on */
     private boolean begin(String plugin, int sequenceId) {
+        ProxyUsers.Account account = context.users().find(request.user(), session.clientAddress());
+        ServerAccounts server = context.serverAccounts();
+        if (account == null && server != null && !readAccountsAgain) {
+            // users: FROM_BACKEND and a user Sluice has not read (yet): read again (rate limited), then check, as a
+            // login does.
+            afterReading(server, () -> begin(plugin, sequenceId));
+            return true;
+        }
+        login = new ClientLogin(account, session.nonce(), session.isSecure(), security.rsa(),
+                Capabilities.has(session.handshake().capabilities(), Capabilities.CLIENT_PLUGIN_AUTH));
         return on(login.start(plugin, request.authResponse(), sequenceId, session.channel().alloc()));
+    }
+
+    /**
+     * Reads the server's accounts again (within the rate limit), then goes on with {@code next} on the event loop,
+     * unless the connection closed meanwhile.
+     */
+    private void afterReading(ServerAccounts server, BooleanSupplier next) {
+        readAccountsAgain = true;
+        waitingForAccounts = true;
+        Channel channel = session.channel();
+        server.refreshSoon().whenComplete((done, error) -> channel.eventLoop().execute(() -> {
+            if (!waitingForAccounts || !channel.isActive()) {
+                return; // discarded meanwhile
+            }
+            waitingForAccounts = false;
+            endedUnlessGoingOn(next.getAsBoolean());
+        }));
     }
 
     @Override
@@ -143,7 +179,7 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
      */
     private boolean onPacket(ByteBuf frame) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
-        if (waitingForTurn) {
+        if (waitingForTurn || waitingForAccounts) {
             // The client has nothing to say before it has an answer.
             discard();
             outcome.failed(ClientErrors.packetsOutOfOrder(session.channel().alloc(), sequenceId + 1));
@@ -158,7 +194,10 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
             waitingForTurn = false;
             security.throttle().abandon(request.user(), session.clientAddress()); // its turn is not used up
         }
-        login.discard();
+        waitingForAccounts = false;
+        if (login != null) {
+            login.discard();
+        }
     }
 
     private boolean on(ClientLogin.Result result) {
@@ -172,6 +211,14 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                 if (reply != null) {
                     reply.release();
                 }
+                if (login.mayRecheck() && !readAccountsAgain) {
+                    // A server account's password may have changed since the last reading: the same scramble is
+                    // checked again against the account as read now, as a login's is.
+                    afterReading(context.serverAccounts(), () -> on(login.recheck(
+                            context.users().find(request.user(), session.clientAddress()))));
+                    return true;
+                }
+                login.discard(); // a password kept for the re-check is zeroed
                 security.throttle().failed(request.user(), session.clientAddress());
                 if (login.failure() == io.sluice.protocol.ErrorCode.ER_ACCESS_DENIED_ERROR) {
                     context.registry().authenticationFailed(); // metrics

@@ -96,9 +96,32 @@ final class ClientErrors {
                 && account.unsupportedPlugin() != null) {
             return Packets.err(alloc, login.resultSequenceId(), ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE, "Sluice cannot"
                     + " log in to the server as '" + user + "': the account uses " + account.unsupportedPlugin()
-                    + ", and users: FROM_BACKEND speaks mysql_native_password only");
+                    + ", and users: FROM_BACKEND speaks mysql_native_password only" + whyNot(account.unsupportedPlugin())
+                    + "; give the account mysql_native_password, or map a Sluice user to it (backendUser)");
+        }
+        if (login.failure() == ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE && account != null
+                && account.ed25519Key() != null) {
+            return Packets.err(alloc, login.resultSequenceId(), ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE, "'" + user
+                    + "' uses ed25519: through Sluice it logs in over TLS only, sending its password in clear"
+                    + " (mysql_clear_password) under TLS, since Sluice needs the password to log in to the server as"
+                    + " the account; connect with TLS and a client that allows mysql_clear_password");
         }
         return loginFailed(alloc, login.resultSequenceId(), login.failure(), user, address, login.usedPassword());
+    }
+
+    /**
+     * Why a plugin cannot be spoken for the client (decision 172): what the server stores of such an account lets
+     * Sluice check a client's proof, but not log in to the server later as the account.
+     */
+    private static String whyNot(String plugin) {
+        if (plugin.startsWith("ed25519")) {
+            return " (the server holds no ed25519 public key for it)";
+        }
+        if (plugin.startsWith("caching_sha2_password") || plugin.startsWith("sha256_password")) {
+            return " (the server stores a salted SHA-256 crypt of the password, from which no login to the server"
+                    + " can be made)";
+        }
+        return "";
     }
 
     /** An account already has {@code maxConnections} sessions. */

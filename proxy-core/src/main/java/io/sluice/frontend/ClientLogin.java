@@ -3,6 +3,7 @@ package io.sluice.frontend;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.auth.Credential;
+import io.sluice.auth.Ed25519;
 import io.sluice.auth.RsaKeyPair;
 import io.sluice.backend.BackendAccount;
 import io.sluice.protocol.ErrorCode;
@@ -10,12 +11,14 @@ import io.sluice.protocol.Packets;
 import io.sluice.protocol.Scramble;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.util.Arrays;
 
 /**
  * The authentication exchange of one login (or COM_CHANGE_USER), Sluice as the server: mysql_native_password, and
  * caching_sha2_password complete, with its fast path, full authentication over TLS and the RSA-encrypted password
- * on plain connections.
+ * on plain connections; for {@code users: FROM_BACKEND}, a server account's mysql_native_password, MariaDB ed25519
+ * (the password in clear, over TLS only) or MySQL caching_sha2_password (its full path, every login).
  *
  * <p>It reads the client's packets and produces at most one reply per packet; the session writes the replies and,
  * at the end, the OK or ERR. One instance per exchange, used on one event loop.
@@ -40,6 +43,8 @@ final class ClientLogin {
         AWAIT_FULL_AUTH,
         /** The public key went out: the RSA-encrypted password is due. */
         AWAIT_ENCRYPTED_PASSWORD,
+        /** An ed25519 server account: the switch to mysql_clear_password went out, the password is due (TLS). */
+        AWAIT_CLEAR_PASSWORD,
         DONE
     }
 
@@ -49,6 +54,8 @@ final class ClientLogin {
     private static final int REQUEST_PUBLIC_KEY = 0x02;
     private static final byte FAST_AUTH_SUCCESS = 0x03;
     private static final byte PERFORM_FULL_AUTHENTICATION = 0x04;
+    /** The password in clear, NUL-terminated: only over TLS, for MariaDB's ed25519 accounts (decision 172). */
+    static final String MYSQL_CLEAR_PASSWORD = "mysql_clear_password";
 
     private ProxyUsers.Account account;
     private final byte[] nonce;
@@ -69,6 +76,11 @@ final class ClientLogin {
     private BackendAccount serverAccount;
     /** The mysql_native_password response checked last, to check again against an account read anew. */
     private byte[] lastNativeResponse;
+    /**
+     * An ed25519 or caching_sha2_password server account's password that did not match the last reading, to check
+     * again against the account read anew; zeroed once checked or discarded.
+     */
+    private byte[] lastClearPassword;
 
     /**
      * @param account the entry matching the user and client address, or {@code null} (the login fails)
@@ -98,6 +110,9 @@ final class ClientLogin {
             // A server account Sluice cannot log in as: a clear refusal, never the data source's account instead.
             failure = ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE;
             return done(Result.FAILURE);
+        }
+        if (account != null && account.ed25519Key() != null) {
+            return startClearPassword(clientPlugin, response, alloc);
         }
         String used = clientPlugin == null ? Scramble.MYSQL_NATIVE_PASSWORD : clientPlugin;
         String wanted = wantedPlugin(used);
@@ -137,6 +152,9 @@ final class ClientLogin {
                 return decryptAndVerify(data); // a client that had the public key already
             case AWAIT_ENCRYPTED_PASSWORD:
                 return decryptAndVerify(data);
+            case AWAIT_CLEAR_PASSWORD:
+                usedPassword = data.length > 1 || (data.length == 1 && data[0] != 0);
+                return verifyServerPassword(withoutTrailingNul(data));
             default:
                 return done(Result.FAILURE);
         }
@@ -169,10 +187,12 @@ final class ClientLogin {
 
     /**
      * Whether a failure may be a password changed on the server since Sluice read the accounts: a server account's
-     * mysql_native_password login, which {@link #recheck} can check again over the same scramble.
+     * login whose proof {@link #recheck} can check again (the same mysql_native_password scramble, or the password
+     * an ed25519 or caching_sha2_password login sent).
      */
     boolean mayRecheck() {
-        return state == State.DONE && lastNativeResponse != null && account != null && account.fromServer()
+        return state == State.DONE && (lastNativeResponse != null || lastClearPassword != null) && account != null
+                && account.fromServer()
                 && failure == ErrorCode.ER_ACCESS_DENIED_ERROR;
     }
 
@@ -181,6 +201,19 @@ final class ClientLogin {
      * the server ({@code null}: it is gone), as the server would check it now. One step: SUCCESS or FAILURE.
      */
     Result recheck(ProxyUsers.Account refreshed) {
+        if (lastClearPassword != null) {
+            byte[] password = lastClearPassword;
+            lastClearPassword = null;
+            if (refreshed == null || (refreshed.ed25519Key() == null
+                    && !(refreshed.credential() instanceof Credential.CachingSha2Hash))) {
+                Arrays.fill(password, (byte) 0);
+                return done(Result.FAILURE);
+            }
+            account = refreshed;
+            Result result = verifyServerPassword(password);
+            forgetClearPassword();
+            return result;
+        }
         byte[] response = lastNativeResponse;
         lastNativeResponse = null;
         if (refreshed == null || refreshed.unsupportedPlugin() != null
@@ -220,6 +253,7 @@ final class ClientLogin {
 
     /** Releases a reply nobody took (the connection closed mid-exchange). */
     void discard() {
+        forgetClearPassword();
         if (reply != null) {
             reply.release();
             reply = null;
@@ -240,6 +274,16 @@ final class ClientLogin {
             return done(Result.FAILURE);
         }
         Credential credential = account.credential();
+        if (account.fromServer() && credential instanceof Credential.CachingSha2Hash) {
+            // MySQL's caching_sha2_password account: only its password logs in to the server later, so the fast path
+            // (which proves the password without revealing it) is never taken: the full path, every login.
+            if (response.length == 0) {
+                return done(Result.FAILURE);
+            }
+            state = State.AWAIT_FULL_AUTH;
+            reply = authMoreData(alloc, new byte[] {PERFORM_FULL_AUTHENTICATION});
+            return Result.CONTINUE;
+        }
         if (account.fromServer()) {
             return checkServerAccount(credential, response);
         }
@@ -279,7 +323,7 @@ final class ClientLogin {
         String serverUser = account.user();
         if (credential.isEmpty()) {
             boolean empty = response.length == 0 || (response.length == 1 && response[0] == 0);
-            serverAccount = empty ? BackendAccount.withNativeStage1(serverUser, null) : null;
+            serverAccount = empty ? BackendAccount.withNativeStage1(serverUser, null, account.refusal()) : null;
             return done(empty ? Result.SUCCESS : Result.FAILURE);
         }
         if (!(credential instanceof Credential.NativeHash hash)) {
@@ -289,9 +333,57 @@ final class ClientLogin {
         if (stage1 == null) {
             return done(Result.FAILURE);
         }
-        serverAccount = BackendAccount.withNativeStage1(serverUser, stage1);
+        serverAccount = BackendAccount.withNativeStage1(serverUser, stage1, account.refusal());
         Arrays.fill(stage1, (byte) 0); // the account holds its own copy
         return done(Result.SUCCESS);
+    }
+
+    /**
+     * A MariaDB ed25519 server account (decision 172): the server stores only the public key, and logging in to it
+     * later needs the password itself, so the client is asked for the password in clear (mysql_clear_password), over
+     * TLS only. A client that sends it at once with that plugin is checked at once.
+     */
+    private Result startClearPassword(String clientPlugin, byte[] response, ByteBufAllocator alloc) {
+        plugin = MYSQL_CLEAR_PASSWORD;
+        boolean sentClear = MYSQL_CLEAR_PASSWORD.equals(clientPlugin);
+        if (!secure || !(clientPluginAuth || sentClear)) {
+            failure = ErrorCode.ER_NOT_SUPPORTED_AUTH_MODE; // ClientErrors says why: TLS, or the switch
+            return done(Result.FAILURE);
+        }
+        if (sentClear) {
+            return verifyServerPassword(withoutTrailingNul(response));
+        }
+        state = State.AWAIT_CLEAR_PASSWORD;
+        reply = authSwitchRequest(alloc, MYSQL_CLEAR_PASSWORD, resultSequenceId);
+        return Result.CONTINUE;
+    }
+
+    /**
+     * Checks a server account's password, sent in clear over TLS (or RSA-encrypted, caching_sha2_password), as the
+     * server would: against an ed25519 account's public key, or a caching_sha2_password account's SHA-256 crypt. On
+     * success the session keeps the password (in memory, in its key) to log in to the server with (decision 172).
+     */
+    private Result verifyServerPassword(byte[] password) {
+        byte[] key = account.ed25519Key();
+        boolean good = key != null ? MessageDigest.isEqual(Ed25519.publicKey(password), key)
+                : account.credential() instanceof Credential.CachingSha2Hash
+                        && account.credential().verifyCleartext(password);
+        if (!good) {
+            forgetClearPassword();
+            lastClearPassword = password; // a reading since may hold a new key: recheck
+            return done(Result.FAILURE);
+        }
+        serverAccount = BackendAccount.withLearnedPassword(account.user(), new String(password,
+                StandardCharsets.UTF_8), account.refusal());
+        Arrays.fill(password, (byte) 0);
+        return done(Result.SUCCESS);
+    }
+
+    private void forgetClearPassword() {
+        if (lastClearPassword != null) {
+            Arrays.fill(lastClearPassword, (byte) 0);
+            lastClearPassword = null;
+        }
     }
 
     private Result decryptAndVerify(byte[] encrypted) {
@@ -312,6 +404,9 @@ final class ClientLogin {
     }
 
     private Result verifyCleartext(byte[] password) {
+        if (account.fromServer()) {
+            return verifyServerPassword(password);
+        }
         if (!account.credential().verifyCleartext(password)) {
             return done(Result.FAILURE);
         }

@@ -3,10 +3,12 @@ package io.sluice.frontend;
 import io.netty.util.NetUtil;
 import io.sluice.auth.Credential;
 import io.sluice.backend.BackendAccount;
+import io.sluice.backend.ServerRefusal;
 import io.sluice.config.UserConfig;
 import io.sluice.protocol.Scramble;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,12 +45,20 @@ public final class ProxyUsers {
         private final boolean fromServer;
         /** A server account's plugin that Sluice cannot authenticate or log in with, or {@code null}. */
         private final String unsupportedPlugin;
+        /**
+         * A server account's: the server's refusal of the stage-one hash its logins learn (one per reading, since
+         * every login checked against this stored hash learns the same one), or {@code null}.
+         */
+        private final ServerRefusal refusal;
+        /** A MariaDB ed25519 server account's public key, or {@code null}. */
+        private final byte[] ed25519Key;
 
         private Account(UserConfig config) {
-            this(config, false, null);
+            this(config, false, null, null, null);
         }
 
-        private Account(UserConfig config, boolean fromServer, String unsupportedPlugin) {
+        private Account(UserConfig config, boolean fromServer, String unsupportedPlugin, ServerRefusal refusal,
+                byte[] ed25519Key) {
             this.config = config;
             this.credential = config.credential();
             this.host = hostPattern(config.host());
@@ -57,6 +67,21 @@ public final class ProxyUsers {
                     ? BackendAccount.withPassword(config.backendUser(), config.backendPassword()) : null;
             this.fromServer = fromServer;
             this.unsupportedPlugin = unsupportedPlugin;
+            this.refusal = refusal;
+            this.ed25519Key = ed25519Key;
+        }
+
+        /**
+         * A MariaDB ed25519 server account's public key, which the password a client sends in clear over TLS is
+         * checked against (decision 172), or {@code null}.
+         */
+        byte[] ed25519Key() {
+            return ed25519Key;
+        }
+
+        /** A server account's record of the server refusing its learned hash (decision 171), or {@code null}. */
+        ServerRefusal refusal() {
+            return refusal;
         }
 
         /** Whether this is a server account, whose sessions run on the server as itself (decision 146). */
@@ -166,11 +191,29 @@ public final class ProxyUsers {
      *     {@code null}
      */
     static ProxyUsers fromServer(List<UserConfig> accounts, List<String> unsupportedPlugins) {
+        return fromServer(accounts, unsupportedPlugins, () -> { });
+    }
+
+    /**
+     * As {@link #fromServer(List, List)}; {@code onRefused} is told when the server refuses a hash that logins of one
+     * of these accounts learned (its password changed or it was dropped since this reading).
+     */
+    static ProxyUsers fromServer(List<UserConfig> accounts, List<String> unsupportedPlugins, Runnable onRefused) {
+        return fromServer(accounts, unsupportedPlugins, Collections.nCopies(accounts.size(), null),
+                onRefused);
+    }
+
+    /**
+     * As {@link #fromServer(List, List, Runnable)}, with {@code ed25519Keys} per entry (same index): a MariaDB
+     * ed25519 account's public key, or {@code null}.
+     */
+    static ProxyUsers fromServer(List<UserConfig> accounts, List<String> unsupportedPlugins, List<byte[]> ed25519Keys,
+            Runnable onRefused) {
         ProxyUsers users = new ProxyUsers();
         for (int i = 0; i < accounts.size(); i++) {
             UserConfig account = accounts.get(i);
-            users.byName.computeIfAbsent(account.user(), k -> new ArrayList<>())
-                    .add(new Account(account, true, unsupportedPlugins.get(i)));
+            users.byName.computeIfAbsent(account.user(), k -> new ArrayList<>()).add(new Account(account, true,
+                    unsupportedPlugins.get(i), new ServerRefusal(onRefused), ed25519Keys.get(i)));
         }
         return users;
     }
@@ -206,8 +249,8 @@ public final class ProxyUsers {
      */
     public boolean verify(String user, InetAddress client, String plugin, byte[] nonce, byte[] authResponse) {
         Account account = find(user, client);
-        if (account == null) {
-            return false;
+        if (account == null || account.unsupportedPlugin() != null || account.ed25519Key() != null) {
+            return false; // an ed25519 account proves itself only with its password over TLS (ClientLogin)
         }
         Credential credential = account.credential();
         if (credential.isEmpty()) {

@@ -1,6 +1,7 @@
 package io.sluice.frontend;
 
 import io.sluice.auth.Credential;
+import io.sluice.auth.Ed25519;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.config.ServerAccountsConfig;
@@ -8,6 +9,7 @@ import io.sluice.config.UserConfig;
 import io.sluice.protocol.Scramble;
 import io.sluice.protocol.ServerErrors;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -32,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * checked against; a reading that fails keeps the last one.
  *
  * <p>What is kept of each account is what the server stores: user, host pattern, plugin and the mysql_native_password
- * hash SHA1(SHA1(password)). Accounts of other plugins are kept too, so that their logins get a clear refusal rather
+ * hash SHA1(SHA1(password)), MariaDB's ed25519 public key or MySQL's caching_sha2_password SHA-256 crypt (decision
+ * 172). Accounts of other plugins are kept too, so that their logins get a clear refusal rather
  * than "access denied"; roles and locked accounts are left out (their logins are denied, as by the server).
  */
 public final class ServerAccounts {
@@ -49,6 +52,8 @@ public final class ServerAccounts {
     /** MySQL 5.7+ (and MariaDB before 10.4, whose mysql.user has the same columns but for account_locked). */
     static final String MYSQL_ACCOUNTS = "SELECT User AS user, Host AS host, plugin, authentication_string AS hash,"
             + " account_locked AS locked, 'N' AS role FROM user";
+    /** MariaDB's ed25519 plugin, as {@code mysql.global_priv} names it. */
+    static final String ED25519 = "ed25519";
     /** The longest a reading may take, whatever the data source's connection timeout. */
     private static final long MAX_READ_MILLIS = 10_000;
 
@@ -125,7 +130,7 @@ public final class ServerAccounts {
         read(new ArrayList<>(pools.get()).iterator(), null).whenComplete((rows, error) -> {
             try {
                 if (rows != null) {
-                    ProxyUsers users = parse(rows);
+                    ProxyUsers users = parse(rows, this::refusedByServer);
                     publish.accept(users);
                     if (accounts != users.size()) {
                         log.info("users: FROM_BACKEND: {} server accounts read", users.size());
@@ -168,12 +173,27 @@ public final class ServerAccounts {
                 }).thenCompose(f -> f);
     }
 
+    /**
+     * The server refused a hash that logins learned from the last reading: the account changed or went since, so the
+     * accounts are read again (rate limited), and the old password stops logging in without waiting for the schedule.
+     */
+    private void refusedByServer() {
+        log.info("users: FROM_BACKEND: the server refused a learned credential, reading the accounts again");
+        refreshSoon();
+    }
+
     /** The users of a reading, each name's most specific host first, as the server matches them. */
     static ProxyUsers parse(List<Map<String, String>> rows) {
+        return parse(rows, () -> { });
+    }
+
+    /** As {@link #parse(List)}; {@code onRefused} hears when the server refuses a hash logins learned. */
+    static ProxyUsers parse(List<Map<String, String>> rows, Runnable onRefused) {
         List<Map<String, String>> sorted = new ArrayList<>(rows);
         sorted.sort(Comparator.comparingInt(row -> hostRank(String.valueOf(row.get("host")))));
         List<UserConfig> users = new ArrayList<>();
         List<String> unsupported = new ArrayList<>();
+        List<byte[]> ed25519Keys = new ArrayList<>();
         for (Map<String, String> row : sorted) {
             String user = row.get("user");
             String host = row.get("host");
@@ -184,7 +204,15 @@ public final class ServerAccounts {
             String plugin = row.get("plugin") == null || row.get("plugin").isEmpty()
                     ? Scramble.MYSQL_NATIVE_PASSWORD : row.get("plugin");
             String hash = row.get("hash") == null ? "" : row.get("hash");
-            if (!Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin)) {
+            byte[] ed25519Key = ED25519.equals(plugin) ? ed25519Key(hash) : null;
+            ed25519Keys.add(ed25519Key);
+            if (ed25519Key != null) {
+                users.add(new UserConfig(user, host, "", null, 0)); // checked against the key, never this entry
+                unsupported.add(null);
+            } else if (Scramble.CACHING_SHA2_PASSWORD.equals(plugin) && isCachingSha2Hash(hash)) {
+                users.add(new UserConfig(user, host, null, hash, 0)); // MySQL's: the full path, every login
+                unsupported.add(null);
+            } else if (!Scramble.MYSQL_NATIVE_PASSWORD.equals(plugin)) {
                 users.add(new UserConfig(user, host, "", null, 0));
                 unsupported.add(plugin);
             } else if (hash.isEmpty()) {
@@ -199,7 +227,25 @@ public final class ServerAccounts {
                 unsupported.add(plugin + " without a password hash");
             }
         }
-        return ProxyUsers.fromServer(users, unsupported);
+        return ProxyUsers.fromServer(users, unsupported, ed25519Keys, onRefused);
+    }
+
+    /** The public key MariaDB stores for an ed25519 account (base64, without padding), or {@code null}. */
+    private static byte[] ed25519Key(String stored) {
+        try {
+            byte[] key = Base64.getDecoder().decode(stored);
+            return key.length == Ed25519.KEY_LENGTH ? key : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static boolean isCachingSha2Hash(String hash) {
+        try {
+            return Credential.of(null, hash) instanceof Credential.CachingSha2Hash;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static boolean isNativeHash(String hash) {

@@ -2,6 +2,8 @@ package io.sluice.frontend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.auth.Ed25519;
+import io.sluice.auth.PasswordHash;
 import io.sluice.protocol.Scramble;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -67,6 +69,26 @@ class ServerAccountsTest {
         assertThat(users.find("nopw", local).unsupportedPlugin()).isNull();
         assertThat(users.find("nopw", local).credential().isEmpty()).isTrue();
         assertThat(users.find("legacy", local).credential().plugin()).isEqualTo(Scramble.MYSQL_NATIVE_PASSWORD);
+    }
+
+    /** Decision 172: MariaDB's ed25519 public key and MySQL's caching_sha2_password crypt log in (their own ways). */
+    @Test
+    void ed25519KeysAndCachingSha2CryptsAreKept() throws Exception {
+        ProxyUsers users = ServerAccounts.parse(List.of(
+                row("ed", "%", "ed25519", "24FjORYwAV6wiJLDpFI0doShISjOdPNUg1WR7eRAgqA"), // PASSWORD('ed-pw')
+                row("sha2", "%", "caching_sha2_password", PasswordHash.cachingSha2Hash("sha2-pw")),
+                row("sha2bad", "%", "caching_sha2_password", "not-a-crypt")));
+        InetAddress local = InetAddress.getLoopbackAddress();
+        ProxyUsers.Account ed = users.find("ed", local);
+        assertThat(ed.unsupportedPlugin()).isNull();
+        assertThat(ed.ed25519Key()).isEqualTo(Ed25519.publicKey("ed-pw".getBytes(StandardCharsets.UTF_8)));
+        assertThat(ed.refusal()).as("where the server's refusal of its password is kept").isNotNull();
+        assertThat(users.verify("ed", local, Scramble.MYSQL_NATIVE_PASSWORD, Scramble.nonce(), new byte[0]))
+                .as("no one-step login: only the password over TLS").isFalse();
+        ProxyUsers.Account sha2 = users.find("sha2", local);
+        assertThat(sha2.unsupportedPlugin()).isNull();
+        assertThat(sha2.credential().verifyCleartext("sha2-pw".getBytes(StandardCharsets.UTF_8))).isTrue();
+        assertThat(users.find("sha2bad", local).unsupportedPlugin()).isEqualTo("caching_sha2_password");
     }
 
     @Test

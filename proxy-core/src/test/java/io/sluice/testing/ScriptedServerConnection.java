@@ -2,7 +2,9 @@ package io.sluice.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.Unpooled;
 import io.sluice.protocol.Capabilities;
+import io.sluice.protocol.HandshakeResponse41;
 import io.sluice.testing.MemoryChannel.Packet;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -101,6 +103,30 @@ public final class ScriptedServerConnection {
         assertThat(user).as("the account Sluice logs in with").isEqualTo(ScriptedBackend.USER);
         nextSequenceId = response.sequenceId() + 1;
         return this;
+    }
+
+    /**
+     * The login of a session's own server account (issue #39): reads HandshakeResponse41 (sequence id 1), whatever
+     * the account, and returns it for the test to check; the schema it names becomes the connection's. The test then
+     * answers with {@link #send} (an auth switch, say) or {@link #acceptAndCheck}.
+     */
+    public HandshakeResponse41 expectLoginOfAnyAccount() {
+        Packet response = expectPacket();
+        assertThat(response.sequenceId()).as("HandshakeResponse41's sequence id").isEqualTo(1);
+        HandshakeResponse41 login = HandshakeResponse41.parse(Unpooled.wrappedBuffer(response.payload()));
+        clientCapabilities = login.capabilities();
+        user = login.user();
+        if (Capabilities.has(clientCapabilities, Capabilities.CLIENT_CONNECT_WITH_DB)) {
+            schema = login.database();
+        }
+        nextSequenceId = response.sequenceId() + 1;
+        return login;
+    }
+
+    /** Ends a login the test ran itself: OK at {@code okSequenceId}, then Sluice's post-login commands answered. */
+    public ScriptedServerConnection acceptAndCheck(int okSequenceId) {
+        send(MySqlWire.frame(okSequenceId, MySqlWire.ok(MySqlWire.SERVER_STATUS_AUTOCOMMIT)));
+        return answerTrackersAndCheck(MySqlWire.concat());
     }
 
     /** Greets, reads the login and accepts it with OK; the password is not checked. */

@@ -9,9 +9,11 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.Promise;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendEndpoint;
+import io.sluice.backend.BackendException;
 import io.sluice.backend.ConnectionState;
 import io.sluice.backend.SessionKey;
 import io.sluice.protocol.Capabilities;
+import io.sluice.protocol.Packets.BackendError;
 import io.sluice.transport.TransportKind;
 
 /**
@@ -98,6 +100,14 @@ final class BackendConnector {
         }
         BackendConnection connection = new BackendConnection(endpoint, key, owner, ready, timeoutMillis, pooled,
                 state);
+        BackendError refused = key.account() == null ? null : key.account().refusal() == null ? null
+                : key.account().refusal().refused();
+        if (refused != null) {
+            // The server refused this learned credential already: asked again, it would only count one more failed
+            // login against the account (decision 171).
+            connection.connectFailed(new BackendException("login refused", refused));
+            return;
+        }
         ChannelFuture connect = opener.open(owner.loop(), connection, endpoint, timeoutMillis);
         connect.addListener(f -> {
             if (!f.isSuccess()) {
