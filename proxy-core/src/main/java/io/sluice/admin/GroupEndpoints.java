@@ -144,7 +144,11 @@ final class GroupEndpoints {
         json.endArray().name("writable").beginArray();
         roles.writable().forEach(json::value);
         json.endArray().member("detail", roles.detail()).member("statementsWaiting", group.waiting())
-                .member("primaryChanges", group.primaryChanges());
+                .member("primaryChanges", group.primaryChanges()).member("autoFailover", group.autoFailover())
+                .member("failovers", group.failovers());
+        json.name("fenced").beginArray();
+        group.fenced().forEach(json::value);
+        json.endArray();
         if (withEvents) {
             json.name("events").beginArray();
             group.events().forEach(e -> event(json, e));
