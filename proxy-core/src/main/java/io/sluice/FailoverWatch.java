@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  *       thread is not connected ({@code Slave_IO_Running} not {@code Yes}: {@code Connecting}, an IO error). One
  *       observer's view is not enough: a replica still connected to the primary means the primary lives and only
  *       Sluice's path to it is broken. Then a {@link FailoverRun} runs on a thread of its own;</li>
- *   <li>once another server is the primary, a server declared gone is fenced, whoever promoted: this instance or
- *       another one;</li>
+ *   <li>once another server is the primary, the previous one is fenced if it was declared gone or does not answer,
+ *       whoever promoted: this instance, another one (which may have promoted before this one declared anything)
+ *       or an outside tool;</li>
  *   <li>a fenced server seen writable (the old primary restarted) is made read-only again at once; one seen
  *       read-only and replicating again was rejoined (here or through another instance) and is taken back.</li>
  * </ul>
@@ -48,6 +49,8 @@ final class FailoverWatch {
     private final AtomicBoolean fencing = new AtomicBoolean();
     private int missed;
     private String declaredGone;
+    /** The primary of the last round that had one that took writes. */
+    private String lastPrimary;
     private String lastHeldBack = "";
 
     FailoverWatch(ReadWriteGroup group, Function<String, BackendPool> pools, Map<String, DataSourceConfig> dataSources,
@@ -63,11 +66,17 @@ final class FailoverWatch {
     /** One round's readings and the roles they led to. */
     void afterRound(List<ReplicationReading> readings, Roles roles) {
         keepFenced(readings);
-        if (declaredGone != null && roles.takesWrites()) {
-            if (!roles.primary().equals(declaredGone)) {
-                topology.fence(declaredGone, "declared gone; " + roles.primary() + " is the primary now");
+        if (roles.takesWrites()) {
+            // Another server took over from one that is gone: this instance's failover, another instance's (which
+            // may have promoted before this one declared anything) or an outside tool's. The old one is fenced.
+            String before = lastPrimary;
+            ReplicationReading old = before == null ? null : find(readings, before);
+            if (before != null && !before.equals(roles.primary())
+                    && (before.equals(declaredGone) || old != null && !old.reachable())) {
+                topology.fence(before, "unreachable when " + roles.primary() + " took over as the primary");
             }
             declaredGone = null;
+            lastPrimary = roles.primary();
         }
         ReplicationReading primary = find(readings, roles.primary());
         if (roles.state() != Roles.State.NO_PRIMARY || primary == null || primary.reachable()

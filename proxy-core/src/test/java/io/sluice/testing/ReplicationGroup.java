@@ -61,14 +61,14 @@ public final class ReplicationGroup implements AutoCloseable {
      * A primary and two replicas with MariaDB's built-in semi-synchronous replication on every server (master and
      * slave sides, so that a promoted replica waits for the others' acknowledgements in turn): a commit returns to
      * its client only once a replica has the transaction in its relay log ({@code AFTER_SYNC}), or after
-     * {@code rpl_semi_sync_master_timeout} (2 s) without one. A server that restarts after a crash with the slave
-     * side on truncates from its binary log the transactions no replica acknowledged (MariaDB 10.6+), so that an old
-     * primary can replicate from the promoted one again.
+     * {@code rpl_semi_sync_master_timeout} (2 s) without one. Every server starts in the replica's role
+     * ({@code init_rpl_role=SLAVE}, MariaDB 10.6.19+/10.11.9+): a primary that restarts after a crash then truncates
+     * from its binary log the transactions no replica acknowledged, so that it can replicate from the promoted one.
      */
     public static ReplicationGroup startSemiSync(String name) {
         return start(name, 2, List.of("--rpl-semi-sync-master-enabled=1", "--rpl-semi-sync-slave-enabled=1",
                 "--rpl-semi-sync-master-wait-point=AFTER_SYNC", "--rpl-semi-sync-master-timeout=2000",
-                "--sync-binlog=1"));
+                "--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1", "--init-rpl-role=SLAVE"));
     }
 
     private static ReplicationGroup start(String name, int replicaCount, List<String> extraArgs) {

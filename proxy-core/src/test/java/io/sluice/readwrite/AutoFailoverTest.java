@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
  * ({@code fo_app}); the failover runs as {@code fo_admin} and repoints the servers with {@code fo_repl}.
  */
 @Tag("server")
-class FailoverTest {
+class AutoFailoverTest {
     private static final String APP_USER = "fo_app";
     private static final String APP_PASSWORD = "fo_app_pw";
     private static final String ADMIN_USER = "fo_admin";
