@@ -51,10 +51,12 @@ final class FailoverRun {
     private final Map<String, DataSourceConfig> dataSources;
     private final long readTimeoutMillis;
     private final String gone;
+    private final boolean dryRun;
     private final List<AdministrationSession> sessions = new ArrayList<>();
 
     FailoverRun(ReadWriteGroup group, Function<String, BackendPool> pools, Map<String, DataSourceConfig> dataSources,
-            long readTimeoutMillis, String gone) {
+            long readTimeoutMillis, String gone, boolean dryRun) {
+        this.dryRun = dryRun;
         this.group = group;
         this.topology = group.topology();
         this.pools = pools;
@@ -100,6 +102,9 @@ final class FailoverRun {
             }
             String to = candidate.server();
             step("candidate", to + " applied " + candidate.applied());
+            if (dryRun) {
+                return planOnly(start, candidate, readings);
+            }
             // 3. Agreement: the named lock on every reachable replica, in configuration order.
             for (ReplicationReading replica : replicas(readings)) {
                 AdministrationSession session = AdministrationSession.open(pools.apply(replica.server()),
@@ -153,6 +158,30 @@ final class FailoverRun {
         } finally {
             sessions.forEach(AdministrationSession::close);
         }
+    }
+
+    /** A dry run: what it would run, into the history and the log; nothing changed on the servers. */
+    private String planOnly(long start, ReplicationReading candidate, List<ReplicationReading> readings) {
+        PromotionStatements statements = PromotionStatements.of(candidate);
+        JdbcUrl target = JdbcUrl.parse(dataSources.get(candidate.server()).url());
+        ServerAccount replication = group.config().replicationAccount();
+        List<String> plan = new ArrayList<>();
+        for (ReplicationReading replica : replicas(readings)) {
+            plan.add(replica.server() + ": SELECT GET_LOCK(" + quote(lockName(group.name())) + ", 0)");
+        }
+        statements.promote().forEach(sql -> plan.add(candidate.server() + ": " + sql));
+        for (ReplicationReading replica : replicas(readings)) {
+            if (!replica.server().equals(candidate.server())) {
+                statements.replicateFrom(target.host(), target.port(), replication.username(), replication.password())
+                        .forEach(sql -> plan.add(replica.server() + ": " + PromotionStatements.masked(sql)));
+            }
+        }
+        plan.add(gone + ": fenced (kept out of the group, made read-only when it answers)");
+        topology.record("failover_dry_run", "would promote " + candidate.server() + ": " + String.join("; ", plan));
+        log.warn("read/write group {}: failover DRY RUN: {} is gone; would promote {}: {}", group.name(), gone,
+                candidate.server(), plan);
+        topology.failoverEnded(false, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        return null;
     }
 
     /** Why not to promote now ({@code null}: go on): the old primary answers, or a server is writable already. */

@@ -86,8 +86,8 @@ final class FailoverWatch {
             return;
         }
         missed++;
-        if (missed < settings.afterChecks() || running.get()) {
-            return;
+        if (missed < settings.afterChecks() || running.get() || settings.dryRun() && declaredGone != null) {
+            return; // a dry run plans once per outage
         }
         List<String> connected = new ArrayList<>();
         int replicas = 0;
@@ -116,7 +116,7 @@ final class FailoverWatch {
         running.set(true);
         Thread thread = new Thread(() -> {
             try {
-                new FailoverRun(group, pools, dataSources, readTimeoutMillis, gone).run();
+                new FailoverRun(group, pools, dataSources, readTimeoutMillis, gone, settings.dryRun()).run();
             } finally {
                 running.set(false);
             }

@@ -14,12 +14,15 @@ import java.time.Duration;
  *     gone, 1 or more
  * @param applyTimeout {@code failoverApplyTimeoutMilliseconds}: how long each replica may take to apply its relay
  *     log before the candidate is chosen; past it the replica is chosen among by what it applied
+ * @param dryRun {@code failoverDryRun}: declare the primary gone and plan (the candidate, the statements) into the
+ *     log and the event history, once per outage, but change nothing on the servers
  */
-public record AutoFailover(boolean enabled, int afterChecks, Duration applyTimeout) {
+public record AutoFailover(boolean enabled, int afterChecks, Duration applyTimeout, boolean dryRun) {
     public static final int DEFAULT_AFTER_CHECKS = 3;
     public static final Duration DEFAULT_APPLY_TIMEOUT = Duration.ofSeconds(10);
     /** Off. */
-    public static final AutoFailover OFF = new AutoFailover(false, DEFAULT_AFTER_CHECKS, DEFAULT_APPLY_TIMEOUT);
+    public static final AutoFailover OFF = new AutoFailover(false, DEFAULT_AFTER_CHECKS, DEFAULT_APPLY_TIMEOUT,
+            false);
 
     public AutoFailover {
         if (afterChecks < 1) {
@@ -33,6 +36,6 @@ public record AutoFailover(boolean enabled, int afterChecks, Duration applyTimeo
 
     /** On, with the default checks and apply timeout. */
     public static AutoFailover on() {
-        return new AutoFailover(true, DEFAULT_AFTER_CHECKS, DEFAULT_APPLY_TIMEOUT);
+        return new AutoFailover(true, DEFAULT_AFTER_CHECKS, DEFAULT_APPLY_TIMEOUT, false);
     }
 }

@@ -101,6 +101,7 @@ final class RuleReaders {
         int afterChecks = group.integer("failoverAfterChecks", AutoFailover.DEFAULT_AFTER_CHECKS);
         long applyTimeout = group.milliseconds("failoverApplyTimeoutMilliseconds",
                 AutoFailover.DEFAULT_APPLY_TIMEOUT.toMillis());
+        boolean failoverDryRun = group.flag("failoverDryRun", false);
         if (afterChecks < 1) {
             group.refuse("failoverAfterChecks", afterChecks + " (expected: 1 or more)");
         }
@@ -149,7 +150,7 @@ final class RuleReaders {
         return group.done(() -> new ReadWriteSplittingConfig(name, preferred, readNames, strategy, chosen,
                 Duration.ofMillis(lag), causalReads, Duration.ofMillis(timeout), discovery,
                 Duration.ofMillis(primaryWait), administration, replication,
-                new AutoFailover(failover, afterChecks, Duration.ofMillis(applyTimeout))));
+                new AutoFailover(failover, afterChecks, Duration.ofMillis(applyTimeout), failoverDryRun)));
     }
 
     private String unknownDataSource(String name) {

@@ -229,8 +229,9 @@ class ReadWriteSplittingConfigTest {
                       autoFailover: true
                       failoverAfterChecks: 5
                       failoverApplyTimeoutMilliseconds: 3000
+                      failoverDryRun: true
                 """).readWriteSplitting().get(0);
-        assertThat(group.autoFailover()).isEqualTo(new AutoFailover(true, 5, Duration.ofSeconds(3)));
+        assertThat(group.autoFailover()).isEqualTo(new AutoFailover(true, 5, Duration.ofSeconds(3), true));
         ReadWriteSplittingConfig defaults = parse(DATA_SOURCES + """
                   dataSources:
                     app:
@@ -268,7 +269,7 @@ class ReadWriteSplittingConfigTest {
                 + " of writeDataSourceName, readDataSourceNames, transactionalReadQueryStrategy, loadBalancerName,"
                 + " maxReplicationLagMilliseconds, causalReads, causalReadsTimeoutMilliseconds, primaryDiscovery,"
                 + " primaryWaitMilliseconds, administration, replication, autoFailover, failoverAfterChecks,"
-                + " failoverApplyTimeoutMilliseconds)");
+                + " failoverApplyTimeoutMilliseconds, failoverDryRun)");
         assertRefused(DATA_SOURCES + """
                   dataSource:
                     app: {}

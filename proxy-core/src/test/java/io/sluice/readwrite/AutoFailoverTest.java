@@ -168,6 +168,67 @@ class AutoFailoverTest {
         }
     }
 
+    /**
+     * Asynchronous replication: the failover runs the same way, but a write the primary acknowledged and no replica
+     * received before the kill is lost; how many is counted and printed (asynchronous replication's promise, not
+     * Sluice's). The second instance runs with {@code failoverDryRun}: it plans, changes nothing, and follows.
+     */
+    @Test
+    void killedPrimaryWithAsynchronousReplicationIsReplacedAndTheLossIsCounted() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("fo-async")) {
+            prepare(servers);
+            try (Sluice real = Sluice.start(config(servers, false)); Sluice dry = Sluice.start(config(servers, true))) {
+                for (Sluice each : List.of(real, dry)) {
+                    awaitRoles(each, r -> r.takesWrites() && r.primary().equals("primary"), 20);
+                }
+                List<Ledger> ledgers = List.of(new Ledger(real.port(), 0), new Ledger(real.port(), 1));
+                List<Thread> threads = new ArrayList<>();
+                for (Ledger ledger : ledgers) {
+                    Thread thread = new Thread(ledger, "fo-ledger-" + ledger.id);
+                    threads.add(thread);
+                    thread.start();
+                }
+                for (Ledger ledger : ledgers) {
+                    ledger.awaitAcknowledged(30);
+                }
+                long killedAt = System.nanoTime();
+                servers.killPrimary();
+                for (Sluice each : List.of(real, dry)) {
+                    awaitRoles(each, r -> r.takesWrites() && !r.primary().equals("primary"), 60);
+                }
+                long resumed = -1;
+                for (Ledger ledger : ledgers) {
+                    resumed = Math.max(resumed, ledger.awaitAcknowledgedAfter(killedAt, 30) - killedAt);
+                }
+                for (Ledger ledger : ledgers) {
+                    ledger.stop.set(true);
+                }
+                for (Thread thread : threads) {
+                    thread.join(10_000);
+                }
+                assertThat(real.groups().get(0).failovers()).isEqualTo(1);
+                assertThat(dry.groups().get(0).failovers()).isZero();
+                assertThat(dry.groups().get(0).events()).extracting(e -> e.kind()).contains("failover_dry_run");
+                assertThat(dry.groups().get(0).fenced()).containsExactly("primary");
+                String promoted = real.groups().get(0).roles().primary();
+                ExtraMariaDb newPrimary = promoted.equals("replica_0") ? servers.replica(0) : servers.replica(1);
+                Set<String> landed = keys(newPrimary);
+                int acknowledged = 0;
+                int lost = 0;
+                for (Ledger ledger : ledgers) {
+                    for (String key : ledger.acknowledged) {
+                        acknowledged++;
+                        lost += landed.contains(key) ? 0 : 1;
+                    }
+                }
+                assertThat(acknowledged).isGreaterThan(60);
+                System.out.printf("failover without semi-sync: %s promoted; writes resumed %d ms after the kill;"
+                        + " %d writes acknowledged, %d lost%n", promoted, TimeUnit.NANOSECONDS.toMillis(resumed),
+                        acknowledged, lost);
+            }
+        }
+    }
+
     // ---- fixture ------------------------------------------------------------------------------------------------
 
     private static void prepare(ReplicationGroup servers) {
@@ -185,6 +246,10 @@ class AutoFailoverTest {
     }
 
     private static ProxyConfig config(ReplicationGroup servers) {
+        return config(servers, false);
+    }
+
+    private static ProxyConfig config(ReplicationGroup servers, boolean dryRun) {
         ProxyConfig.Builder config = ProxyConfig.builder().port(0).user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
                 .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
                 .dataSource(dataSource("primary", servers.primary()));
@@ -194,7 +259,7 @@ class AutoFailoverTest {
         ReadWriteSplittingConfig group = servers.splitGroup("app_rw").withTopology(PrimaryDiscovery.READ_ONLY,
                 Duration.ofSeconds(10), new ServerAccount(ADMIN_USER, ADMIN_PASSWORD),
                 new ServerAccount(REPL_USER, REPL_PASSWORD)).withAutoFailover(
-                new AutoFailover(true, 3, Duration.ofSeconds(5)));
+                new AutoFailover(true, 3, Duration.ofSeconds(5), dryRun));
         return config.readWriteSplitting(group).build();
     }
 
