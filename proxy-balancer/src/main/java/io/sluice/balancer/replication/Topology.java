@@ -178,6 +178,19 @@ public final class Topology {
     }
 
     /**
+     * The primary {@code server} refused a write as read-only (ERR 1290): it was fenced or demoted by an outside tool
+     * or another Sluice instance since the last round. Writes wait for the next round rather than go to it again; a
+     * no-op unless it is still taken for the primary of a group that follows its servers.
+     */
+    public synchronized void refusedWrites(String server) {
+        Roles now = roles;
+        if (follows && now.state() == Roles.State.PRIMARY && now.primary().equals(server)) {
+            change(new Roles(Roles.State.NO_PRIMARY, now.primary(), now.replicas(), List.of(), server
+                    + " refused a write as read-only: writes wait for the next round"), "no_primary");
+        }
+    }
+
+    /**
      * Keeps {@code server} out of the group after an unplanned failover: never the primary, whatever its
      * {@code read_only}, until {@link #rejoined}. The old primary, which may come back with writes no replica has.
      */
