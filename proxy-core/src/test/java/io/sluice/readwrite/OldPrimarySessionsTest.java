@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.Sluice;
+import io.sluice.admin.AdminServer;
 import io.sluice.api.SwitchoverReport;
 import io.sluice.balancer.HealthCheckConfig;
+import io.sluice.capture.TrafficCapture;
+import io.sluice.config.AdminConfig;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.config.PrimaryDiscovery;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.config.ServerAccount;
+import io.sluice.testing.AdminClient;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
@@ -39,6 +43,7 @@ class OldPrimarySessionsTest {
     private static final String ADMIN_USER = "fo_admin";
     private static final String ADMIN_PASSWORD = "fo_admin_pw";
     private static final String HOST = TestMariaDb.HOST;
+    private static final String TOKEN = "fo-token";
 
     @Test
     void autocommitOffFollowsAtItsNextTransactionAndAPinnedSessionGetsTheServersRefusal() throws Exception {
@@ -81,6 +86,24 @@ class OldPrimarySessionsTest {
                     a.executeUpdate("INSERT INTO t (k, server) VALUES ('pinned-3', @@server_id)");
                 }
                 assertThat(serverOf(servers.replica(0), "pinned-3")).isEqualTo(newId);
+
+                // The admin API's rejoin: admin token, a data source named, 409 with the reason when refused.
+                try (AdminServer server = AdminServer.start(AdminConfig.on("127.0.0.1", 0, TOKEN), sluice,
+                        new TrafficCapture(), null)) {
+                    AdminClient admin = new AdminClient("127.0.0.1", server.port());
+                    assertThat(admin.post("/api/groups/app_rw/rejoin?datasource=primary", null).status())
+                            .isIn(401, 403);
+                    assertThat(admin.post("/api/groups/app_rw/rejoin", TOKEN).status()).isEqualTo(400);
+                    AdminClient.Response unknown = admin.post("/api/groups/app_rw/rejoin?datasource=nowhere", TOKEN);
+                    assertThat(unknown.status()).isEqualTo(409);
+                    assertThat(unknown.body()).contains("no server nowhere");
+                    AdminClient.Response primary = admin.post("/api/groups/app_rw/rejoin?datasource=replica_0",
+                            TOKEN);
+                    assertThat(primary.status()).isEqualTo(409);
+                    assertThat(primary.body()).contains("replica_0 is the primary");
+                    assertThat(admin.get("/api/groups/app_rw", TOKEN).body()).contains("\"autoFailover\":false")
+                            .contains("\"fenced\":[]").contains("\"failovers\":0");
+                }
             }
         }
     }
