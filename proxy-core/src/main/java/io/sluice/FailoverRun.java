@@ -105,14 +105,16 @@ final class FailoverRun {
             if (dryRun) {
                 return planOnly(start, candidate, readings);
             }
-            // 3. Agreement: the named lock on every reachable replica, in configuration order.
-            for (ReplicationReading replica : replicas(readings)) {
+            // 3. Agreement: the named lock on every reachable replica, in configuration order. The sessions stay in
+            // this list's order: the candidate's promotes, the others' repoint.
+            List<ReplicationReading> locked = replicas(readings);
+            for (ReplicationReading replica : locked) {
                 AdministrationSession session = AdministrationSession.open(pools.apply(replica.server()),
                         admin.username(), admin.password(), readTimeoutMillis).join();
                 sessions.add(session);
-                String locked = firstValue(session.run(List.of("SELECT GET_LOCK("
+                String answer = firstValue(session.run(List.of("SELECT GET_LOCK("
                         + quote(lockName(group.name())) + ", 0)"), readTimeoutMillis).join()[0]);
-                if (!"1".equals(locked)) {
+                if (!"1".equals(answer)) {
                     return yielded(start, "the failover lock on " + replica.server() + " is held: another instance"
                             + " is failing over");
                 }
@@ -126,7 +128,7 @@ final class FailoverRun {
             // 5. Fence, promote, release.
             PromotionStatements statements = PromotionStatements.of(candidate);
             topology.fence(gone, "the primary was declared gone; " + to + " is promoted");
-            int at = indexOf(replicas(readings), to);
+            int at = indexOf(locked, to);
             sessions.get(at).run(statements.promote(), readTimeoutMillis).join();
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             topology.release(to, "failover: " + gone + " gone; " + to + " applied " + candidate.applied()
@@ -136,12 +138,11 @@ final class FailoverRun {
             // 6. The other replicas follow the new primary.
             JdbcUrl target = JdbcUrl.parse(dataSources.get(to).url());
             ServerAccount replication = group.config().replicationAccount();
-            List<ReplicationReading> others = replicas(readings);
-            for (int i = 0; i < others.size(); i++) {
+            for (int i = 0; i < locked.size(); i++) {
                 if (i == at) {
                     continue;
                 }
-                String other = others.get(i).server();
+                String other = locked.get(i).server();
                 try {
                     sessions.get(i).run(statements.replicateFrom(target.host(), target.port(),
                             replication.username(), replication.password()), readTimeoutMillis).join();
