@@ -14,6 +14,7 @@ import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.config.ServerAccount;
 import io.sluice.ops.metrics.SluiceMetrics;
 import io.sluice.testing.ExtraMariaDb;
+import io.sluice.testing.FaultyServerRelay;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.PrometheusText;
 import io.sluice.testing.ProxyUnderTest;
@@ -171,7 +172,8 @@ class AutoFailoverTest {
     /**
      * Asynchronous replication: the failover runs the same way, but a write the primary acknowledged and no replica
      * received before the kill is lost; how many is counted and printed (asynchronous replication's promise, not
-     * Sluice's). The second instance runs with {@code failoverDryRun}: it plans, changes nothing, and follows.
+     * Sluice's). The second instance runs with {@code failoverDryRun} and declares the primary gone after one round
+     * (the other after three): it plans first, changes nothing, and follows.
      */
     @Test
     void killedPrimaryWithAsynchronousReplicationIsReplacedAndTheLossIsCounted() throws Exception {
@@ -229,6 +231,48 @@ class AutoFailoverTest {
         }
     }
 
+    /**
+     * One observer is not enough: Sluice cannot reach the primary (it turns away Sluice's new connections, ERR 1040,
+     * through a relay), but the replicas still receive from it. The primary is not declared gone, nothing is promoted,
+     * and the history says why.
+     */
+    @Test
+    void aPrimaryOnlySluiceCannotReachIsNotDeclaredGone() throws Exception {
+        try (ReplicationGroup servers = ReplicationGroup.start("fo-held-back");
+             FaultyServerRelay relay = new FaultyServerRelay(HOST, servers.primary().port())) {
+            prepare(servers);
+            ProxyConfig.Builder builder = ProxyConfig.builder().port(0)
+                    .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
+                    .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
+                    .dataSource(new DataSourceConfig("primary", relay.jdbcUrl() + "app", APP_USER, APP_PASSWORD, 1000,
+                            60_000, 600_000, 16, 0, 1, false));
+            for (int i = 0; i < servers.replicas().size(); i++) {
+                builder.dataSource(dataSource("replica_" + i, servers.replica(i)));
+            }
+            ReadWriteSplittingConfig group = servers.splitGroup("app_rw").withTopology(PrimaryDiscovery.READ_ONLY,
+                    Duration.ofSeconds(1), new ServerAccount(ADMIN_USER, ADMIN_PASSWORD),
+                    new ServerAccount(REPL_USER, REPL_PASSWORD)).withAutoFailover(
+                    new AutoFailover(true, 2, Duration.ofSeconds(5), false));
+            try (Sluice sluice = Sluice.start(builder.readWriteSplitting(group).build())) {
+                awaitRoles(sluice, r -> r.takesWrites() && r.primary().equals("primary"), 20);
+                relay.fill();
+                awaitRoles(sluice, r -> r.state() == Roles.State.NO_PRIMARY, 20);
+                awaitTrue(() -> sluice.groups().get(0).events().stream()
+                        .anyMatch(e -> e.kind().equals("failover_held_back")), 20, "a failover held back");
+                Thread.sleep(2_000); // ten rounds more
+                assertThat(sluice.groups().get(0).failovers()).isZero();
+                assertThat(sluice.groups().get(0).events()).extracting(e -> e.kind())
+                        .doesNotContain("failover_begin", "fenced");
+                assertThat(sluice.groups().get(0).events()).filteredOn(e -> e.kind().equals("failover_held_back"))
+                        .allMatch(e -> e.detail().contains("still receive(s) from primary"));
+                for (ExtraMariaDb replica : servers.replicas()) {
+                    assertThat(query(replica, "SELECT @@GLOBAL.read_only")).isEqualTo("1");
+                }
+                assertThat(query(servers.primary(), "SELECT @@GLOBAL.read_only")).isEqualTo("0");
+            }
+        }
+    }
+
     // ---- fixture ------------------------------------------------------------------------------------------------
 
     private static void prepare(ReplicationGroup servers) {
@@ -259,7 +303,7 @@ class AutoFailoverTest {
         ReadWriteSplittingConfig group = servers.splitGroup("app_rw").withTopology(PrimaryDiscovery.READ_ONLY,
                 Duration.ofSeconds(10), new ServerAccount(ADMIN_USER, ADMIN_PASSWORD),
                 new ServerAccount(REPL_USER, REPL_PASSWORD)).withAutoFailover(
-                new AutoFailover(true, 3, Duration.ofSeconds(5), dryRun));
+                new AutoFailover(true, dryRun ? 1 : 3, Duration.ofSeconds(5), dryRun));
         return config.readWriteSplitting(group).build();
     }
 
