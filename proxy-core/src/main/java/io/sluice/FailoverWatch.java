@@ -114,6 +114,7 @@ final class FailoverWatch {
         log.warn("read/write group {}: primary {} declared gone ({} checks, the replicas agree): failing over",
                 group.name(), gone, missed);
         running.set(true);
+        missed = 0; // one that promotes nothing (yields, fails) is tried again after as many rounds, not every round
         Thread thread = new Thread(() -> {
             try {
                 new FailoverRun(group, pools, dataSources, readTimeoutMillis, gone, settings.dryRun()).run();
