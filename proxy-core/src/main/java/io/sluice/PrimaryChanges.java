@@ -2,6 +2,7 @@ package io.sluice;
 
 import io.sluice.backend.pool.BackendPool;
 import io.sluice.balancer.BackendGroup;
+import io.sluice.balancer.replication.ReplicaEligibility;
 import io.sluice.balancer.replication.Roles;
 import io.sluice.config.DataSourceConfig;
 import io.sluice.routing.ReadWriteGroup;
@@ -24,6 +25,8 @@ final class PrimaryChanges {
     private final Function<String, BackendPool> pools;
     private final BackendGroup backends;
     private final Map<String, DataSourceConfig> dataSources;
+    /** The primary that took writes last; changed on the thread that changes the roles (they are synchronized). */
+    private String lastPrimary;
 
     private PrimaryChanges(ReadWriteGroup group, Function<String, BackendPool> pools, BackendGroup backends,
             Map<String, DataSourceConfig> dataSources) {
@@ -44,6 +47,14 @@ final class PrimaryChanges {
     private void changed(Roles roles) {
         switch (roles.state()) {
             case PRIMARY -> {
+                String before = lastPrimary;
+                lastPrimary = roles.primary();
+                if (before != null && !before.equals(roles.primary())) {
+                    // Its last judgement is from before it was the primary, or none: it takes no reads until the
+                    // replica watch finds it replicating from the new one (it is being repointed, or fenced).
+                    group.judged(new ReplicaEligibility.Judgement(before, ReplicaEligibility.Verdict.NOT_A_REPLICA,
+                            -1, -1, "the primary until now: takes reads once it replicates from " + roles.primary()));
+                }
                 for (String server : group.topology().servers()) {
                     boolean primary = server.equals(roles.primary());
                     BackendPool pool = pools.apply(server);

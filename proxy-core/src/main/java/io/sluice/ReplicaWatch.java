@@ -9,6 +9,7 @@ import io.sluice.balancer.replication.Roles;
 import io.sluice.routing.ReadWriteGroup;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -23,11 +24,19 @@ final class ReplicaWatch {
     private final List<ReadWriteGroup> groups;
     private final Function<String, BackendPool> pools;
     private final long timeoutMillis;
+    /** The groups with {@code autoFailover: true}, by name. */
+    private final Map<String, FailoverWatch> failovers;
 
     ReplicaWatch(List<ReadWriteGroup> groups, Function<String, BackendPool> pools, long timeoutMillis) {
+        this(groups, pools, timeoutMillis, Map.of());
+    }
+
+    ReplicaWatch(List<ReadWriteGroup> groups, Function<String, BackendPool> pools, long timeoutMillis,
+            Map<String, FailoverWatch> failovers) {
         this.groups = groups;
         this.pools = pools;
         this.timeoutMillis = timeoutMillis;
+        this.failovers = failovers;
     }
 
     /** Starts the readings on {@code executor}, every {@code intervalMillis}. */
@@ -61,6 +70,10 @@ final class ReplicaWatch {
         CompletableFuture.allOf(readings.toArray(CompletableFuture[]::new)).thenRun(() -> {
             List<ReplicationReading> all = readings.stream().map(CompletableFuture::join).toList();
             Roles roles = group.topology().observe(all);
+            FailoverWatch failover = failovers.get(group.name());
+            if (failover != null) {
+                failover.afterRound(all, roles);
+            }
             String primaryName = roles.primary();
             ReplicationReading primary = all.stream().filter(r -> r.server().equals(primaryName)).findFirst()
                     .orElse(ReplicationReading.unreachable(primaryName, "not read"));
@@ -69,7 +82,11 @@ final class ReplicaWatch {
                     ? primary.applied() : null;
             ReplicaEligibility rules = group.config().replicaEligibility();
             for (ReplicationReading replica : all) {
-                if (!replica.server().equals(primaryName)) {
+                if (group.topology().isFenced(replica.server())) {
+                    group.judged(new ReplicaEligibility.Judgement(replica.server(),
+                            ReplicaEligibility.Verdict.NOT_A_REPLICA, -1, -1, "fenced after a failover: out of the"
+                            + " group until an operator rejoins it"));
+                } else if (!replica.server().equals(primaryName)) {
                     group.judged(primaryPosition != null ? rules.judge(replica, primaryPosition)
                             : withoutPrimary(replica));
                 }

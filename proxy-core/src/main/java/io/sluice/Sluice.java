@@ -6,6 +6,7 @@ import io.sluice.api.BackendSnapshot;
 import io.sluice.api.GroupTopology;
 import io.sluice.api.MetricSources;
 import io.sluice.api.ProxyControl;
+import io.sluice.api.RejoinReport;
 import io.sluice.api.ReloadResult;
 import io.sluice.api.SessionSnapshot;
 import io.sluice.api.SwitchoverReport;
@@ -162,7 +163,9 @@ public final class Sluice implements ProxyControl, AutoCloseable {
     public List<GroupTopology> groups() {
         return context.readWriteGroups().stream().map(group -> new GroupTopology(group.name(),
                 group.config().primaryDiscovery().name(), group.config().administration() != null, group.roles(),
-                group.waitingForPrimary(), group.topology().primaryChanges(), group.topology().events())).toList();
+                group.waitingForPrimary(), group.topology().primaryChanges(), group.topology().events(),
+                group.config().autoFailover().enabled(), group.topology().failovers(true),
+                group.topology().fenced())).toList();
     }
 
     @Override
@@ -173,6 +176,18 @@ public final class Sluice implements ProxyControl, AutoCloseable {
                 return new SwitchoverRun(each, backends.pools()::get, running.dataSources(),
                         Math.max(5_000, running.healthCheck().timeoutMilliseconds()))
                         .run(to, dryRun, force, timeoutMillis);
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public RejoinReport rejoin(String group, String server) {
+        for (ReadWriteGroup each : context.readWriteGroups()) {
+            if (each.name().equals(group)) {
+                ProxyConfig running = config();
+                return new RejoinRun(each, backends.pools()::get, running.dataSources(),
+                        Math.max(5_000, running.healthCheck().timeoutMilliseconds())).run(server);
             }
         }
         return null;

@@ -25,7 +25,9 @@ import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.statistics.DigestStatistics;
 import io.sluice.transport.TransportKind;
 import java.net.BindException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,8 +95,16 @@ final class Startup {
             for (ReadWriteGroup split : context.readWriteGroups()) {
                 PrimaryChanges.follow(split, backends.pools()::get, backends.group(), config.dataSources());
             }
-            new ReplicaWatch(List.copyOf(context.readWriteGroups()), backends.pools()::get,
-                    Math.max(1_000, config.healthCheck().timeoutMilliseconds())).start(checkGroup.next(), watchInterval);
+            long readTimeout = Math.max(1_000, config.healthCheck().timeoutMilliseconds());
+            Map<String, FailoverWatch> failovers = new HashMap<>();
+            for (ReadWriteGroup split : context.readWriteGroups()) {
+                if (split.config().autoFailover().enabled()) {
+                    failovers.put(split.name(), new FailoverWatch(split, backends.pools()::get, config.dataSources(),
+                            Math.max(5_000, readTimeout)));
+                }
+            }
+            new ReplicaWatch(List.copyOf(context.readWriteGroups()), backends.pools()::get, readTimeout, failovers)
+                    .start(checkGroup.next(), watchInterval);
             Channel serverChannel = bind(server, transport, workerGroup, context);
             Sluice sluice = new Sluice(config, workerGroup, checkGroup, transport, backends, context, serverChannel,
                     traffic, slowQueryLog);

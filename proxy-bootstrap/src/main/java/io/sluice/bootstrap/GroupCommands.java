@@ -12,7 +12,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code sluice-ctl groups [GROUP]}, {@code events GROUP} and {@code switchover GROUP [--to DS] [--dry-run]
- * [--force] [--timeout MS]}: a read/write split group's topology, its history, and a planned switchover (issue #40).
+ * [--force] [--timeout MS]}: a read/write split group's topology, its history, and a planned switchover (issue #40);
+ * {@code rejoin GROUP DATASOURCE}: a server fenced after a failover taken back as a replica of the primary.
  */
 final class GroupCommands {
     private GroupCommands() {
@@ -89,6 +90,25 @@ final class GroupCommands {
             }
             String path = groupPath(group, "/switchover") + (query.isEmpty() ? "" : "?" + String.join("&", query));
             return admin.callEach("POST", path, "");
+        }
+    }
+
+    @Command(name = "rejoin", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
+            separator = " ", description = "takes a server fenced after a failover back as a replica of the primary")
+    static final class Rejoin implements Callable<Integer> {
+        @Mixin
+        private AdminApi admin;
+
+        @Parameters(index = "0", paramLabel = "GROUP", description = "the group, as config.yaml names it")
+        private String group;
+
+        @Parameters(index = "1", paramLabel = "DATASOURCE", description = "the fenced server (the old primary)")
+        private String dataSource;
+
+        @Override
+        public Integer call() {
+            return admin.callEach("POST", groupPath(group, "/rejoin") + "?datasource="
+                    + URLEncoder.encode(dataSource, StandardCharsets.UTF_8), "");
         }
     }
 

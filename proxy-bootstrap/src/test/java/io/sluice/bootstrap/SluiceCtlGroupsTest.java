@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code sluice-ctl groups}, {@code events} and {@code switchover} (issue #40): the admin API calls they make, with
+ * {@code sluice-ctl groups}, {@code events}, {@code switchover} and {@code rejoin} (issue #40): the admin API calls they make, with
  * the token, over real HTTP to a recording server; the switchover itself is tested against real servers in
  * proxy-core's {@code SwitchoverTest}.
  */
@@ -73,6 +73,14 @@ class SluiceCtlGroupsTest {
                 "GET /api/groups/app_rw/events Bearer " + TOKEN,
                 "POST /api/groups/app_rw/switchover?to=replica_0&dryRun=true Bearer " + TOKEN,
                 "POST /api/groups/app_rw/switchover?force=true&timeout=2000 Bearer " + TOKEN);
+    }
+
+    @Test
+    void rejoinPostsTheFencedServer() {
+        assertThat(ctl("rejoin", "app_rw", "primary")).isZero();
+        assertThat(requests).containsExactly("POST /api/groups/app_rw/rejoin?datasource=primary Bearer " + TOKEN);
+        assertThat(ctl("rejoin", "app_rw")).isEqualTo(SluiceCtl.EXIT_BAD_ARGUMENTS);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("DATASOURCE");
     }
 
     @Test

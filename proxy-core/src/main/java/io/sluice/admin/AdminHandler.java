@@ -270,6 +270,7 @@ final class AdminHandler implements AdminPort.Responder {
                 + " /api/backends/{name}/undrain, /api/sessions, /api/readwrite/route, /api/config/reload,"
                 + " /api/digests, /api/digests/reset,"
                 + " /api/groups, /api/groups/{group}, /api/groups/{group}/events, /api/groups/{group}/switchover,"
+                + " /api/groups/{group}/rejoin,"
                 + " /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));
     }
 

@@ -2,6 +2,7 @@ package io.sluice.admin;
 
 import io.sluice.api.GroupTopology;
 import io.sluice.api.ProxyControl;
+import io.sluice.api.RejoinReport;
 import io.sluice.api.SwitchoverReport;
 import io.sluice.balancer.replication.Roles;
 import io.sluice.balancer.replication.TopologyEvent;
@@ -21,7 +22,9 @@ import java.util.Map;
  *   <li>{@code GET /api/groups/{group}/events}: the history alone, oldest first;</li>
  *   <li>{@code POST /api/groups/{group}/switchover?to=DS&dryRun&force&timeout=MS}: a planned switchover (admin
  *       token), 200 when switched or for a dry run whose checks passed, 409 when refused, abandoned or rolled
- *       back, each with the report.</li>
+ *       back, each with the report;</li>
+ *   <li>{@code POST /api/groups/{group}/rejoin?datasource=DS}: a server fenced after a failover pointed at the
+ *       primary and taken back into the group (admin token), 200 when rejoined, 409 when not, with the report.</li>
  * </ul>
  */
 final class GroupEndpoints {
@@ -45,7 +48,7 @@ final class GroupEndpoints {
 
     /** Whether the request changes something, and so needs the admin token rather than the read one. */
     static boolean changes(String path) {
-        return path.endsWith("/switchover");
+        return path.endsWith("/switchover") || path.endsWith("/rejoin");
     }
 
     Response handle(String method, String path, Map<String, List<String>> parameters) {
@@ -86,9 +89,15 @@ final class GroupEndpoints {
                 }
                 return switchover(name, parameters);
             }
+            case "rejoin" -> {
+                if (!method.equals("POST")) {
+                    return new Response(405, error("method not allowed (expected: POST)"), "POST");
+                }
+                return rejoin(name, first(parameters, "datasource"));
+            }
             default -> {
                 return new Response(404, error("no such endpoint: " + path + " (expected: " + PREFIX + "/{group},"
-                        + " /events or /switchover)"), null);
+                        + " /events, /switchover or /rejoin)"), null);
             }
         }
     }
@@ -113,6 +122,25 @@ final class GroupEndpoints {
         }
         boolean ok = report.switched() || report.dryRun() && report.error().isEmpty();
         return new Response(ok ? 200 : 409, report(report), null);
+    }
+
+    private Response rejoin(String name, String server) {
+        if (server == null || server.isBlank()) {
+            return new Response(400, error("datasource: missing (expected: the fenced server to rejoin)"), null);
+        }
+        RejoinReport report = proxy.rejoin(name, server);
+        if (report == null) {
+            return new Response(404, error("no read/write group named '" + name + "'"), null);
+        }
+        Json.Writer json = Json.writer().beginObject().member("group", report.group())
+                .member("datasource", report.server()).member("primary", report.primary())
+                .member("rejoined", report.rejoined());
+        if (!report.error().isEmpty()) {
+            json.member("error", report.error());
+        }
+        json.name("statements").beginArray();
+        report.statements().forEach(json::value);
+        return new Response(report.rejoined() ? 200 : 409, json.endArray().endObject().toString(), null);
     }
 
     private static String report(SwitchoverReport report) {
@@ -144,7 +172,11 @@ final class GroupEndpoints {
         json.endArray().name("writable").beginArray();
         roles.writable().forEach(json::value);
         json.endArray().member("detail", roles.detail()).member("statementsWaiting", group.waiting())
-                .member("primaryChanges", group.primaryChanges());
+                .member("primaryChanges", group.primaryChanges()).member("autoFailover", group.autoFailover())
+                .member("failovers", group.failovers());
+        json.name("fenced").beginArray();
+        group.fenced().forEach(json::value);
+        json.endArray();
         if (withEvents) {
             json.name("events").beginArray();
             group.events().forEach(e -> event(json, e));

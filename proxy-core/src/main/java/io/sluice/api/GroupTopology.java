@@ -15,11 +15,15 @@ import java.util.List;
  * @param waiting statements waiting now for a primary that takes writes
  * @param primaryChanges times the primary changed to another server since start
  * @param events the history, oldest first
+ * @param autoFailover whether Sluice promotes a replica itself when the primary is gone
+ * @param failovers unplanned failovers this instance promoted since start
+ * @param fenced the servers fenced after a failover, until an operator rejoins them
  */
 public record GroupTopology(String group, String discovery, boolean switchover, Roles roles, int waiting,
-        long primaryChanges, List<TopologyEvent> events) {
+        long primaryChanges, List<TopologyEvent> events, boolean autoFailover, long failovers, List<String> fenced) {
 
     public GroupTopology {
         events = List.copyOf(events);
+        fenced = List.copyOf(fenced);
     }
 }

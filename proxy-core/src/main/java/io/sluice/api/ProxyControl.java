@@ -70,4 +70,14 @@ public interface ProxyControl {
     default SwitchoverReport switchover(String group, String to, boolean dryRun, boolean force, long timeoutMillis) {
         return null;
     }
+
+    /**
+     * Takes a server fenced after a failover back into a read/write split group as a replica of its primary (issue
+     * #40, decision 177). Blocks until done.
+     *
+     * @return the report; {@code null} when there is no such group
+     */
+    default RejoinReport rejoin(String group, String server) {
+        return null;
+    }
 }

@@ -77,4 +77,19 @@ public interface ReadWriteCounts {
     default double lastSwitchoverWritesHeldSeconds() {
         return Double.NaN;
     }
+
+    /** Unplanned failovers that promoted a replica ({@code true}), or that began here and did not, since start. */
+    default long failovers(boolean promoted) {
+        return 0;
+    }
+
+    /** How long the last failover that promoted took, from the primary declared gone; NaN before any. */
+    default double lastFailoverSeconds() {
+        return Double.NaN;
+    }
+
+    /** How many of the group's servers are fenced after a failover now. */
+    default int fencedServers() {
+        return 0;
+    }
 }

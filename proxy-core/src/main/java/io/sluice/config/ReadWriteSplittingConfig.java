@@ -33,12 +33,13 @@ import java.util.Set;
  * @param administration the account a switchover runs its commands with, or {@code null}: no switchover
  * @param replication the account servers replicate with once a switchover repoints them, or {@code null}: the
  *     administration account
+ * @param autoFailover whether and when Sluice promotes a replica itself once the primary is gone (decision 175)
  */
 public record ReadWriteSplittingConfig(String name, String writeDataSourceName, List<String> readDataSourceNames,
         TransactionalReadQueryStrategy transactionalReadQueryStrategy, ReadLoadBalancer loadBalancer,
         Duration maxReplicationLag, CausalReads causalReads, Duration causalReadsTimeout,
         PrimaryDiscovery primaryDiscovery, Duration primaryWait, ServerAccount administration,
-        ServerAccount replication) {
+        ServerAccount replication, AutoFailover autoFailover) {
 
     public static final TransactionalReadQueryStrategy DEFAULT_TRANSACTIONAL_READ_QUERY_STRATEGY =
             TransactionalReadQueryStrategy.DYNAMIC;
@@ -53,7 +54,7 @@ public record ReadWriteSplittingConfig(String name, String writeDataSourceName, 
             Duration maxReplicationLag, CausalReads causalReads, Duration causalReadsTimeout) {
         this(name, writeDataSourceName, readDataSourceNames, transactionalReadQueryStrategy, loadBalancer,
                 maxReplicationLag, causalReads, causalReadsTimeout, PrimaryDiscovery.NONE, DEFAULT_PRIMARY_WAIT, null,
-                null);
+                null, AutoFailover.OFF);
     }
 
     public ReadWriteSplittingConfig {
@@ -64,6 +65,14 @@ public record ReadWriteSplittingConfig(String name, String writeDataSourceName, 
         Objects.requireNonNull(primaryDiscovery, "primaryDiscovery");
         if (primaryWait == null || primaryWait.isNegative()) {
             throw new IllegalArgumentException("primaryWaitMilliseconds: " + primaryWait + " (expected: 0 or more)");
+        }
+        Objects.requireNonNull(autoFailover, "autoFailover");
+        if (autoFailover.enabled() && primaryDiscovery != PrimaryDiscovery.READ_ONLY) {
+            throw new IllegalArgumentException("autoFailover: true (expected: with primaryDiscovery: READ_ONLY)");
+        }
+        if (autoFailover.enabled() && administration == null) {
+            throw new IllegalArgumentException("autoFailover: true (expected: with an administration account to"
+                    + " promote with)");
         }
         if (name.isBlank()) {
             throw new IllegalArgumentException("name: empty (expected: the group's logical database name)");
@@ -120,7 +129,14 @@ public record ReadWriteSplittingConfig(String name, String writeDataSourceName, 
             ServerAccount administrationAccount, ServerAccount replicationAccount) {
         return new ReadWriteSplittingConfig(name, writeDataSourceName, readDataSourceNames,
                 transactionalReadQueryStrategy, loadBalancer, maxReplicationLag, causalReads, causalReadsTimeout,
-                discovery, wait, administrationAccount, replicationAccount);
+                discovery, wait, administrationAccount, replicationAccount, autoFailover);
+    }
+
+    /** The same group with unplanned failover set to {@code failover}. */
+    public ReadWriteSplittingConfig withAutoFailover(AutoFailover failover) {
+        return new ReadWriteSplittingConfig(name, writeDataSourceName, readDataSourceNames,
+                transactionalReadQueryStrategy, loadBalancer, maxReplicationLag, causalReads, causalReadsTimeout,
+                primaryDiscovery, primaryWait, administration, replication, failover);
     }
 
     /** Whether the group's primary is the one writable server rather than {@code writeDataSourceName}. */

@@ -97,6 +97,19 @@ final class RuleReaders {
                 + " passwordFile: admin.secret}", null, sections::account);
         ServerAccount replication = group.section("replication", "a mapping such as {username: repl,"
                 + " passwordFile: repl.secret}", null, sections::account);
+        boolean failover = group.flag("autoFailover", false);
+        int afterChecks = group.integer("failoverAfterChecks", AutoFailover.DEFAULT_AFTER_CHECKS);
+        long applyTimeout = group.milliseconds("failoverApplyTimeoutMilliseconds",
+                AutoFailover.DEFAULT_APPLY_TIMEOUT.toMillis());
+        boolean failoverDryRun = group.flag("failoverDryRun", false);
+        if (afterChecks < 1) {
+            group.refuse("failoverAfterChecks", afterChecks + " (expected: 1 or more)");
+        }
+        if (failover && discovery != PrimaryDiscovery.READ_ONLY) {
+            group.refuse("autoFailover", "true (expected: with primaryDiscovery: READ_ONLY)");
+        } else if (failover && administration == null) {
+            group.refuse("autoFailover", "true (expected: with an administration account to promote with)");
+        }
         if (write == null && discovery == PrimaryDiscovery.NONE) {
             group.missing("writeDataSourceName", "the primary's data source name");
         }
@@ -136,7 +149,8 @@ final class RuleReaders {
         String preferred = write;
         return group.done(() -> new ReadWriteSplittingConfig(name, preferred, readNames, strategy, chosen,
                 Duration.ofMillis(lag), causalReads, Duration.ofMillis(timeout), discovery,
-                Duration.ofMillis(primaryWait), administration, replication));
+                Duration.ofMillis(primaryWait), administration, replication,
+                new AutoFailover(failover, afterChecks, Duration.ofMillis(applyTimeout), failoverDryRun)));
     }
 
     private String unknownDataSource(String name) {

@@ -58,7 +58,12 @@ public enum RouteReason {
      * the primary (decision 110): a stored function that writes, called from a view. The replica's try is counted
      * under its own reason too.
      */
-    REPLICA_REFUSED(Route.PRIMARY, "primary:replica_refused");
+    REPLICA_REFUSED(Route.PRIMARY, "primary:replica_refused"),
+    /**
+     * The policy's: the primary refused a plain autocommit write as read-only (ERR 1290, nothing done: it was fenced
+     * or demoted since the group's last round) and it ran again on the group's next primary (decision 178).
+     */
+    PRIMARY_REFUSED(Route.PRIMARY, "primary:primary_refused");
 
     private static final RouteReason[] VALUES = values();
 

@@ -259,6 +259,22 @@ public final class ReadWriteGroup implements ReadWriteCounts {
         return millis < 0 ? Double.NaN : millis / 1000.0;
     }
 
+    @Override
+    public long failovers(boolean promoted) {
+        return topology.failovers(promoted);
+    }
+
+    @Override
+    public double lastFailoverSeconds() {
+        long millis = topology.lastFailoverMillis();
+        return millis < 0 ? Double.NaN : millis / 1000.0;
+    }
+
+    @Override
+    public int fencedServers() {
+        return topology.fenced().size();
+    }
+
     void routed(RouteReason reason) {
         routes.incrementAndGet(reason.ordinal());
     }

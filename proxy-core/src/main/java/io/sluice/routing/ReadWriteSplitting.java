@@ -65,6 +65,8 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
     /** The command kept: COM_QUERY, or COM_STMT_EXECUTE with the session's statement id it named. */
     private int runAgainCommand;
     private int runAgainStatement;
+    /** The statement kept to run again is a write sent to the primary, not a read sent to a replica. */
+    private boolean runAgainOnPrimary;
     /** The statement first among the held ones is one a replica refused: it goes to the primary. */
     private boolean refusedByReplica;
     /**
@@ -174,9 +176,17 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
         } else if (command != Command.COM_QUERY) {
             return false;
         }
-        return !target.equals(group.primary()) && (wanted == RouteReason.REPLICA || wanted == RouteReason.REPLICA_HINT)
-                && !transaction.inTransaction() && transaction.autocommit()
+        boolean alone = !transaction.inTransaction() && transaction.autocommit()
                 && Packets.payloadLength(frame, frame.readerIndex()) < Packets.MAX_PAYLOAD;
+        if (target.equals(group.primary())) {
+            // A primary that just turned read-only refuses a plain autocommit write before doing anything: it runs
+            // again on the next primary (decision 178). Only where the primary may change.
+            runAgainOnPrimary = alone && group.dynamic() && wanted == RouteReason.WRITE
+                    && command == Command.COM_QUERY && PlainWrite.startsWith(frame);
+            return runAgainOnPrimary;
+        }
+        runAgainOnPrimary = false;
+        return (wanted == RouteReason.REPLICA || wanted == RouteReason.REPLICA_HINT) && alone;
     }
 
     /** Keeps the statement about to go to a replica (retained: no copy) until its response says how it went. */
@@ -276,11 +286,12 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
             if (connection != null && !inner.mayGiveBack(connection)) {
                 return false;
             }
-            group.routed(RouteReason.REPLICA_REFUSED);
+            group.routed(runAgainOnPrimary ? RouteReason.PRIMARY_REFUSED : RouteReason.REPLICA_REFUSED);
             previous = group.primary();
             waitSkipped = false;
             router.routeTo(null);
-            return connection == null || !connection.dataSourceName().equals(group.primary());
+            // The primary that refused it is still named so until the next round: never run it there again.
+            return connection == null || runAgainOnPrimary || !connection.dataSourceName().equals(group.primary());
         }
         dropRunAgain();
         transaction.sessionReadOnly(sessionReadOnly());
@@ -358,7 +369,8 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
     @Override
     public boolean mustPrepare(BackendConnection connection) {
         return isReplica(connection) ? !connection.state().readOnly() || runAgain != null || causalWaitNeeded()
-                : connection.state().readOnly(); // a replica's connection, of a data source now the primary
+                : connection.state().readOnly() // a replica's connection, of a data source now the primary
+                        || runAgain != null && runAgainOnPrimary; // a write kept to run again: its answer watched
     }
 
     private boolean isReplica(BackendConnection connection) {
@@ -406,7 +418,8 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
     }
 
     private void prepareMatched(BackendConnection connection, Consumer<BackendException> done) {
-        Consumer<BackendException> ready = runAgain == null || !isReplica(connection) ? done : error -> {
+        Consumer<BackendException> ready = runAgain == null || !isReplica(connection) && !runAgainOnPrimary ? done
+                : error -> {
             if (error == null) {
                 connection.refusals().watch(); // the statement kept to run again is the next one it answers
             }
@@ -428,8 +441,12 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
             runAgain = null;
             if (connection.refusals().take()) {
                 // The replica refused it as a write before doing anything (a stored function that writes, behind a
-                // view): it runs on the primary, first, and the client sees that answer only.
-                log.debug("read/write group {}: replica {} refused a statement as a write; it runs on the primary",
+                // view), or the primary did, read-only now: it runs on the primary, first (the next one: writes wait
+                // for the group's next round), and the client sees that answer only.
+                if (runAgainOnPrimary) {
+                    group.topology().refusedWrites(connection.dataSourceName());
+                }
+                log.debug("read/write group {}: {} refused a statement as a write; it runs on the primary",
                         group.name(), connection.dataSourceName());
                 refusedByReplica = true;
                 frame.setIndex(runAgainFrom, runAgainTo);

@@ -211,10 +211,50 @@ class ReadWriteSplittingConfigTest {
         assertThat(fixed.primaryDiscovery()).isEqualTo(PrimaryDiscovery.NONE);
         assertThat(fixed.primaryWait()).isEqualTo(ReadWriteSplittingConfig.DEFAULT_PRIMARY_WAIT);
         assertThat(fixed.administration()).isNull();
+        assertThat(fixed.autoFailover().enabled()).isFalse();
         assertThatThrownBy(() -> parse(DATA_SOURCES + """
                   dataSources:
                     app: {readDataSourceNames: [r0]}
                 """)).isInstanceOf(ConfigException.class).hasMessageContaining("writeDataSourceName");
+    }
+
+    @Test
+    void readsAutoFailoverOnlyWithDiscoveryAndAnAdministrationAccount() {
+        ReadWriteSplittingConfig group = parse(DATA_SOURCES + """
+                  dataSources:
+                    app:
+                      readDataSourceNames: [p, r0, r1]
+                      primaryDiscovery: READ_ONLY
+                      administration: {username: sluice_admin, password: s3cret}
+                      autoFailover: true
+                      failoverAfterChecks: 5
+                      failoverApplyTimeoutMilliseconds: 3000
+                      failoverDryRun: true
+                """).readWriteSplitting().get(0);
+        assertThat(group.autoFailover()).isEqualTo(new AutoFailover(true, 5, Duration.ofSeconds(3), true));
+        ReadWriteSplittingConfig defaults = parse(DATA_SOURCES + """
+                  dataSources:
+                    app:
+                      readDataSourceNames: [p, r0, r1]
+                      primaryDiscovery: READ_ONLY
+                      administration: {username: sluice_admin, password: s3cret}
+                      autoFailover: true
+                """).readWriteSplitting().get(0);
+        assertThat(defaults.autoFailover()).isEqualTo(AutoFailover.on());
+        assertThatThrownBy(() -> parse(DATA_SOURCES + """
+                  dataSources:
+                    app: {writeDataSourceName: p, readDataSourceNames: [r0], autoFailover: true,
+                          administration: {username: a, password: b}}
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("autoFailover: true (expected: with"
+                + " primaryDiscovery: READ_ONLY)");
+        assertThatThrownBy(() -> parse(DATA_SOURCES + """
+                  dataSources:
+                    app: {readDataSourceNames: [p, r0], primaryDiscovery: READ_ONLY, autoFailover: true}
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("with an administration account");
+        assertThatThrownBy(() -> parse(DATA_SOURCES + """
+                  dataSources:
+                    app: {readDataSourceNames: [p, r0], primaryDiscovery: READ_ONLY, failoverAfterChecks: 0}
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("failoverAfterChecks: 0");
     }
 
     @Test
@@ -228,7 +268,8 @@ class ReadWriteSplittingConfigTest {
                 """, "config.yaml line 17: rules[0].dataSources.app.maxReplicationLag: unknown key (expected: one"
                 + " of writeDataSourceName, readDataSourceNames, transactionalReadQueryStrategy, loadBalancerName,"
                 + " maxReplicationLagMilliseconds, causalReads, causalReadsTimeoutMilliseconds, primaryDiscovery,"
-                + " primaryWaitMilliseconds, administration, replication)");
+                + " primaryWaitMilliseconds, administration, replication, autoFailover, failoverAfterChecks,"
+                + " failoverApplyTimeoutMilliseconds, failoverDryRun)");
         assertRefused(DATA_SOURCES + """
                   dataSource:
                     app: {}

@@ -44,7 +44,8 @@ class DocClassNamesTest {
             // Prometheus alerts (deploy/) and rules, systemd settings, Kubernetes kinds
             "SluiceBackendDown", "SluiceClientConnectionsRejected", "SluiceCommandErrors", "SluiceDown",
             "SluiceNoBackendUp", "SluicePoolExhausted", "SluiceSessionsPinned", "SluiceReadWriteSplitBrain",
-            "SluiceReadWriteGroupWithoutPrimary", "PrometheusRule", "ProtectSystem",
+            "SluiceReadWriteGroupWithoutPrimary", "SluiceReadWriteFailover", "SluiceReadWriteServerFenced",
+            "PrometheusRule", "ProtectSystem",
             "LoadCredential", "SuccessExitStatus", "TimeoutStopSec",
             // JVM options quoted without -XX:
             "AlwaysPreTouch", "CompileCommand", "FreqInlineSize", "MaxDirectMemorySize", "MaxGCPauseMillis",

