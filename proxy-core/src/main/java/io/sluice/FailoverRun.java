@@ -247,7 +247,7 @@ final class FailoverRun {
         }
         long seconds = Math.max(1, TimeUnit.MILLISECONDS.toSeconds(applyMillis + 999));
         PromotionStatements statements = PromotionStatements.of(replica);
-        return pools.apply(replica.server()).runAs(admin.username(), admin.password(),
+        return pools.apply(replica.server()).ownConnections().runAs(admin.username(), admin.password(),
                         List.of(statements.awaitApplied(received.toString(), seconds)),
                         readTimeoutMillis + TimeUnit.SECONDS.toMillis(seconds))
                 .handle((rows, e) -> replica.server() + (e != null ? ": " + failure(e)
@@ -260,7 +260,7 @@ final class FailoverRun {
         for (String server : topology.servers()) {
             BackendPool pool = pools.apply(server);
             reading.add(pool == null ? CompletableFuture.completedFuture(ReplicationReading.unreachable(server,
-                    "no such data source")) : pool.readReplication(readTimeoutMillis));
+                    "no such data source")) : pool.ownConnections().readReplication(readTimeoutMillis));
         }
         return reading.stream().map(CompletableFuture::join).toList();
     }

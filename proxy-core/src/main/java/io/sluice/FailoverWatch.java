@@ -156,7 +156,7 @@ final class FailoverWatch {
             return;
         }
         String readOnly = statements.fence().get(0);
-        pool.runAs(admin.username(), admin.password(), List.of(readOnly), readTimeoutMillis).whenComplete((r, e) -> {
+        pool.ownConnections().runAs(admin.username(), admin.password(), List.of(readOnly), readTimeoutMillis).whenComplete((r, e) -> {
             fencing.set(false);
             String outcome = e == null ? "made read-only (" + readOnly + ")" : "could not be made read-only: "
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage());

@@ -59,7 +59,7 @@ final class RejoinRun {
         if (refusal != null) {
             return new RejoinReport(group.name(), server, roles.primary(), false, sql, refusal);
         }
-        ReplicationReading reading = pool.readReplication(timeoutMillis).join();
+        ReplicationReading reading = pool.ownConnections().readReplication(timeoutMillis).join();
         if (!reading.reachable()) {
             return new RejoinReport(group.name(), server, roles.primary(), false, sql, server
                     + " does not answer: " + reading.error());
@@ -75,7 +75,7 @@ final class RejoinRun {
                 replication.password()));
         List<String> shown = sql.stream().map(PromotionStatements::masked).toList();
         try {
-            pool.runAs(admin.username(), admin.password(), sql, timeoutMillis).join();
+            pool.ownConnections().runAs(admin.username(), admin.password(), sql, timeoutMillis).join();
         } catch (CompletionException e) {
             String why = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
             group.topology().record("rejoin_failed", server + ": " + why);
