@@ -38,6 +38,8 @@ distribution (pooling TRANSACTION for all three), and runs sysbench through each
   split_none   the same group, causalReads: NONE
   primary      Sluice to the primary alone (no rule), same pooling mode
   split_local_b  split_local from the --sluice-b-dist distribution: an A/B of two builds in the same rounds
+  split_discovery  split_local with primaryDiscovery: READ_ONLY (issue #40): the primary is the writable server,
+               decided at each replica-watch round; against split_local, the cost of following primary changes
 
 Per run: sysbench QPS, p95 latency, errors, and each server's share of the statements it ran (deltas of
 SHOW GLOBAL STATUS Questions, Com_select/insert/update/delete read before and after the run). At the end,
@@ -97,7 +99,7 @@ for v in TIME REPEATS WARMUP TABLES TABLE_SIZE WORKER_THREADS; do is_uint "${!v}
 IFS=, read -r -a TARGET_LIST <<<"$TARGETS"
 IFS=, read -r -a WL_LIST <<<"$WORKLOADS"
 IFS=, read -r -a TH_LIST <<<"$THREADS"
-for t in "${TARGET_LIST[@]}"; do [[ $t =~ ^(split_local|split_local_b|split_none|primary)$ ]] || die "unknown target: $t"; done
+for t in "${TARGET_LIST[@]}"; do [[ $t =~ ^(split_local|split_local_b|split_discovery|split_none|primary)$ ]] || die "unknown target: $t"; done
 [[ ",$TARGETS," != *,split_local_b,* || -n $SLUICE_B_DIST ]] || die "target split_local_b needs --sluice-b-dist"
 MAX_TH=0
 for t in "${TH_LIST[@]}"; do is_uint "$t" || die "--threads: $t"; (( t > MAX_TH )) && MAX_TH=$t; done
@@ -161,8 +163,9 @@ rules:
     sbtest_rw:
       writeDataSourceName: primary
       readDataSourceNames: [replica1, replica2]
-      causalReads: $([[ $target == split_local* ]] && echo LOCAL || echo NONE)
+      causalReads: $([[ $target == split_local* || $target == split_discovery ]] && echo LOCAL || echo NONE)
 EOF
+      if [[ $target == split_discovery ]]; then echo "      primaryDiscovery: READ_ONLY"; fi
     else
       echo "rules: []"
     fi
