@@ -63,6 +63,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private final SessionRouter router;
     private final CaptureHook capture;
     private final DigestHook digests; // statement statistics by digest; null when off
+    private final RuleHook rules; // query rules, before the policy and any connection
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
@@ -95,6 +96,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
         this.digests = session.useDigests(DigestHook.of(context, session, lease));
+        this.rules = session.useRules(RuleHook.of(context, session, this, digests));
         ReadWriteGroup split = context.readWriteGroup(session.requestedSchema());
         SessionRouter routing = split == null ? null : new SessionRouter(this, lease, session);
         this.policy = SessionPolicies.of(context.pooling().transactionPooling(), session.key(),
@@ -208,10 +210,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
-        if (digests != null) {
-            digests.onArrival(command, frame); // before the policy, which may answer a COM_STMT_CLOSE itself
-        }
-        frame = policy.onCommand(command, frame);
+        frame = rules.onArrival(command, frame); // statistics' bookkeeping, then query rules: null when refused
+        frame = frame == null ? null : policy.onCommand(command, frame);
         if (frame == null) { // answered by Sluice itself
             holdNextToRoute = false;
             if (captured != null) {

@@ -49,6 +49,11 @@ final class DigestHook {
         digests.onArrival(command, frame);
     }
 
+    /** What the session's statistics know of the statement the client prepared as {@code id}: see {@link SessionDigests}. */
+    SessionDigests statements() {
+        return digests;
+    }
+
     /** The session got pinned: a response's warnings pin for the statement answered, anything else for the next. */
     void pinned(PinReason reason) {
         digests.pinned(reason == PinReason.DIAGNOSTICS);
