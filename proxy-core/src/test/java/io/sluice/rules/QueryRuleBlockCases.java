@@ -9,7 +9,9 @@ import io.sluice.config.QueryRuleConfig.Block;
 import io.sluice.config.QueryRuleConfig.StatementClass;
 import io.sluice.sql.SqlDigest;
 import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.SluiceExtension;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -144,6 +146,22 @@ abstract class QueryRuleBlockCases {
             }
         }
         assertThat(running("early").counters().actedCount()).isPositive();
+    }
+
+    @Test
+    void aRawPrepareGetsTheRulesErrInStep() throws Exception {
+        useRules(block("raw", null, "from t where id = \\?", List.of(), List.of()));
+        try (RawMySqlClient raw = proxy().rawLogin(proxy().db())) {
+            raw.sendCommand(0x16, "SELECT c FROM t WHERE id = ?".getBytes(StandardCharsets.UTF_8));
+            RawMySqlClient.Packet answer = raw.readPacket();
+            assertThat(answer.isErr()).isTrue();
+            assertThat(answer.sequence()).isEqualTo(1);
+            assertThat(answer.errorCode()).isEqualTo(1142);
+            assertThat(answer.sqlState()).isEqualTo("42000");
+            assertThat(answer.errorMessage()).isEqualTo("refused by rule raw");
+            assertThat(raw.query("SELECT COUNT(*) FROM t").rows()).containsExactly(List.of("3"));
+        }
+        assertThat(running("raw").counters().matchedCount()).isEqualTo(1);
     }
 
     @Test
