@@ -95,7 +95,7 @@ public final class Sluice implements ProxyControl, AutoCloseable {
         this.metricSources = traffic == null ? null
                 : new MetricSources(traffic, workerGroup, sessions, backends::snapshots, shutdown::isDraining,
                         List.copyOf(context.readWriteGroups()), context.statistics(),
-                        config.operations().metrics().statistics().metricsTopN());
+                        config.operations().metrics().statistics().metricsTopN(), context.queryRules());
     }
 
     /**
@@ -196,6 +196,7 @@ public final class Sluice implements ProxyControl, AutoCloseable {
     }
 
     /** The query rules running now ({@code !QUERY_RULES}); empty when none are configured. */
+    @Override
     public QueryRules queryRules() {
         return context.queryRules();
     }
