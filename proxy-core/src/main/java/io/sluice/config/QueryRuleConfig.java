@@ -22,9 +22,17 @@ import java.util.regex.PatternSyntaxException;
  * @param action what it does
  * @param route where {@link Action#ROUTE} sends the statement, else {@code null}
  * @param block what {@link Action#BLOCK} answers, else {@code null}
+ * @param limit the number of the numeric actions ({@code timeoutMilliseconds: 500}); 0 for the others
  */
 public record QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
-        List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block) {
+        List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block,
+        long limit) {
+
+    /** A {@code route} or {@code block} rule. */
+    public QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
+            List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block) {
+        this(name, digest, pattern, users, schemas, networks, statementClasses, action, route, block, 0);
+    }
 
     /** What a rule does to the statements it matches: exactly one per rule. */
     public enum Action {
@@ -136,6 +144,10 @@ public record QueryRuleConfig(String name, String digest, String pattern, List<S
                 throw new IllegalArgumentException("network: " + network
                         + " (expected: an address or a CIDR block such as 10.0.0.0/8 or fd00::/8)");
             }
+        }
+        boolean numeric = action != Action.ROUTE && action != Action.BLOCK && action != Action.MIRROR;
+        if (numeric && limit < 1) {
+            throw new IllegalArgumentException(action.key() + ": " + limit + " (expected: at least 1)");
         }
         if ((action == Action.ROUTE) != (route != null) || (action == Action.BLOCK) != (block != null)) {
             throw new IllegalArgumentException("rule " + name + ": its action " + action.key()

@@ -32,7 +32,7 @@ final class QueryRuleReader {
 
     static final String QUERY_RULES = "!QUERY_RULES";
     /** The actions this build runs; the other keys are known, and refused with that reason. */
-    private static final Set<Action> RUNS = EnumSet.of(Action.ROUTE, Action.BLOCK);
+    private static final Set<Action> RUNS = EnumSet.of(Action.ROUTE, Action.BLOCK, Action.TIMEOUT);
 
     private final Set<String> names = new HashSet<>();
 
@@ -91,7 +91,7 @@ final class QueryRuleReader {
         Block block = rule.section("block", "a mapping such as {code: 1142, sqlState: 42000, message: '...'}",
                 null, section -> block(section, name));
         // read so that done() knows them; refused below while this build does not run them
-        rule.milliseconds(Action.TIMEOUT.key(), -1);
+        long timeout = rule.milliseconds(Action.TIMEOUT.key(), -1);
         rule.milliseconds(Action.MAX_ROWS.key(), -1);
         rule.integer(Action.MAX_CONCURRENCY.key(), -1);
         rule.integer(Action.MAX_PER_SECOND.key(), -1);
@@ -108,7 +108,7 @@ final class QueryRuleReader {
                         + expected + ")");
             } else if (!RUNS.contains(each)) {
                 rule.refuse(each.key(), label + each.key() + " is not run by this build yet (expected: route or"
-                        + " block; see docs/configuration.md)");
+                        + " block or timeoutMilliseconds; see docs/configuration.md)");
             } else {
                 action = each;
             }
@@ -118,11 +118,15 @@ final class QueryRuleReader {
                 && !rule.has(Action.MIRROR.key())) {
             rule.missing("route", "an action for rule " + name + ": " + expected);
         }
+        if (action == Action.TIMEOUT && timeout < 1) {
+            rule.refuse(Action.TIMEOUT.key(), label + timeout + " (expected: at least 1 millisecond)");
+        }
         Action chosen = action;
+        long limit = action == Action.TIMEOUT ? timeout : 0;
         String matchedDigest = digest == null ? null : digest.toLowerCase(java.util.Locale.ROOT);
         String matchedPattern = pattern;
         return rule.done(() -> new QueryRuleConfig(name, matchedDigest, matchedPattern, users, schemas, networks,
-                classes, chosen, route, block));
+                classes, chosen, route, block, limit));
     }
 
     private static Block block(YamlSection section, String rule) {

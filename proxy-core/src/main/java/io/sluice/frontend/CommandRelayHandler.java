@@ -62,8 +62,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** What routes the statements the policy holds to route, or {@code null}: a session whose policy does not route. */
     private final SessionRouter router;
     private final CaptureHook capture;
-    private final DigestHook digests; // statement statistics by digest; null when off
-    private final RuleHook rules; // query rules, before the policy and any connection
+    private final RuleHook rules; // query rules and statement statistics' hooks
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
@@ -95,8 +94,9 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
-        this.digests = session.useDigests(DigestHook.of(context, session, lease));
-        this.rules = session.useRules(RuleHook.of(context, session, this, digests));
+        // statement statistics by digest (null when off), then query rules, before the policy and any connection
+        this.rules = session.useRules(RuleHook.of(context, session, this,
+                session.useDigests(DigestHook.of(context, session, lease))));
         ReadWriteGroup split = context.readWriteGroup(session.requestedSchema());
         SessionRouter routing = split == null ? null : new SessionRouter(this, lease, session);
         this.policy = SessionPolicies.of(context.pooling().transactionPooling(), session.key(),
@@ -256,8 +256,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
             ResponseObserver captured) {
         lease.first().sending(connection, frame, command);
-        if (digests != null && kind != null) {
-            digests.beforeSend(connection, frame, command);
+        if (kind != null) {
+            rules.beforeSend(connection, frame, command); // statistics' record of the outcome; a rule's timeout
         }
         if (kind == null) {
             connection.forwardData(frame);

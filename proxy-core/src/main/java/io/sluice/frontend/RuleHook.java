@@ -1,6 +1,7 @@
 package io.sluice.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.backend.BackendConnection;
 import io.sluice.config.QueryRuleConfig;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
@@ -9,6 +10,7 @@ import io.sluice.rules.QueryRule;
 import io.sluice.rules.SessionRules;
 import io.sluice.sql.SqlDigest;
 import io.sluice.statistics.SessionDigests;
+import io.sluice.statistics.StatementRecord;
 
 /**
  * Where a session meets the query rules (issue #41 item 2, decision 166): each client command is looked at as it
@@ -23,6 +25,7 @@ import io.sluice.statistics.SessionDigests;
  * commands, which must come first too, so the relay makes one call.
  */
 final class RuleHook {
+    private final FrontendContext context;
     private final SessionRules rules;
     private final ClientSession session;
     private final CommandRelayHandler relay;
@@ -33,8 +36,9 @@ final class RuleHook {
     /** The rule {@link #routeOf} found last, until {@link #routed} counts it. */
     private QueryRule routing;
 
-    private RuleHook(SessionRules rules, ClientSession session, CommandRelayHandler relay, DigestHook digests,
-            boolean split) {
+    private RuleHook(FrontendContext context, SessionRules rules, ClientSession session, CommandRelayHandler relay,
+            DigestHook digests, boolean split) {
+        this.context = context;
         this.rules = rules;
         this.session = session;
         this.relay = relay;
@@ -44,8 +48,8 @@ final class RuleHook {
 
     /** The hook of a session entering its command stage. */
     static RuleHook of(FrontendContext context, ClientSession session, CommandRelayHandler relay, DigestHook digests) {
-        return new RuleHook(context.queryRules().forSession(session.eventLoop(), session.clientAddress()), session,
-                relay, digests, context.readWriteGroup(session.requestedSchema()) != null);
+        return new RuleHook(context, context.queryRules().forSession(session.eventLoop(), session.clientAddress()),
+                session, relay, digests, context.readWriteGroup(session.requestedSchema()) != null);
     }
 
     /**
@@ -87,6 +91,25 @@ final class RuleHook {
             counters.failed(); // no replicas to choose from: the session runs on its data source
         }
         return frame;
+    }
+
+    /**
+     * A client command (borrowed frame) is about to be forwarded on {@code connection}: tells the connection the
+     * record its outcome goes to, the statistics' and, for a statement a {@code timeoutMilliseconds} rule matches,
+     * its timer's ({@link TimedStatement}).
+     */
+    void beforeSend(BackendConnection connection, ByteBuf frame, int command) {
+        StatementRecord record = digests == null ? null : digests.beforeSend(frame, command);
+        if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && rules.timesOut()) {
+            QueryRule rule = ruleOf(command, frame);
+            if (rule != null && rule.config().action() == QueryRuleConfig.Action.TIMEOUT) {
+                record = TimedStatement.start(record, rule, connection, session,
+                        context.pool(connection.dataSourceName()), context.serverInfo().hasMariaDbCapabilities());
+            }
+        }
+        if (record != null) {
+            connection.recordNext(record);
+        }
     }
 
     /**

@@ -18,18 +18,22 @@ final class RuleSet {
     private final QueryRule[] rules;
     private final boolean networks;
     private final boolean routes;
+    private final boolean timeouts;
 
     RuleSet(int version, QueryRule[] rules) {
         this.version = version;
         this.rules = rules;
         boolean anyNetwork = false;
         boolean anyRoute = false;
+        boolean anyTimeout = false;
         for (QueryRule rule : rules) {
             anyNetwork |= rule.hasNetworks();
             anyRoute |= rule.config().action() == QueryRuleConfig.Action.ROUTE;
+            anyTimeout |= rule.config().action() == QueryRuleConfig.Action.TIMEOUT;
         }
         this.networks = anyNetwork;
         this.routes = anyRoute;
+        this.timeouts = anyTimeout;
     }
 
     int version() {
@@ -48,6 +52,11 @@ final class RuleSet {
     /** Whether some rule routes: only then does a read/write split session ask for a statement's route. */
     boolean hasRoutes() {
         return routes;
+    }
+
+    /** Whether some rule times statements out: only then is a statement looked up again as it is sent. */
+    boolean hasTimeouts() {
+        return timeouts;
     }
 
     QueryRule rule(int index) {

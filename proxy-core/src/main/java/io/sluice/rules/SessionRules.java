@@ -37,6 +37,11 @@ public final class SessionRules {
         return owner.current().hasRoutes();
     }
 
+    /** Whether some running rule times statements out. */
+    public boolean timesOut() {
+        return owner.current().hasTimeouts();
+    }
+
     /**
      * The rule that acts on the statement text in {@code buf} from {@code from} to {@code to} (borrowed: a COM_QUERY's
      * or COM_STMT_PREPARE's), or {@code null}: none. On the session's loop.

@@ -158,8 +158,24 @@ class QueryRulesConfigTest {
         assertRefused("""
                 - !QUERY_RULES
                   rules:
+                    - {name: cap-rows, pattern: '^select', maxRows: 500}
+                """, "rule cap-rows: maxRows is not run by this build yet");
+        assertRefused("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: cap-sleep, pattern: '^select sleep', timeoutMilliseconds: 0}
+                """, "rule cap-sleep: 0 (expected: at least 1 millisecond)");
+    }
+
+    @Test
+    void readsATimeout() {
+        QueryRuleConfig rule = parse("""
+                - !QUERY_RULES
+                  rules:
                     - {name: cap-sleep, pattern: '^select sleep', timeoutMilliseconds: 500}
-                """, "rule cap-sleep: timeoutMilliseconds is not run by this build yet");
+                """).queryRules().get(0);
+        assertThat(rule.action()).isEqualTo(Action.TIMEOUT);
+        assertThat(rule.limit()).isEqualTo(500);
     }
 
     private static void assertRefused(String rules, String... fragments) {
