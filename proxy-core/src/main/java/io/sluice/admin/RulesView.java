@@ -70,6 +70,12 @@ final class RulesView {
         if (config.route() != null) {
             json.member("route", config.route().name());
         }
+        if (config.limit() > 0) {
+            json.member(config.action().key(), config.limit());
+        }
+        if (config.mirror() != null) {
+            json.member("mirror", config.mirror());
+        }
         if (config.block() != null) {
             json.name("block").beginObject().member("code", config.block().code())
                     .member("sqlState", config.block().sqlState()).member("message", config.block().message())
@@ -104,6 +110,10 @@ final class RulesView {
             case ROUTE -> "runs it on the " + (config.route() == QueryRuleConfig.Target.PRIMARY ? "primary"
                     : "replicas") + " of its read/write split group when it is a plain read (a write or a"
                     + " transaction's statement runs where it must)";
+            case TIMEOUT -> "cancels it on the server (KILL QUERY) when it runs longer than " + config.limit()
+                    + " ms; the client gets the server's ERR 1317";
+            case MIRROR -> "runs it as it would, and a copy on " + config.mirror() + ", off the client's path, the"
+                    + " copy's result discarded";
             default -> config.action().key();
         };
     }

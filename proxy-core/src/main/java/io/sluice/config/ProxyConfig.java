@@ -67,6 +67,11 @@ public record ProxyConfig(
                 throw new IllegalArgumentException("rules: the query rule " + rule.name()
                         + " is defined twice (expected: each rule name once)");
             }
+            if (rule.mirror() != null && !dataSources.containsKey(rule.mirror())
+                    && readWriteSplitting.stream().noneMatch(group -> group.name().equals(rule.mirror()))) {
+                throw new IllegalArgumentException("rules: the query rule " + rule.name() + " mirrors to "
+                        + rule.mirror() + " (expected: a data source or a read/write splitting group)");
+            }
         }
         if (serverAccounts != null && !users.isEmpty()) {
             throw new IllegalArgumentException("authority.users: FROM_BACKEND with users of Sluice's own (expected:"

@@ -23,15 +23,24 @@ import java.util.regex.PatternSyntaxException;
  * @param route where {@link Action#ROUTE} sends the statement, else {@code null}
  * @param block what {@link Action#BLOCK} answers, else {@code null}
  * @param limit the number of the numeric actions ({@code timeoutMilliseconds: 500}); 0 for the others
+ * @param mirror the data source or read/write split group {@link Action#MIRROR} copies statements to, else
+ *     {@code null}
  */
 public record QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
         List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block,
-        long limit) {
+        long limit, String mirror) {
+
+    /** A rule whose action has a number ({@code timeoutMilliseconds}...), or a {@code route} or {@code block}. */
+    public QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
+            List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block,
+            long limit) {
+        this(name, digest, pattern, users, schemas, networks, statementClasses, action, route, block, limit, null);
+    }
 
     /** A {@code route} or {@code block} rule. */
     public QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
             List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block) {
-        this(name, digest, pattern, users, schemas, networks, statementClasses, action, route, block, 0);
+        this(name, digest, pattern, users, schemas, networks, statementClasses, action, route, block, 0, null);
     }
 
     /** What a rule does to the statements it matches: exactly one per rule. */
@@ -149,7 +158,8 @@ public record QueryRuleConfig(String name, String digest, String pattern, List<S
         if (numeric && limit < 1) {
             throw new IllegalArgumentException(action.key() + ": " + limit + " (expected: at least 1)");
         }
-        if ((action == Action.ROUTE) != (route != null) || (action == Action.BLOCK) != (block != null)) {
+        if ((action == Action.ROUTE) != (route != null) || (action == Action.BLOCK) != (block != null)
+                || (action == Action.MIRROR) != (mirror != null)) {
             throw new IllegalArgumentException("rule " + name + ": its action " + action.key()
                     + " has no value of its own");
         }

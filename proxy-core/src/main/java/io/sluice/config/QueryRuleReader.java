@@ -32,7 +32,8 @@ final class QueryRuleReader {
 
     static final String QUERY_RULES = "!QUERY_RULES";
     /** The actions this build runs; the other keys are known, and refused with that reason. */
-    private static final Set<Action> RUNS = EnumSet.of(Action.ROUTE, Action.BLOCK, Action.TIMEOUT);
+    private static final Set<Action> RUNS = EnumSet.of(Action.ROUTE, Action.BLOCK, Action.TIMEOUT,
+            Action.MIRROR);
 
     private final Set<String> names = new HashSet<>();
 
@@ -95,7 +96,7 @@ final class QueryRuleReader {
         rule.milliseconds(Action.MAX_ROWS.key(), -1);
         rule.integer(Action.MAX_CONCURRENCY.key(), -1);
         rule.integer(Action.MAX_PER_SECOND.key(), -1);
-        rule.string(Action.MIRROR.key(), null);
+        String mirror = rule.string(Action.MIRROR.key(), null);
         Action action = null;
         String expected = "exactly one of route, block, timeoutMilliseconds, maxRows, maxConcurrency,"
                 + " maxPerSecond, mirror";
@@ -108,7 +109,7 @@ final class QueryRuleReader {
                         + expected + ")");
             } else if (!RUNS.contains(each)) {
                 rule.refuse(each.key(), label + each.key() + " is not run by this build yet (expected: route or"
-                        + " block or timeoutMilliseconds; see docs/configuration.md)");
+                        + " block, timeoutMilliseconds or mirror; see docs/configuration.md)");
             } else {
                 action = each;
             }
@@ -123,10 +124,11 @@ final class QueryRuleReader {
         }
         Action chosen = action;
         long limit = action == Action.TIMEOUT ? timeout : 0;
+        String target = action == Action.MIRROR ? mirror : null;
         String matchedDigest = digest == null ? null : digest.toLowerCase(java.util.Locale.ROOT);
         String matchedPattern = pattern;
         return rule.done(() -> new QueryRuleConfig(name, matchedDigest, matchedPattern, users, schemas, networks,
-                classes, chosen, route, block, limit));
+                classes, chosen, route, block, limit, target));
     }
 
     private static Block block(YamlSection section, String rule) {

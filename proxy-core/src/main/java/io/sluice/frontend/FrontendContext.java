@@ -1,5 +1,6 @@
 package io.sluice.frontend;
 
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.backend.BackendServerInfo;
 import io.sluice.backend.pool.BackendPool;
@@ -60,6 +61,7 @@ public final class FrontendContext {
     private volatile DigestStatistics statistics;
     /** The query rules ({@code !QUERY_RULES}); empty when none are configured. Reloaded in place. */
     private final QueryRules queryRules;
+    private final Map<EventExecutor, StatementMirror> mirrors = new ConcurrentHashMap<>();
     /** Each loop's {@link CommandObserver}, made once per loop. */
     private final Map<EventExecutor, CommandObserver> observers = new ConcurrentHashMap<>();
     private volatile DirectMemoryHeadroom headroom = DirectMemoryHeadroom.ofThisJvm();
@@ -249,6 +251,11 @@ public final class FrontendContext {
         if (!queryRules.rules().stream().map(QueryRule::config).toList().equals(newConfig.queryRules())) {
             queryRules.update(newConfig.queryRules()); // from every session's next statement
         }
+    }
+
+    /** The copies of statements {@code mirror} rules make on {@code loop}. */
+    StatementMirror mirror(EventLoop loop) {
+        return mirrors.computeIfAbsent(loop, l -> new StatementMirror(this, loop));
     }
 
     /** The query rules; never {@code null} (empty when none are configured). */

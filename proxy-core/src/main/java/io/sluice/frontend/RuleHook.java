@@ -87,7 +87,9 @@ final class RuleHook {
             }
             return null;
         }
-        if (rule.config().action() == QueryRuleConfig.Action.ROUTE && !split) {
+        if (rule.config().action() == QueryRuleConfig.Action.MIRROR) {
+            mirror(command, frame, rule);
+        } else if (rule.config().action() == QueryRuleConfig.Action.ROUTE && !split) {
             counters.failed(); // no replicas to choose from: the session runs on its data source
         }
         return frame;
@@ -143,6 +145,18 @@ final class RuleHook {
                 rule.counters().failed();
             }
         }
+    }
+
+    /** A text statement a {@code mirror} rule matched goes, as a copy, to the rule's target too. */
+    private void mirror(int command, ByteBuf frame, QueryRule rule) {
+        int at = frame.readerIndex();
+        int length = Packets.payloadLength(frame, at);
+        if (command != Command.COM_QUERY || length >= Packets.MAX_PAYLOAD) {
+            rule.counters().failed(); // a prepared statement's execution or a statement of 16 MiB+: not copied
+            return;
+        }
+        String sql = frame.toString(at + Packets.HEADER_SIZE + 1, length - 1, java.nio.charset.StandardCharsets.UTF_8);
+        context.mirror(session.eventLoop()).copy(rule, session.key(), sql);
     }
 
     private QueryRule ruleOf(int command, ByteBuf frame) {

@@ -168,6 +168,22 @@ class QueryRulesConfigTest {
     }
 
     @Test
+    void aMirrorNamesADataSourceOrAGroup() {
+        QueryRuleConfig rule = parse("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: shadow, pattern: '^insert', mirror: ds_0}
+                """).queryRules().get(0);
+        assertThat(rule.action()).isEqualTo(Action.MIRROR);
+        assertThat(rule.mirror()).isEqualTo("ds_0");
+        assertRefused("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: shadow, pattern: '^insert', mirror: nowhere}
+                """, "query rule shadow mirrors to nowhere", "a data source or a read/write splitting group");
+    }
+
+    @Test
     void readsATimeout() {
         QueryRuleConfig rule = parse("""
                 - !QUERY_RULES
