@@ -243,7 +243,8 @@ final class AdminHandler implements AdminPort.Responder {
         }
         if (path.equals("/api/rules") || path.equals("/api/rules/explain")) {
             Reply denied = method.equals("GET") ? authorizeRead(request) : notAllowed("GET");
-            String refusal = denied != null || path.equals("/api/rules") ? null : RulesView.refusal(request.parameters());
+            String refusal = denied != null || path.equals("/api/rules") ? null
+                    : RulesView.refusal(request.parameters());
             return denied != null ? denied : refusal != null ? Reply.json(BAD_REQUEST, error(refusal))
                     : Reply.json(OK, path.equals("/api/rules") ? RulesView.json(proxy.queryRules())
                             : RulesView.explain(proxy.queryRules(), request.parameters()));

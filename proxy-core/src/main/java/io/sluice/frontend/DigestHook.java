@@ -53,7 +53,7 @@ final class DigestHook {
         digests.onArrival(command, frame);
     }
 
-    /** What the session's statistics know of the statement the client prepared as {@code id}: see {@link SessionDigests}. */
+    /** What the session's statistics know of the statements the client prepared: see {@link SessionDigests}. */
     SessionDigests statements() {
         return digests;
     }

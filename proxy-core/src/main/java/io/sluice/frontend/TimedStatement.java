@@ -14,9 +14,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A statement a {@code timeoutMilliseconds} rule matched, sent on a backend connection (issue #41 item 2, decision
- * 168): if its response has not ended when the time is up, {@code KILL QUERY} with the connection's thread id runs
- * on another connection of the same data source and account, taken from the pool for that alone, as
- * {@code max_statement_time} would end it. The server then answers the statement with its own ERR 1317 (Query
+ * 168): if its response has not ended when the time is up, it is cancelled from another connection of the same data
+ * source and account, taken from the pool for that alone, as {@code max_statement_time} would end it: on MariaDB
+ * {@code KILL QUERY ID} of its own query id, found while it has run at least the limit (so a statement that started
+ * after it is never the one ended); on MySQL {@code KILL QUERY} of the connection's thread. The server then answers the statement with its own ERR 1317 (Query
  * execution was interrupted), which the client gets as the statement's response; the connection stays in step, so
  * nothing leaks into the next statement. It rides as the statement's record, so its end (which cancels the timer)
  * is known without a hook of its own in the relay; the statistics' record, when there is one, is told too.
@@ -73,6 +74,10 @@ final class TimedStatement implements StatementRecord {
                 return;
             }
             BackendConnection killer = (BackendConnection) f.getNow();
+            if (ended) {
+                own.returnAsIs(killer); // it ended while a connection was taken
+                return;
+            }
             int thread = connection.serverConnectionId();
             if (!mariaDb) {
                 kill(own, killer, "KILL QUERY " + thread);
@@ -81,18 +86,19 @@ final class TimedStatement implements StatementRecord {
             // The statement's own query id, only while it has run as long as the limit: a statement that ended
             // meanwhile, and whatever runs on that thread after it, is never the one killed.
             long elapsed = Math.max(0, rule.config().limit() - 1);
-            killer.run(new TextQuery("SELECT QUERY_ID FROM information_schema.PROCESSLIST WHERE ID = " + thread
-                    + " AND COMMAND IN ('Query', 'Execute') AND TIME_MS >= " + elapsed, killer.key().deprecateEof(), rows -> {
-                        String queryId = TextQuery.firstValue(rows);
-                        if (queryId == null || ended) {
-                            own.returnAsIs(killer); // it ended on its own
-                        } else {
-                            kill(own, killer, "KILL QUERY ID " + queryId);
-                        }
-                    }, failure -> {
-                        own.returnAsIs(killer);
-                        failed(failure.getMessage());
-                    }));
+            String find = "SELECT QUERY_ID FROM information_schema.PROCESSLIST WHERE ID = " + thread
+                    + " AND COMMAND IN ('Query', 'Execute') AND TIME_MS >= " + elapsed;
+            killer.run(new TextQuery(find, killer.key().deprecateEof(), rows -> {
+                String queryId = TextQuery.firstValue(rows);
+                if (queryId == null || ended) {
+                    own.returnAsIs(killer); // it ended on its own
+                } else {
+                    kill(own, killer, "KILL QUERY ID " + queryId);
+                }
+            }, failure -> {
+                own.returnAsIs(killer);
+                failed(failure.getMessage());
+            }));
         });
     }
 

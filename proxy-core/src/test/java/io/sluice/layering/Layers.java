@@ -22,8 +22,8 @@ import java.util.Set;
  *
  * <pre>
  * protocol
- *   &larr; foundation: api, auth, balancer, config, json, metrics, readwrite, rules, slowlog, sql, state, statistics, tls,
- *   transport
+ *   &larr; foundation: api, auth, balancer, config, json, metrics, readwrite, rules, slowlog, sql, state, statistics,
+ *   tls, transport
  *   &larr; codec &larr; relay &larr; capture &larr; backend &larr; backend.pool &larr; pooling &larr; routing
  *   &larr; frontend
  *   &larr; io.sluice (Sluice and its start-up)
