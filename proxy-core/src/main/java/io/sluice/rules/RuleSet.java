@@ -69,9 +69,16 @@ final class RuleSet {
 
     /** The index of the first rule that matches the statement of {@code digest}, or -1. */
     int match(SqlDigest digest, String user, String schema, InetAddress client) {
+        return match(digest, StatementClasses.of(digest.text()), user, schema, client);
+    }
+
+    /**
+     * The index of the first rule that matches the statement of {@code digest} whose class bits are {@code classes}
+     * (read from its whole text when the digest was cut), or -1.
+     */
+    int match(SqlDigest digest, int classes, String user, String schema, InetAddress client) {
         String text = digest.text();
         String hash = null;
-        int classes = StatementClasses.of(text);
         for (int i = 0; i < rules.length; i++) {
             QueryRule rule = rules[i];
             if (hash == null && rule.config().digest() != null) {

@@ -51,6 +51,13 @@ public final class SessionRules {
         if (set.isEmpty()) {
             return null;
         }
+        if (to - from > StatementShape.MAX_BYTES) {
+            // Longer than the shape reads: two such statements may share a shape and differ after it (a DROP behind
+            // a long SELECT), so each is decided alone, its classes read from its whole text.
+            String sql = buf.toString(from, to - from, StandardCharsets.UTF_8);
+            int decision = set.match(SqlDigest.of(sql), StatementClasses.of(sql), user, schema, client);
+            return decision < 0 ? null : set.rule(decision);
+        }
         long shape = table.shapeOf(buf, from, to);
         DecisionScope at = scope(set, user, schema);
         int decision = table.decision(set, shape, at);

@@ -74,6 +74,18 @@ class SessionRulesTest {
     }
 
     @Test
+    void aStatementLongerThanTheShapeIsDecidedAloneFromItsWholeText() {
+        QueryRules rules = new QueryRules(List.of(
+                block("ddl", null, null, List.of(), List.of(), List.of(), List.of(StatementClass.DDL))));
+        SessionRules session = rules.forSession(ImmediateEventExecutor.INSTANCE, null);
+        String padding = "SELECT '" + "x".repeat(5000) + "'";
+        assertThat(ruleOf(session, padding + "; SELECT 2", "u", null)).isNull();
+        // the same first 4096 bytes, a DROP after them: not the decision the first one left in the cache
+        assertThat(ruleOf(session, padding + "; DROP TABLE t", "u", null)).isEqualTo("ddl");
+        assertThat(ruleOf(session, padding + " /* DROP TABLE t */", "u", null)).isNull();
+    }
+
+    @Test
     void aNewRuleSetDecidesCachedShapesAgainAndKeepsUnchangedRulesCounters() {
         QueryRuleConfig first = block("first", null, "from a\\b", List.of(), List.of(), List.of(), List.of());
         QueryRules rules = new QueryRules(List.of(first));
