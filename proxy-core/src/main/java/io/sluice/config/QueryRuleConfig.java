@@ -25,10 +25,23 @@ import java.util.regex.PatternSyntaxException;
  * @param limit the number of the numeric actions ({@code timeoutMilliseconds: 500}); 0 for the others
  * @param mirror the data source or read/write split group {@link Action#MIRROR} copies statements to, else
  *     {@code null}
+ * @param maxWait how long a statement {@link Action#MAX_PER_SECOND} holds back may wait for its turn before it is
+ *     refused, in milliseconds
  */
 public record QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
         List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block,
-        long limit, String mirror) {
+        long limit, String mirror, long maxWait) {
+
+    /** How long a statement a rate holds back waits by default before it is refused: one second. */
+    public static final long DEFAULT_MAX_WAIT = 1000;
+
+    /** A rule without a wait of its own. */
+    public QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
+            List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block,
+            long limit, String mirror) {
+        this(name, digest, pattern, users, schemas, networks, statementClasses, action, route, block, limit, mirror,
+                DEFAULT_MAX_WAIT);
+    }
 
     /** A rule whose action has a number ({@code timeoutMilliseconds}...), or a {@code route} or {@code block}. */
     public QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
@@ -155,6 +168,9 @@ public record QueryRuleConfig(String name, String digest, String pattern, List<S
             }
         }
         boolean numeric = action != Action.ROUTE && action != Action.BLOCK && action != Action.MIRROR;
+        if (maxWait < 0 || maxWait > 60_000) {
+            throw new IllegalArgumentException("maxWaitMilliseconds: " + maxWait + " (expected: 0..60000)");
+        }
         if (numeric && limit < 1) {
             throw new IllegalArgumentException(action.key() + ": " + limit + " (expected: at least 1)");
         }

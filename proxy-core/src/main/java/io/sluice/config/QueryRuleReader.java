@@ -33,7 +33,7 @@ final class QueryRuleReader {
     static final String QUERY_RULES = "!QUERY_RULES";
     /** The actions this build runs; the other keys are known, and refused with that reason. */
     private static final Set<Action> RUNS = EnumSet.of(Action.ROUTE, Action.BLOCK, Action.TIMEOUT,
-            Action.MIRROR);
+            Action.MIRROR, Action.MAX_PER_SECOND);
 
     private final Set<String> names = new HashSet<>();
 
@@ -95,7 +95,8 @@ final class QueryRuleReader {
         long timeout = rule.milliseconds(Action.TIMEOUT.key(), -1);
         rule.milliseconds(Action.MAX_ROWS.key(), -1);
         rule.integer(Action.MAX_CONCURRENCY.key(), -1);
-        rule.integer(Action.MAX_PER_SECOND.key(), -1);
+        long perSecond = rule.integer(Action.MAX_PER_SECOND.key(), -1);
+        long maxWait = rule.milliseconds("maxWaitMilliseconds", QueryRuleConfig.DEFAULT_MAX_WAIT);
         String mirror = rule.string(Action.MIRROR.key(), null);
         Action action = null;
         String expected = "exactly one of route, block, timeoutMilliseconds, maxRows, maxConcurrency,"
@@ -109,7 +110,7 @@ final class QueryRuleReader {
                         + expected + ")");
             } else if (!RUNS.contains(each)) {
                 rule.refuse(each.key(), label + each.key() + " is not run by this build yet (expected: route or"
-                        + " block, timeoutMilliseconds or mirror; see docs/configuration.md)");
+                        + " block, timeoutMilliseconds, maxPerSecond or mirror; see docs/configuration.md)");
             } else {
                 action = each;
             }
@@ -123,12 +124,18 @@ final class QueryRuleReader {
             rule.refuse(Action.TIMEOUT.key(), label + timeout + " (expected: at least 1 millisecond)");
         }
         Action chosen = action;
-        long limit = action == Action.TIMEOUT ? timeout : 0;
+        if (action == Action.MAX_PER_SECOND && perSecond < 1) {
+            rule.refuse(Action.MAX_PER_SECOND.key(), label + perSecond + " (expected: at least 1 statement a second)");
+        }
+        if (rule.has("maxWaitMilliseconds") && (action != Action.MAX_PER_SECOND || maxWait < 0 || maxWait > 60_000)) {
+            rule.refuse("maxWaitMilliseconds", label + maxWait + " (expected: 0..60000, with maxPerSecond)");
+        }
+        long limit = action == Action.TIMEOUT ? timeout : action == Action.MAX_PER_SECOND ? perSecond : 0;
         String target = action == Action.MIRROR ? mirror : null;
         String matchedDigest = digest == null ? null : digest.toLowerCase(java.util.Locale.ROOT);
         String matchedPattern = pattern;
         return rule.done(() -> new QueryRuleConfig(name, matchedDigest, matchedPattern, users, schemas, networks,
-                classes, chosen, route, block, limit, target));
+                classes, chosen, route, block, limit, target, maxWait));
     }
 
     private static Block block(YamlSection section, String rule) {

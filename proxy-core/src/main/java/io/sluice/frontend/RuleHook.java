@@ -1,16 +1,21 @@
 package io.sluice.frontend;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.backend.BackendConnection;
 import io.sluice.config.QueryRuleConfig;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
 import io.sluice.readwrite.Route;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
 import io.sluice.rules.QueryRule;
 import io.sluice.rules.SessionRules;
 import io.sluice.sql.SqlDigest;
 import io.sluice.statistics.SessionDigests;
 import io.sluice.statistics.StatementRecord;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where a session meets the query rules (issue #41 item 2, decision 166): each client command is looked at as it
@@ -25,6 +30,8 @@ import io.sluice.statistics.StatementRecord;
  * commands, which must come first too, so the relay makes one call.
  */
 final class RuleHook {
+    /** MySQL's ER_USER_LIMIT_REACHED: what a {@code maxPerSecond} rule answers once the wait is over. */
+    private static final int ER_USER_LIMIT_REACHED = 1226;
     private final FrontendContext context;
     private final SessionRules rules;
     private final ClientSession session;
@@ -35,64 +42,168 @@ final class RuleHook {
     private final boolean split;
     /** The rule {@link #routeOf} found last, until {@link #routed} counts it. */
     private QueryRule routing;
+    private final ClientReading reading;
+    /** Commands that wait, in order: the first for its {@code maxPerSecond} rule's turn, the rest behind it. */
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    private ScheduledFuture<?> retry;
+
+    /** What {@link #decide} does with a command. */
+    private static final int GO_ON = 0;
+    private static final int TAKEN = 1;
+    private static final int WAITS = 2;
+
+    /** A command held back: the first of them by {@code rule} until {@code deadline}, the others behind it. */
+    private record Waiting(ByteBuf frame, int command, ResponseKind kind, ResponseObserver captured, QueryRule rule,
+            long deadline) {
+    }
 
     private RuleHook(FrontendContext context, SessionRules rules, ClientSession session, CommandRelayHandler relay,
-            DigestHook digests, boolean split) {
+            ClientReading reading, DigestHook digests, boolean split) {
         this.context = context;
+        this.reading = reading;
         this.rules = rules;
         this.session = session;
         this.relay = relay;
         this.digests = digests;
         this.split = split;
+        session.channel().closeFuture().addListener(f -> dropWaiting()); // on the session's loop
     }
 
     /** The hook of a session entering its command stage. */
-    static RuleHook of(FrontendContext context, ClientSession session, CommandRelayHandler relay, DigestHook digests) {
+    static RuleHook of(FrontendContext context, ClientSession session, CommandRelayHandler relay,
+            ClientReading reading, DigestHook digests) {
         return new RuleHook(context, context.queryRules().forSession(session.eventLoop(), session.clientAddress()),
-                session, relay, digests, context.readWriteGroup(session.requestedSchema()) != null);
+                session, relay, reading, digests, context.readWriteGroup(session.requestedSchema()) != null);
     }
 
     /**
-     * A client command arrived (frame taken). Returns it to go on to the policy, or {@code null}: a rule refused it,
-     * it was answered here and released.
+     * A client command arrived (frame taken, {@code captured} the traffic capture's record of it or {@code null}).
+     *
+     * @return whether it goes on to the policy now ({@link CommandRelayHandler#afterRules}); {@code false}: a rule
+     *     refused it (answered here) or it waits for its turn (then it goes on from here, in order)
      */
-    ByteBuf onArrival(int command, ByteBuf frame) {
+    boolean onArrival(int command, ByteBuf frame, ResponseKind kind, ResponseObserver captured) {
         if (digests != null) {
             digests.onArrival(command, frame); // before the policy, which may answer a COM_STMT_CLOSE itself
         }
+        if (!waiting.isEmpty()) {
+            waiting.add(new Waiting(frame, command, kind, captured, null, 0)); // behind the one that waits
+            return false;
+        }
+        return decide(command, frame, kind, captured) == GO_ON;
+    }
+
+    private int decide(int command, ByteBuf frame, ResponseKind kind, ResponseObserver captured) {
         if (command != Command.COM_QUERY && command != Command.COM_STMT_EXECUTE
                 && command != Command.COM_STMT_PREPARE || !rules.active()) {
-            return frame;
+            return GO_ON;
         }
         QueryRule rule = ruleOf(command, frame);
         if (rule == null) {
-            return frame;
+            return GO_ON;
         }
         QueryRule.Counters counters = rule.counters();
         counters.matched();
-        if (rule.config().action() == QueryRuleConfig.Action.BLOCK) {
+        QueryRuleConfig.Action action = rule.config().action();
+        if (action == QueryRuleConfig.Action.BLOCK) {
             QueryRuleConfig.Block block = rule.config().block();
-            int at = frame.readerIndex();
-            int sequenceId = Packets.sequenceId(frame, at) + 1;
-            boolean continued = Packets.payloadLength(frame, at) == Packets.MAX_PAYLOAD;
-            frame.release();
             counters.acted();
-            ByteBuf err = Packets.err(session.channel().alloc(), sequenceId, block.code(), block.sqlState(),
-                    block.message());
-            if (continued) {
-                // a statement of 16 MiB or more: its next packets are on their way and cannot be answered in step
-                relay.failAndClose(err);
-            } else {
-                relay.answer(err);
-            }
-            return null;
+            refuse(frame, captured, block.code(), block.sqlState(), block.message());
+            return TAKEN;
         }
-        if (rule.config().action() == QueryRuleConfig.Action.MIRROR) {
+        if (action == QueryRuleConfig.Action.MAX_PER_SECOND && command != Command.COM_STMT_PREPARE) {
+            long now = System.nanoTime();
+            long wait = rule.rate().take(session.user(), now);
+            if (wait == 0) {
+                return GO_ON;
+            }
+            counters.acted(); // held back
+            long deadline = now + rule.config().maxWait() * 1_000_000L;
+            if (Packets.payloadLength(frame, frame.readerIndex()) == Packets.MAX_PAYLOAD || wait > deadline - now) {
+                tooFast(frame, captured, rule); // no turn within the wait (or 16 MiB+, whose rest is on its way)
+                return TAKEN;
+            }
+            waiting.addFirst(new Waiting(frame, command, kind, captured, rule, deadline));
+            reading.suspend(ClientReading.WAITING_FOR_TURN);
+            retry = session.eventLoop().schedule(this::turn, wait, TimeUnit.NANOSECONDS);
+            return WAITS;
+        }
+        if (action == QueryRuleConfig.Action.MIRROR) {
             mirror(command, frame, rule);
-        } else if (rule.config().action() == QueryRuleConfig.Action.ROUTE && !split) {
+        } else if (action == QueryRuleConfig.Action.ROUTE && !split) {
             counters.failed(); // no replicas to choose from: the session runs on its data source
         }
-        return frame;
+        return GO_ON;
+    }
+
+    /** On the session's loop: the first waiting command's turn may have come; it and those behind it go on. */
+    private void turn() {
+        retry = null;
+        Waiting first = waiting.peekFirst();
+        if (first == null || relay.isClosed()) {
+            dropWaiting();
+            return;
+        }
+        long now = System.nanoTime();
+        long wait = first.rule().rate().take(session.user(), now);
+        if (wait != 0 && now + wait <= first.deadline()) {
+            retry = session.eventLoop().schedule(this::turn, wait, TimeUnit.NANOSECONDS);
+            return;
+        }
+        waiting.pollFirst();
+        if (wait != 0) {
+            tooFast(first.frame(), first.captured(), first.rule());
+        } else {
+            relay.afterRules(first.frame(), first.kind(), first.command(), first.captured());
+        }
+        while (!waiting.isEmpty()) {
+            Waiting next = waiting.pollFirst();
+            int decided = decide(next.command(), next.frame(), next.kind(), next.captured());
+            if (decided == GO_ON) {
+                relay.afterRules(next.frame(), next.kind(), next.command(), next.captured());
+            } else if (decided == WAITS) {
+                relay.sendHeld(); // what went on so far is flushed; the rest waits for this one's turn
+                return;
+            }
+        }
+        reading.resume(ClientReading.WAITING_FOR_TURN);
+        relay.sendHeld(); // flushes what went on
+    }
+
+    /** The session closed: what waits is dropped. */
+    private void dropWaiting() {
+        if (retry != null) {
+            retry.cancel(false);
+            retry = null;
+        }
+        for (Waiting each; (each = waiting.poll()) != null; ) {
+            each.frame().release();
+        }
+    }
+
+    private void tooFast(ByteBuf frame, ResponseObserver captured, QueryRule rule) {
+        rule.counters().failed();
+        refuse(frame, captured, ER_USER_LIMIT_REACHED, "42000", "Statement refused by query rule " + rule.name()
+                + ": more than " + rule.config().limit() + " a second for user " + session.user() + " (waited "
+                + rule.config().maxWait() + " ms at most)");
+    }
+
+    /** Answers a command (taken) with an ERR of Sluice's own, in its turn among the session's responses. */
+    private void refuse(ByteBuf frame, ResponseObserver captured, int code, String sqlState, String message) {
+        int at = frame.readerIndex();
+        int sequenceId = Packets.sequenceId(frame, at) + 1;
+        boolean continued = Packets.payloadLength(frame, at) == Packets.MAX_PAYLOAD;
+        frame.release();
+        if (captured != null) {
+            captured.onNoResponse();
+        }
+        ByteBuf err = Packets.err(session.channel().alloc(), sequenceId, code, sqlState, message);
+        if (continued) {
+            // a statement of 16 MiB or more: its next packets are on their way and cannot be answered in step
+            relay.failAndClose(err);
+        } else {
+            relay.answer(err);
+        }
     }
 
     /**

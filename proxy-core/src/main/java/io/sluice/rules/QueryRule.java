@@ -20,6 +20,7 @@ public final class QueryRule {
     private final List<ClientNetwork> networks;
     private final int classes;
     private final Counters counters;
+    private final RateLimit rate;
 
     QueryRule(QueryRuleConfig config, Counters counters) {
         this.config = config;
@@ -35,6 +36,12 @@ public final class QueryRule {
         }
         this.classes = bits;
         this.counters = counters;
+        this.rate = config.action() == QueryRuleConfig.Action.MAX_PER_SECOND ? new RateLimit(config.limit()) : null;
+    }
+
+    /** A {@code maxPerSecond} rule's buckets; {@code null} for any other rule. */
+    public RateLimit rate() {
+        return rate;
     }
 
     /** The rule as configured. */

@@ -184,6 +184,29 @@ class QueryRulesConfigTest {
     }
 
     @Test
+    void readsARateWithItsWait() {
+        QueryRuleConfig rule = parse("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: slow-down, pattern: '^select', maxPerSecond: 50, maxWaitMilliseconds: 200}
+                    - {name: default-wait, pattern: '^update', maxPerSecond: 5}
+                """).queryRules().get(0);
+        assertThat(rule.action()).isEqualTo(Action.MAX_PER_SECOND);
+        assertThat(rule.limit()).isEqualTo(50);
+        assertThat(rule.maxWait()).isEqualTo(200);
+        assertRefused("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: w, pattern: '^select', block: {}, maxWaitMilliseconds: 200}
+                """, "rule w: 200 (expected: 0..60000, with maxPerSecond)");
+        assertRefused("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: z, pattern: '^select', maxPerSecond: 0}
+                """, "rule z: 0 (expected: at least 1 statement a second)");
+    }
+
+    @Test
     void readsATimeout() {
         QueryRuleConfig rule = parse("""
                 - !QUERY_RULES
