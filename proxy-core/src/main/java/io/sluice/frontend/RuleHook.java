@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 final class RuleHook {
     /** MySQL's ER_USER_LIMIT_REACHED: what a {@code maxPerSecond} rule answers once the wait is over. */
     private static final int ER_USER_LIMIT_REACHED = 1226;
+    private static final int ER_UNKNOWN_ERROR = 1105;
     private final FrontendContext context;
     private final SessionRules rules;
     private final ClientSession session;
@@ -54,7 +55,7 @@ final class RuleHook {
 
     /** A command held back: the first of them by {@code rule} until {@code deadline}, the others behind it. */
     private record Waiting(ByteBuf frame, int command, ResponseKind kind, ResponseObserver captured, QueryRule rule,
-            long deadline) {
+            long deadline, String user) {
     }
 
     private RuleHook(FrontendContext context, SessionRules rules, ClientSession session, CommandRelayHandler relay,
@@ -87,7 +88,7 @@ final class RuleHook {
             digests.onArrival(command, frame); // before the policy, which may answer a COM_STMT_CLOSE itself
         }
         if (!waiting.isEmpty()) {
-            waiting.add(new Waiting(frame, command, kind, captured, null, 0)); // behind the one that waits
+            waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user())); // behind the waiting one
             return false;
         }
         return decide(command, frame, kind, captured) == GO_ON;
@@ -123,7 +124,7 @@ final class RuleHook {
                 tooFast(frame, captured, rule); // no turn within the wait (or 16 MiB+, whose rest is on its way)
                 return TAKEN;
             }
-            waiting.addFirst(new Waiting(frame, command, kind, captured, rule, deadline));
+            waiting.addFirst(new Waiting(frame, command, kind, captured, rule, deadline, session.user()));
             reading.suspend(ClientReading.WAITING_FOR_TURN);
             retry = session.eventLoop().schedule(this::turn, wait, TimeUnit.NANOSECONDS);
             return WAITS;
@@ -144,6 +145,11 @@ final class RuleHook {
             dropWaiting();
             return;
         }
+        if (!relay.isCommandPhase()) {
+            // a COM_CHANGE_USER the client pipelined behind them is being answered: they wait for its end
+            retry = session.eventLoop().schedule(this::turn, 10, TimeUnit.MILLISECONDS);
+            return;
+        }
         long now = System.nanoTime();
         long wait = first.rule().rate().take(session.user(), now);
         if (wait != 0 && now + wait <= first.deadline()) {
@@ -151,13 +157,19 @@ final class RuleHook {
             return;
         }
         waiting.pollFirst();
-        if (wait != 0) {
+        if (!java.util.Objects.equals(first.user(), session.user())) {
+            userChanged(first); // never run as another user than the one who sent it
+        } else if (wait != 0) {
             tooFast(first.frame(), first.captured(), first.rule());
         } else {
             relay.afterRules(first.frame(), first.kind(), first.command(), first.captured());
         }
         while (!waiting.isEmpty()) {
             Waiting next = waiting.pollFirst();
+            if (!java.util.Objects.equals(next.user(), session.user())) {
+                userChanged(next);
+                continue;
+            }
             int decided = decide(next.command(), next.frame(), next.kind(), next.captured());
             if (decided == GO_ON) {
                 relay.afterRules(next.frame(), next.kind(), next.command(), next.captured());
@@ -179,6 +191,11 @@ final class RuleHook {
         for (Waiting each; (each = waiting.poll()) != null; ) {
             each.frame().release();
         }
+    }
+
+    private void userChanged(Waiting waited) {
+        refuse(waited.frame(), waited.captured(), ER_UNKNOWN_ERROR, "HY000", "Statement refused: it waited for a"
+                + " query rule's turn while a COM_CHANGE_USER sent after it changed the session's user");
     }
 
     private void tooFast(ByteBuf frame, ResponseObserver captured, QueryRule rule) {
