@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
  *   <li>a data source removed: out of the group at once; its sessions carry on and its pool closes after the last;
  *   <li>weight, drain (when the file's value changed), pool sizes, timeouts and credentials of a data source;
  *   <li>users, databaseName, the load-balancing policy and the read/write splitting rules: from the next login;
+ *   <li>the query rules ({@code !QUERY_RULES}): from the next statement of every session, running ones included;
  *   <li>the slow-query log and the shutdown timings.
  * </ul>
  * Everything else keeps its running value and is reported: the {@code server} section (listener, event loops),
@@ -79,10 +80,13 @@ final class ConfigReload {
                 next.loadBalancer(), running.healthCheck(), new OperationsConfig(runningOps.admin(),
                         runningOps.metrics(), nextOps.shutdown(), nextOps.slowQueryLog(),
                         runningOps.watchConfigFile(), runningOps.capture()), running.pooling(),
-                next.readWriteSplitting(), running.serverAccounts());
+                next.readWriteSplitting(), running.serverAccounts(), next.queryRules());
         if (!running.readWriteSplitting().equals(next.readWriteSplitting())) {
             changes.add("rules: " + next.readWriteSplitting().size() + " read/write splitting group(s), from the"
                     + " next login");
+        }
+        if (!running.queryRules().equals(next.queryRules())) {
+            changes.add("rules: " + next.queryRules().size() + " query rule(s), from the next statement");
         }
         if (changes.isEmpty() && restartRequired.isEmpty()) {
             log.info("Config reload: no change");

@@ -23,6 +23,7 @@ import io.sluice.frontend.SessionRegistry;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.routing.ReadWriteGroup;
 import io.sluice.slowlog.SlowQueryLog;
+import io.sluice.rules.QueryRules;
 import io.sluice.statistics.DigestStatistics;
 import io.sluice.transport.TransportKind;
 import java.net.InetSocketAddress;
@@ -95,7 +96,7 @@ public final class Sluice implements ProxyControl, AutoCloseable {
         this.metricSources = traffic == null ? null
                 : new MetricSources(traffic, workerGroup, sessions, backends::snapshots, shutdown::isDraining,
                         List.copyOf(context.readWriteGroups()), context.statistics(),
-                        config.operations().metrics().statistics().metricsTopN());
+                        config.operations().metrics().statistics().metricsTopN(), context.queryRules());
     }
 
     /**
@@ -207,6 +208,12 @@ public final class Sluice implements ProxyControl, AutoCloseable {
     /** The backend group, for observers that want to hear of status changes ({@link BackendGroup#addListener}). */
     public BackendGroup backendGroup() {
         return backends.group();
+    }
+
+    /** The query rules running now ({@code !QUERY_RULES}); empty when none are configured. */
+    @Override
+    public QueryRules queryRules() {
+        return context.queryRules();
     }
 
     /** Statement statistics by digest, or {@code null} when {@code statistics} is off. */

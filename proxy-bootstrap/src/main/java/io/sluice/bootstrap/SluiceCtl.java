@@ -18,6 +18,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * <pre>
  * sluice-ctl backends | sessions [--verbose] | version | reload | drain NAME | undrain NAME
  * sluice-ctl top [--order-by totalTime] [--limit 20] [--interval 2] [--once]
+ * sluice-ctl rules list | rules explain SQL [--user USER] [--schema SCHEMA] [--client ADDRESS]
  * sluice-ctl traffic capture start --output DIR [--duration 10m] [--compress true|false] [--max-size 10g] ...
  * sluice-ctl traffic capture stop
  * sluice-ctl traffic capture status
@@ -35,6 +36,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             "             [--admin HOST:PORT[,HOST:PORT...]] [--token TOKEN]",
             "  sluice-ctl top [--order-by totalTime|count|errors|avgTime|maxTime|p99|rowsSent|lastSeen] [--limit 20]",
             "             [--interval 2] [--once] [--admin HOST:PORT] [--token TOKEN]",
+            "  sluice-ctl rules list | rules explain SQL [--user USER] [--schema SCHEMA] [--client ADDRESS]",
             "  sluice-ctl groups [GROUP] | events GROUP",
             "  sluice-ctl switchover GROUP [--to DATASOURCE] [--dry-run] [--force] [--timeout MILLISECONDS]",
             "  sluice-ctl rejoin GROUP DATASOURCE",
@@ -48,7 +50,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         commandListHeading = "%nCommands:%n",
         subcommands = {AdminCommands.Backends.class, AdminCommands.Sessions.class, AdminCommands.Version.class,
             AdminCommands.Reload.class, AdminCommands.Drain.class, AdminCommands.Undrain.class,
-            TopCommand.class,
+            TopCommand.class, RuleCommands.class,
             GroupCommands.Groups.class, GroupCommands.Events.class, GroupCommands.Switchover.class,
             GroupCommands.Rejoin.class,
             TrafficCommands.class},

@@ -241,6 +241,14 @@ final class AdminHandler implements AdminPort.Responder {
         if (path.equals("/api/digests") || path.equals("/api/digests/reset")) {
             return digests(request);
         }
+        if (path.equals("/api/rules") || path.equals("/api/rules/explain")) {
+            Reply denied = method.equals("GET") ? authorizeRead(request) : notAllowed("GET");
+            String refusal = denied != null || path.equals("/api/rules") ? null
+                    : RulesView.refusal(request.parameters());
+            return denied != null ? denied : refusal != null ? Reply.json(BAD_REQUEST, error(refusal))
+                    : Reply.json(OK, path.equals("/api/rules") ? RulesView.json(proxy.queryRules())
+                            : RulesView.explain(proxy.queryRules(), request.parameters()));
+        }
         if (GroupEndpoints.handles(path)) {
             Reply denied = GroupEndpoints.changes(path) && method.equals("POST") ? authorize(request)
                     : authorizeRead(request);
@@ -268,7 +276,7 @@ final class AdminHandler implements AdminPort.Responder {
         return Reply.json(NOT_FOUND, error("no such endpoint: " + path + " (expected: /metrics, /health, /livez,"
                 + " /readyz, /api/version, /api/config, /api/backends, /api/backends/{name}/drain,"
                 + " /api/backends/{name}/undrain, /api/sessions, /api/readwrite/route, /api/config/reload,"
-                + " /api/digests, /api/digests/reset,"
+                + " /api/digests, /api/digests/reset, /api/rules, /api/rules/explain,"
                 + " /api/groups, /api/groups/{group}, /api/groups/{group}/events, /api/groups/{group}/switchover,"
                 + " /api/groups/{group}/rejoin,"
                 + " /api/traffic/capture, /api/traffic/capture/start, /api/traffic/capture/stop)"));

@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import io.netty.channel.EventLoopGroup;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.rules.QueryRules;
 import io.sluice.statistics.DigestStatistics;
 import java.util.List;
 import java.util.Objects;
@@ -21,10 +22,18 @@ import java.util.function.Supplier;
  * @param readWrite the read/write split groups, as configured at start
  * @param digests statement statistics by digest, or {@code null} when off
  * @param digestsTopN how many digests, the largest by total time, get series of their own
+ * @param queryRules the running query rules, whose counters are series by rule name, or {@code null}: none
  */
 public record MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,
         Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining, List<ReadWriteCounts> readWrite,
-        DigestStatistics digests, int digestsTopN) {
+        DigestStatistics digests, int digestsTopN, QueryRules queryRules) {
+
+    /** Without query rules. */
+    public MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,
+            Supplier<List<BackendSnapshot>> backends, BooleanSupplier draining, List<ReadWriteCounts> readWrite,
+            DigestStatistics digests, int digestsTopN) {
+        this(traffic, workers, clients, backends, draining, readWrite, digests, digestsTopN, null);
+    }
 
     /** Without statement statistics by digest. */
     public MetricSources(TrafficCounters traffic, EventLoopGroup workers, ClientCounts clients,

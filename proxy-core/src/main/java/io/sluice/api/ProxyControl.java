@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import io.sluice.config.ProxyConfig;
+import io.sluice.rules.QueryRules;
 import io.sluice.statistics.DigestStatistics;
 import java.util.List;
 
@@ -47,6 +48,11 @@ public interface ProxyControl {
      * @throws IllegalStateException when there is nothing to reload from, or the proxy is shutting down
      */
     ReloadResult reload();
+
+    /** The running query rules ({@code /api/rules}); empty when none are configured. */
+    default QueryRules queryRules() {
+        return new QueryRules(List.of());
+    }
 
     /** Statement statistics by digest ({@code /api/digests}), or {@code null} when {@code statistics} is off. */
     default DigestStatistics statistics() {

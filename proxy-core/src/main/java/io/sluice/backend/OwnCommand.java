@@ -41,10 +41,21 @@ public abstract class OwnCommand {
         return answered && !refused;
     }
 
+    /**
+     * Whether {@link #onResponse} is handed the whole response; {@code false}: only its first packet (enough to tell
+     * an OK from an ERR), the rest released as it arrives, for a command whose result nobody reads.
+     */
+    protected boolean keepsResponse() {
+        return true;
+    }
+
     /** One more packet of the response (taken). */
     final void add(ByteBuf packet) {
         if (packets == null) {
             packets = new ArrayList<>(4);
+        } else if (!keepsResponse()) {
+            packet.release();
+            return;
         }
         packets.add(packet);
     }

@@ -138,8 +138,9 @@ public final class ConfigYaml {
         // Sluice does not rewrite SQL: of ShardingSphere's rules it runs read/write splitting only (RuleReaders).
         RuleReaders rules = new RuleReaders(dataSources == null ? Set.of() : dataSources.keySet(), readers);
         List<ReadWriteSplittingConfig> groups = new ArrayList<>();
-        top.list("rules", "a list of rules, such as - !READWRITE_SPLITTING {dataSources: {...}}", rules::rule)
-                .forEach(groups::addAll);
+        List<QueryRuleConfig> queryRules = new ArrayList<>();
+        top.list("rules", "a list of rules, such as - !READWRITE_SPLITTING {dataSources: {...}}",
+                rule -> rules.rule(rule, queryRules)).forEach(groups::addAll);
         ServerConfig server = top.section("server", readers.defaultServer(), readers::server);
         SectionReaders.Authority authority = top.section("authority", SectionReaders.Authority.NONE,
                 readers::authority);
@@ -163,7 +164,7 @@ public final class ConfigYaml {
         top.done();
         try {
             return new ProxyConfig(database, dataSources, server, authority.users(), policy, checks, operations,
-                    pooling, groups, authority.fromServer());
+                    pooling, groups, authority.fromServer(), queryRules);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source + ": " + e.getMessage(), e);
         }

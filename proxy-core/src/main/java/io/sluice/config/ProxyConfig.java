@@ -28,6 +28,7 @@ import java.util.Objects;
  *     empty in pass-through mode ({@code rules: []})
  * @param serverAccounts {@code authority.users: FROM_BACKEND}: clients log in with the server's accounts (then
  *     {@code users} is empty); {@code null}: with {@code users}
+ * @param queryRules the rules of the {@code !QUERY_RULES} items, in file order (decision 165); empty: none
  */
 public record ProxyConfig(
         String databaseName,
@@ -39,7 +40,8 @@ public record ProxyConfig(
         OperationsConfig operations,
         PoolingConfig pooling,
         List<ReadWriteSplittingConfig> readWriteSplitting,
-        ServerAccountsConfig serverAccounts) {
+        ServerAccountsConfig serverAccounts,
+        List<QueryRuleConfig> queryRules) {
 
     public static final Policy DEFAULT_LOAD_BALANCER = Policy.LEAST_CONNECTIONS;
 
@@ -58,10 +60,38 @@ public record ProxyConfig(
         users = List.copyOf(users);
         readWriteSplitting = List.copyOf(readWriteSplitting);
         checkGroups(dataSources, readWriteSplitting);
+        queryRules = List.copyOf(queryRules);
+        java.util.Set<String> ruleNames = new java.util.HashSet<>();
+        for (QueryRuleConfig rule : queryRules) {
+            if (!ruleNames.add(rule.name())) {
+                throw new IllegalArgumentException("rules: the query rule " + rule.name()
+                        + " is defined twice (expected: each rule name once)");
+            }
+            if (rule.mirror() != null && !dataSources.containsKey(rule.mirror())
+                    && readWriteSplitting.stream().noneMatch(group -> group.name().equals(rule.mirror()))) {
+                throw new IllegalArgumentException("rules: the query rule " + rule.name() + " mirrors to "
+                        + rule.mirror() + " (expected: a data source or a read/write splitting group)");
+            }
+        }
         if (serverAccounts != null && !users.isEmpty()) {
             throw new IllegalArgumentException("authority.users: FROM_BACKEND with users of Sluice's own (expected:"
                     + " one of the two)");
         }
+    }
+
+    /** Without query rules. */
+    public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
+            List<UserConfig> users, Policy loadBalancer, HealthCheckConfig healthCheck, OperationsConfig operations,
+            PoolingConfig pooling, List<ReadWriteSplittingConfig> readWriteSplitting,
+            ServerAccountsConfig serverAccounts) {
+        this(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations, pooling,
+                readWriteSplitting, serverAccounts, List.of());
+    }
+
+    /** The same configuration with {@code rules} as its query rules. */
+    public ProxyConfig withQueryRules(List<QueryRuleConfig> rules) {
+        return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
+                pooling, readWriteSplitting, serverAccounts, rules);
     }
 
     /** With the users of {@code users}. */
@@ -161,39 +191,39 @@ public record ProxyConfig(
 
     public ProxyConfig withServer(ServerConfig newServer) {
         return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, serverAccounts);
+                operations, pooling, readWriteSplitting, serverAccounts, queryRules);
     }
 
     /** With the users of {@code newUsers} (and not the server's accounts). */
     public ProxyConfig withUsers(List<UserConfig> newUsers) {
         return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, null);
+                operations, pooling, readWriteSplitting, null, queryRules);
     }
 
     /** Clients log in with the server's own accounts ({@code authority.users: FROM_BACKEND}). */
     public ProxyConfig withUsersFromBackend(ServerAccountsConfig settings) {
         return new ProxyConfig(databaseName, dataSources, server, List.of(), loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, settings);
+                operations, pooling, readWriteSplitting, settings, queryRules);
     }
 
     public ProxyConfig withOperations(OperationsConfig newOperations) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck,
-                newOperations, pooling, readWriteSplitting, serverAccounts);
+                newOperations, pooling, readWriteSplitting, serverAccounts, queryRules);
     }
 
     public ProxyConfig withDataSources(Map<String, DataSourceConfig> newDataSources) {
         return new ProxyConfig(databaseName, newDataSources, server, users, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, serverAccounts);
+                operations, pooling, readWriteSplitting, serverAccounts, queryRules);
     }
 
     public ProxyConfig withReadWriteSplitting(List<ReadWriteSplittingConfig> groups) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                pooling, groups, serverAccounts);
+                pooling, groups, serverAccounts, queryRules);
     }
 
     public ProxyConfig withPooling(PoolingConfig newPooling) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                newPooling, readWriteSplitting, serverAccounts);
+                newPooling, readWriteSplitting, serverAccounts, queryRules);
     }
 
     /** Builds a {@link ProxyConfig} in code, for embedding. */

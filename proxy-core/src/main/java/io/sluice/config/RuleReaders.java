@@ -39,6 +39,8 @@ final class RuleReaders {
 
     private final Set<String> dataSourceNames;
     private final SectionReaders sections;
+    /** One for the file: rule names are unique across its {@code !QUERY_RULES} items. */
+    private final QueryRuleReader queryRuleReader = new QueryRuleReader();
 
     /**
      * @param dataSourceNames the names of the file's {@code dataSources}, which groups may refer to
@@ -49,12 +51,20 @@ final class RuleReaders {
         this.sections = sections;
     }
 
-    /** One item of {@code rules:}: the groups of a {@code !READWRITE_SPLITTING} rule, in file order. */
-    List<ReadWriteSplittingConfig> rule(YamlSection rule) {
+    /**
+     * One item of {@code rules:}: the groups of a {@code !READWRITE_SPLITTING} rule, in file order; a
+     * {@code !QUERY_RULES} item adds its rules to {@code queryRules} and has no groups.
+     */
+    List<ReadWriteSplittingConfig> rule(YamlSection rule, List<QueryRuleConfig> queryRules) {
         String tag = rule.tag();
+        if (QueryRuleReader.QUERY_RULES.equals(tag)) {
+            queryRules.addAll(queryRuleReader.rules(rule));
+            return List.of();
+        }
         if (!READWRITE_SPLITTING.equals(tag)) {
             throw rule.refusal((tag == null ? "a rule without a type" : tag)
-                    + " (expected: " + READWRITE_SPLITTING + "; Sluice does not rewrite SQL, so sharding, encryption"
+                    + " (expected: " + READWRITE_SPLITTING + " or " + QueryRuleReader.QUERY_RULES
+                    + "; Sluice does not rewrite SQL, so sharding, encryption"
                     + " and the other ShardingSphere rules are not supported)");
         }
         Map<String, ReadLoadBalancer> balancers = rule.namedSections("loadBalancers",

@@ -329,6 +329,11 @@ final class YamlSection {
         return value(key) instanceof ScalarNode;
     }
 
+    /** Whether the section has {@code key} with a value. */
+    boolean has(String key) {
+        return value(key) != null;
+    }
+
     /** Whether {@code key} is absent, has no value, or is an empty list ({@code rules: []}). */
     boolean isEmptyList(String key) {
         Node value = value(key);

@@ -14,6 +14,8 @@ final class ClientReading {
     static final int BACKEND_FULL = 2;
     /** Session pooling: a move reads the session's state and swaps its connection. */
     static final int MOVING = 4;
+    /** A statement waits for its turn under a query rule's rate ({@code maxPerSecond}). */
+    static final int WAITING_FOR_TURN = 8;
 
     private final CommandRelayHandler relay;
     private final Channel channel;

@@ -47,6 +47,7 @@ public final class ClientSession {
     private String schema;
     /** Statement statistics by digest, from the command stage on; {@code null} when off. */
     private DigestHook digests;
+    private RuleHook rules;
     /** The command stage, once logged in; {@code null} during the login. */
     private volatile CommandRelayHandler relay;
 
@@ -82,6 +83,17 @@ public final class ClientSession {
     /** Statement statistics by digest; {@code null} when off or before the command stage. */
     DigestHook digests() {
         return digests;
+    }
+
+    /** The command stage's query rules; {@code null} before the command stage. */
+    RuleHook rules() {
+        return rules;
+    }
+
+    /** The command stage's query-rule hook, returned. */
+    RuleHook useRules(RuleHook hook) {
+        rules = hook;
+        return hook;
     }
 
     /** The command stage's statistics hook (or {@code null}), returned. */

@@ -31,10 +31,9 @@ import org.slf4j.LoggerFactory;
  * of Sluice's own commands runs on it. Reads are flushed to the backend once per read batch; reading the client
  * stops while a connection is awaited or the backend socket is full.
  *
- * <p>It replaces {@link ClientHandshakeHandler} in the pipeline at login, with {@link ClientClosing} after it
- * for errors, timeouts and shutdown. Ownership: frames arrive as whole frames
- * from {@link io.sluice.codec.PacketFrameDecoder}; each is forwarded (the backend channel releases it once written),
- * held until a connection is ready, or released here.
+ * <p>It replaces {@link ClientHandshakeHandler} in the pipeline at login, with {@link ClientClosing} after it for
+ * errors, timeouts and shutdown. Ownership: frames arrive whole from {@link io.sluice.codec.PacketFrameDecoder}; each
+ * is forwarded (the backend channel releases it once written), held until a connection is ready, or released here.
  */
 final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements BorrowingSession {
 
@@ -62,7 +61,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     /** What routes the statements the policy holds to route, or {@code null}: a session whose policy does not route. */
     private final SessionRouter router;
     private final CaptureHook capture;
-    private final DigestHook digests; // statement statistics by digest; null when off
+    private final RuleHook rules; // statement statistics by digest and query rules, before the policy
     private final LoopCounters counters;
     private final ClientClosing closing;
     private final UserChange userChange;
@@ -94,7 +93,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
         this.lease = lease;
         this.counters = session.commands().counters();
         this.capture = new CaptureHook(context.capture(), session);
-        this.digests = session.useDigests(DigestHook.of(context, session, lease));
         ReadWriteGroup split = context.readWriteGroup(session.requestedSchema());
         SessionRouter routing = split == null ? null : new SessionRouter(this, lease, session);
         this.policy = SessionPolicies.of(context.pooling().transactionPooling(), session.key(),
@@ -109,6 +107,8 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             this.router = null; // a split group's session on a server without session tracking: pinned, not routed
         }
         this.reading = new ClientReading(this, channel);
+        this.rules = session.useRules(RuleHook.of(context, session, this, reading,
+                session.useDigests(DigestHook.of(context, session, lease))));
         this.onWaiting = () -> reading.suspend(ClientReading.ACQUIRING);
         this.closing = new ClientClosing(this, session, context, security.idleTimeoutMillis());
         this.userChange = new UserChange(this, session, security, context, lease, capture, policy);
@@ -208,9 +208,13 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             return;
         }
         ResponseObserver captured = capture.onCommand(command, frame, lease.connection(), isQuietForCapture());
-        if (digests != null) {
-            digests.onArrival(command, frame); // before the policy, which may answer a COM_STMT_CLOSE itself
+        if (rules.onArrival(command, frame, kind, captured)) { // else refused, or waiting for its turn: taken
+            afterRules(frame, kind, command, captured);
         }
+    }
+
+    /** A command the query rules let go on, now or when its turn came: the policy's part, then forward. */
+    void afterRules(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
         frame = policy.onCommand(command, frame);
         if (frame == null) { // answered by Sluice itself
             holdNextToRoute = false;
@@ -248,16 +252,14 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     }
 
     /**
-     * Writes one frame to the connection (not flushed). In transaction pooling (and session pooling after a move),
-     * prepared-statement commands get the statement ids of the connection in use.
-     *
-     * @return false when the frame must wait (not consumed)
+     * Writes one frame to the connection (not flushed); in transaction pooling (and session pooling after a move)
+     * prepared-statement commands get the connection's statement ids. False: the frame must wait (not consumed).
      */
     private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
             ResponseObserver captured) {
         lease.first().sending(connection, frame, command);
-        if (digests != null && kind != null) {
-            digests.beforeSend(connection, frame, command);
+        if (kind != null) {
+            rules.beforeSend(connection, frame, command); // statistics' record of the outcome; a rule's timeout
         }
         if (kind == null) {
             connection.forwardData(frame);
@@ -395,8 +397,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
 
     /**
      * No connection for the held commands: each gets the error (a pipelining client waits for an answer to every
-     * command it sent). A statement that waits to be routed (read/write splitting) ends it: it gets a route, and a
-     * connection, of its own.
+     * command it sent); a statement that waits to be routed (read/write splitting) ends it, with a route of its own.
      */
     private void failHeld(Throwable cause) {
         if (held.failUpToRouted(channel, sequenceId -> lease.acquireFailed(channel.alloc(), sequenceId, cause))) {

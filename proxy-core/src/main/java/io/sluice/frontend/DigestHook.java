@@ -6,6 +6,7 @@ import io.sluice.pooling.PinReason;
 import io.sluice.routing.ReadWriteGroup;
 import io.sluice.statistics.DigestStatistics;
 import io.sluice.statistics.SessionDigests;
+import io.sluice.statistics.StatementRecord;
 
 /**
  * Where a session meets statement statistics by digest: just before a client command is written to the backend
@@ -38,15 +39,23 @@ final class DigestHook {
                 split == null ? null : split.name());
     }
 
-    /** A client command (borrowed frame, as the client sent it) is about to be forwarded on {@code connection}. */
-    void beforeSend(BackendConnection connection, ByteBuf frame, int command) {
-        connection.recordNext(digests.onCommand(command, frame, session.user(), session.schema(),
-                splitGroup != null ? splitGroup : lease.dataSource()));
+    /**
+     * A client command (borrowed frame, as the client sent it) is about to be forwarded: the record its outcome
+     * counts in, or {@code null}, for the connection's {@link BackendConnection#recordNext}.
+     */
+    StatementRecord beforeSend(ByteBuf frame, int command) {
+        return digests.onCommand(command, frame, session.user(), session.schema(),
+                splitGroup != null ? splitGroup : lease.dataSource());
     }
 
     /** A client command arrived (borrowed frame), before the session's policy sees it. */
     void onArrival(int command, ByteBuf frame) {
         digests.onArrival(command, frame);
+    }
+
+    /** What the session's statistics know of the statements the client prepared: see {@link SessionDigests}. */
+    SessionDigests statements() {
+        return digests;
     }
 
     /** The session got pinned: a response's warnings pin for the statement answered, anything else for the next. */

@@ -1,5 +1,6 @@
 package io.sluice.frontend;
 
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.backend.BackendServerInfo;
 import io.sluice.backend.pool.BackendPool;
@@ -14,6 +15,8 @@ import io.sluice.metrics.RateLimitedWarning;
 import io.sluice.metrics.TrafficCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.routing.ReadWriteGroup;
+import io.sluice.rules.QueryRule;
+import io.sluice.rules.QueryRules;
 import io.sluice.slowlog.SlowQueryLog;
 import io.sluice.statistics.DigestStatistics;
 import java.util.List;
@@ -56,6 +59,9 @@ public final class FrontendContext {
     private final SlowQueryLog slowQueryLog;
     /** Statement statistics by digest; {@code null} when off. */
     private volatile DigestStatistics statistics;
+    /** The query rules ({@code !QUERY_RULES}); empty when none are configured. Reloaded in place. */
+    private final QueryRules queryRules;
+    private final Map<EventExecutor, StatementMirror> mirrors = new ConcurrentHashMap<>();
     /** Each loop's {@link CommandObserver}, made once per loop. */
     private final Map<EventExecutor, CommandObserver> observers = new ConcurrentHashMap<>();
     private volatile DirectMemoryHeadroom headroom = DirectMemoryHeadroom.ofThisJvm();
@@ -85,6 +91,7 @@ public final class FrontendContext {
         this.traffic = traffic;
         this.slowQueryLog = slowQueryLog;
         this.capture = new TrafficCapture(config.operations().capture());
+        this.queryRules = new QueryRules(config.queryRules());
     }
 
     /** The server face clients see: its greeting's version and collation, and the capabilities offered. */
@@ -241,6 +248,19 @@ public final class FrontendContext {
             this.users = new ProxyUsers(newConfig.users());
         }
         this.config = newConfig;
+        if (!queryRules.rules().stream().map(QueryRule::config).toList().equals(newConfig.queryRules())) {
+            queryRules.update(newConfig.queryRules()); // from every session's next statement
+        }
+    }
+
+    /** The copies of statements {@code mirror} rules make on {@code loop}. */
+    StatementMirror mirror(EventLoop loop) {
+        return mirrors.computeIfAbsent(loop, l -> new StatementMirror(this, loop));
+    }
+
+    /** The query rules; never {@code null} (empty when none are configured). */
+    public QueryRules queryRules() {
+        return queryRules;
     }
 
     /**

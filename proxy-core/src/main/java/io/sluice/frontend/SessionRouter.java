@@ -3,6 +3,7 @@ package io.sluice.frontend;
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
+import io.sluice.readwrite.Route;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.routing.Router;
@@ -32,6 +33,16 @@ final class SessionRouter implements Router {
     /** The policy this router serves, made with it. */
     void serves(RoutingPolicy routing) {
         this.policy = routing;
+    }
+
+    @Override
+    public Route ruleRoute(int command, ByteBuf frame) {
+        return session.rules().routeOf(command, frame);
+    }
+
+    @Override
+    public void ruleRouted(boolean applied) {
+        session.rules().routed(applied);
     }
 
     // ---- the relay's part ------------------------------------------------------------------------------------

@@ -215,7 +215,16 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
      */
     private RouteReason wantedRoute(int command, ByteBuf frame, int queryClass) {
         int statementClass = queryClass != NOT_SCANNED ? queryClass : statementClass(command, frame);
-        return statementClass < 0 ? RouteReason.OTHER : transaction.route(statementClass);
+        RouteReason wanted = statementClass < 0 ? RouteReason.OTHER : transaction.route(statementClass);
+        Route ruled = router.ruleRoute(command, frame);
+        if (ruled == null) {
+            return wanted;
+        }
+        // A query rule's route acts as the hints do (decision 167): a plain read goes where it says, anything else
+        // runs where it must (a replica is never written through Sluice, a transaction stays where it began).
+        boolean plainRead = wanted == RouteReason.REPLICA || wanted == RouteReason.REPLICA_HINT;
+        router.ruleRouted(plainRead || ruled == Route.PRIMARY && wanted.route() == Route.PRIMARY);
+        return !plainRead ? wanted : ruled == Route.PRIMARY ? RouteReason.HINT : RouteReason.REPLICA_HINT;
     }
 
     /**

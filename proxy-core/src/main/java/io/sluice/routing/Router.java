@@ -2,6 +2,7 @@ package io.sluice.routing;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.backend.BackendException;
+import io.sluice.readwrite.Route;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -53,4 +54,13 @@ public interface Router {
      * {@code failed} is told, on the session's event loop.
      */
     void queryPrimary(String sql, Consumer<List<Map<String, String>>> rows, Consumer<BackendException> failed);
+
+    /**
+     * The route a query rule gives the statement the policy is routing ({@code frame} borrowed), or {@code null}:
+     * no rule routes it. {@link #ruleRouted} is told next what became of it.
+     */
+    Route ruleRoute(int command, ByteBuf frame);
+
+    /** Whether the statement {@link #ruleRoute} gave a route went where the rule says (else it could not). */
+    void ruleRouted(boolean applied);
 }

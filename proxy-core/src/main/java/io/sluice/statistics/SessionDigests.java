@@ -87,6 +87,28 @@ public final class SessionDigests {
     }
 
     /**
+     * The digest of the statement the client prepared as {@code id} (its id as the client knows it; -1: the one
+     * prepared last), or {@code null} when the session does not know it: query rules find an execution's statement
+     * here. On the session's loop.
+     */
+    public SqlDigest preparedDigest(int id) {
+        if (id == LAST_PREPARED) {
+            return lastPrepared == null ? null : lastPrepared.digest;
+        }
+        int slot = slot(id);
+        return slot < 0 ? null : digests[slot];
+    }
+
+    /** The shape of the statement {@link #preparedDigest} finds; meaningful only when that is not {@code null}. */
+    public long preparedShape(int id) {
+        if (id == LAST_PREPARED) {
+            return lastPrepared == null ? 0 : lastPrepared.shape;
+        }
+        int slot = slot(id);
+        return slot < 0 ? 0 : shapes[slot];
+    }
+
+    /**
      * A client command arrived, before the session's policy sees it (which may answer it, as transaction pooling
      * answers COM_STMT_CLOSE and COM_RESET_CONNECTION): the statements the client closes are forgotten here, so that
      * the table of prepared statements holds only those the client may still execute.

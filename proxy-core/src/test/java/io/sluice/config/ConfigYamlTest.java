@@ -468,8 +468,8 @@ class ConfigYamlTest {
                   tables:
                     t_order:
                       actualDataNodes: ds_${0..1}.t_order_${0..1}
-                """), "config.yaml line 13: rules[0]: !SHARDING (expected: !READWRITE_SPLITTING; Sluice does not"
-                + " rewrite SQL, so sharding, encryption and the other ShardingSphere rules are not supported)");
+                """), "config.yaml line 13: rules[0]: !SHARDING (expected: !READWRITE_SPLITTING or"
+                + " !QUERY_RULES; Sluice does not rewrite SQL, so sharding, encryption and the other ShardingSphere rules are not supported)");
         assertRefused(SHARDINGSPHERE_SEED.replace("rules: []", "rules: {sharding: {}}"),
                 "config.yaml line 12: rules: a mapping (expected: a list of rules, such as - !READWRITE_SPLITTING"
                 + " {dataSources: {...}})");

@@ -368,8 +368,8 @@ class ReadWriteSplittingConfigTest {
     void refusesOtherRulesAndGroupsTwice() {
         assertRefused(DATA_SOURCES.replace("!READWRITE_SPLITTING", "!SHARDING") + """
                   tables: {}
-                """, "config.yaml line 12: rules[0]: !SHARDING (expected: !READWRITE_SPLITTING; Sluice does not"
-                + " rewrite SQL, so sharding, encryption and the other ShardingSphere rules are not supported)");
+                """, "config.yaml line 12: rules[0]: !SHARDING (expected: !READWRITE_SPLITTING or"
+                + " !QUERY_RULES; Sluice does not rewrite SQL, so sharding, encryption and the other ShardingSphere rules are not supported)");
         assertRefused(DATA_SOURCES + """
                   dataSources:
                     app: {writeDataSourceName: p, readDataSourceNames: [r0]}

@@ -22,8 +22,8 @@ import java.util.Set;
  *
  * <pre>
  * protocol
- *   &larr; foundation: api, auth, balancer, config, json, metrics, readwrite, slowlog, sql, state, statistics, tls,
- *   transport
+ *   &larr; foundation: api, auth, balancer, config, json, metrics, readwrite, rules, slowlog, sql, state, statistics,
+ *   tls, transport
  *   &larr; codec &larr; relay &larr; capture &larr; backend &larr; backend.pool &larr; pooling &larr; routing
  *   &larr; frontend
  *   &larr; io.sluice (Sluice and its start-up)
@@ -49,7 +49,7 @@ public final class Layers {
     private static final List<Layer> ORDER = List.of(
             new Layer("protocol", "protocol.."),
             new Layer("foundation", "api..", "auth..", "balancer..", "config..", "json..", "metrics..", "readwrite..",
-                    "slowlog..", "sql..", "state..", "statistics..", "tls..", "transport.."),
+                    "rules..", "slowlog..", "sql..", "state..", "statistics..", "tls..", "transport.."),
             new Layer("codec", "codec.."),
             new Layer("relay", "relay.."),
             new Layer("capture", "capture.."),

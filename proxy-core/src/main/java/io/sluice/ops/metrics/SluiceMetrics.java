@@ -40,6 +40,8 @@ import io.sluice.metrics.DirectMemory;
 import io.sluice.metrics.LatencyBuckets;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.metrics.TrafficCounters;
+import io.sluice.rules.QueryRule;
+import io.sluice.rules.QueryRules;
 import io.sluice.statistics.DigestOrder;
 import io.sluice.statistics.DigestStatistics;
 import io.sluice.statistics.DigestSummary;
@@ -266,6 +268,9 @@ public final class SluiceMetrics implements AutoCloseable {
         if (sources.digests() != null) {
             collectDigests(all, sources.digests(), sources.digestsTopN());
         }
+        if (sources.queryRules() != null) {
+            collectRules(all, sources.queryRules());
+        }
         return all.build();
     }
 
@@ -407,6 +412,24 @@ public final class SluiceMetrics implements AutoCloseable {
                 .dataPoint(point(Labels.EMPTY, digests.entries())).build());
         all.metricSnapshot(gauge("sluice_digest_memory_bytes", "Memory the statement statistics hold, roughly")
                 .dataPoint(point(Labels.EMPTY, digests.memoryBytes())).build());
+    }
+
+    /** Each running query rule's counters, by its name: as many series as rules, whatever the workload. */
+    private static void collectRules(MetricSnapshots.Builder all, QueryRules rules) {
+        CounterSnapshot.Builder matched = counter("sluice_query_rule_matched",
+                "Statements a query rule was the first to match, by rule");
+        CounterSnapshot.Builder acted = counter("sluice_query_rule_acted",
+                "Statements a query rule did its action to (refused, routed), by rule");
+        CounterSnapshot.Builder errors = counter("sluice_query_rule_errors",
+                "Statements a query rule matched but could not act on (a route outside a split group, a write sent"
+                        + " to replicas), by rule");
+        for (QueryRule rule : rules.rules()) {
+            Labels labels = Labels.of("rule", rule.name(), "action", rule.config().action().key());
+            matched.dataPoint(count(labels, rule.counters().matchedCount()));
+            acted.dataPoint(count(labels, rule.counters().actedCount()));
+            errors.dataPoint(count(labels, rule.counters().errorCount()));
+        }
+        all.metricSnapshot(matched.build()).metricSnapshot(acted.build()).metricSnapshot(errors.build());
     }
 
     private static GaugeSnapshot.Builder gauge(String name, String help) {

@@ -1,0 +1,306 @@
+package io.sluice.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.backend.BackendConnection;
+import io.sluice.config.QueryRuleConfig;
+import io.sluice.protocol.Command;
+import io.sluice.protocol.Packets;
+import io.sluice.readwrite.Route;
+import io.sluice.relay.ResponseKind;
+import io.sluice.relay.ResponseObserver;
+import io.sluice.rules.QueryRule;
+import io.sluice.rules.SessionRules;
+import io.sluice.sql.SqlDigest;
+import io.sluice.statistics.SessionDigests;
+import io.sluice.statistics.StatementRecord;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where a session meets the query rules (issue #41 item 2, decision 166): each client command is looked at as it
+ * arrives, before the session's policy and before any backend connection is taken for it. A {@code block} rule
+ * answers it here; a {@code route} rule is read by the read/write splitting policy when it routes the statement
+ * ({@link #routeOf}). With no rules running a command costs one volatile read; a statement no rule matches, one shape
+ * hash and one probe of the loop's table of decisions.
+ *
+ * <p>A prepared statement is refused at its prepare, and at each execution by the SQL it was prepared with, so a rule
+ * added after the prepare still holds; executions are known through the session's statement statistics (with
+ * {@code statistics: off} only the prepare is checked). It also does the statistics' bookkeeping of arriving
+ * commands, which must come first too, so the relay makes one call.
+ */
+final class RuleHook {
+    /** MySQL's ER_USER_LIMIT_REACHED: what a {@code maxPerSecond} rule answers once the wait is over. */
+    private static final int ER_USER_LIMIT_REACHED = 1226;
+    private static final int ER_UNKNOWN_ERROR = 1105;
+    private final FrontendContext context;
+    private final SessionRules rules;
+    private final ClientSession session;
+    private final CommandRelayHandler relay;
+    /** Statement statistics, or {@code null}: off. */
+    private final DigestHook digests;
+    /** Whether the session is in a read/write split group, where a {@code route} rule can act. */
+    private final boolean split;
+    /** The rule {@link #routeOf} found last, until {@link #routed} counts it. */
+    private QueryRule routing;
+    private final ClientReading reading;
+    /** Commands that wait, in order: the first for its {@code maxPerSecond} rule's turn, the rest behind it. */
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    private ScheduledFuture<?> retry;
+
+    /** What {@link #decide} does with a command. */
+    private static final int GO_ON = 0;
+    private static final int TAKEN = 1;
+    private static final int WAITS = 2;
+
+    /** A command held back: the first of them by {@code rule} until {@code deadline}, the others behind it. */
+    private record Waiting(ByteBuf frame, int command, ResponseKind kind, ResponseObserver captured, QueryRule rule,
+            long deadline, String user) {
+    }
+
+    private RuleHook(FrontendContext context, SessionRules rules, ClientSession session, CommandRelayHandler relay,
+            ClientReading reading, DigestHook digests, boolean split) {
+        this.context = context;
+        this.reading = reading;
+        this.rules = rules;
+        this.session = session;
+        this.relay = relay;
+        this.digests = digests;
+        this.split = split;
+        session.channel().closeFuture().addListener(f -> dropWaiting()); // on the session's loop
+    }
+
+    /** The hook of a session entering its command stage. */
+    static RuleHook of(FrontendContext context, ClientSession session, CommandRelayHandler relay,
+            ClientReading reading, DigestHook digests) {
+        return new RuleHook(context, context.queryRules().forSession(session.eventLoop(), session.clientAddress()),
+                session, relay, reading, digests, context.readWriteGroup(session.requestedSchema()) != null);
+    }
+
+    /**
+     * A client command arrived (frame taken, {@code captured} the traffic capture's record of it or {@code null}).
+     *
+     * @return whether it goes on to the policy now ({@link CommandRelayHandler#afterRules}); {@code false}: a rule
+     *     refused it (answered here) or it waits for its turn (then it goes on from here, in order)
+     */
+    boolean onArrival(int command, ByteBuf frame, ResponseKind kind, ResponseObserver captured) {
+        if (digests != null) {
+            digests.onArrival(command, frame); // before the policy, which may answer a COM_STMT_CLOSE itself
+        }
+        if (!waiting.isEmpty()) {
+            waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user())); // behind the waiting one
+            return false;
+        }
+        return decide(command, frame, kind, captured) == GO_ON;
+    }
+
+    private int decide(int command, ByteBuf frame, ResponseKind kind, ResponseObserver captured) {
+        if (command != Command.COM_QUERY && command != Command.COM_STMT_EXECUTE
+                && command != Command.COM_STMT_PREPARE || !rules.active()) {
+            return GO_ON;
+        }
+        QueryRule rule = ruleOf(command, frame);
+        if (rule == null) {
+            return GO_ON;
+        }
+        QueryRule.Counters counters = rule.counters();
+        counters.matched();
+        QueryRuleConfig.Action action = rule.config().action();
+        if (action == QueryRuleConfig.Action.BLOCK) {
+            QueryRuleConfig.Block block = rule.config().block();
+            counters.acted();
+            refuse(frame, captured, block.code(), block.sqlState(), block.message());
+            return TAKEN;
+        }
+        if (action == QueryRuleConfig.Action.MAX_PER_SECOND && command != Command.COM_STMT_PREPARE) {
+            long now = System.nanoTime();
+            long wait = rule.rate().take(session.user(), now);
+            if (wait == 0) {
+                return GO_ON;
+            }
+            counters.acted(); // held back
+            long deadline = now + rule.config().maxWait() * 1_000_000L;
+            if (Packets.payloadLength(frame, frame.readerIndex()) == Packets.MAX_PAYLOAD || wait > deadline - now) {
+                tooFast(frame, captured, rule); // no turn within the wait (or 16 MiB+, whose rest is on its way)
+                return TAKEN;
+            }
+            waiting.addFirst(new Waiting(frame, command, kind, captured, rule, deadline, session.user()));
+            reading.suspend(ClientReading.WAITING_FOR_TURN);
+            retry = session.eventLoop().schedule(this::turn, wait, TimeUnit.NANOSECONDS);
+            return WAITS;
+        }
+        if (action == QueryRuleConfig.Action.MIRROR) {
+            mirror(command, frame, rule);
+        } else if (action == QueryRuleConfig.Action.ROUTE && !split) {
+            counters.failed(); // no replicas to choose from: the session runs on its data source
+        }
+        return GO_ON;
+    }
+
+    /** On the session's loop: the first waiting command's turn may have come; it and those behind it go on. */
+    private void turn() {
+        retry = null;
+        Waiting first = waiting.peekFirst();
+        if (first == null || relay.isClosed()) {
+            dropWaiting();
+            return;
+        }
+        if (!relay.isCommandPhase()) {
+            // a COM_CHANGE_USER the client pipelined behind them is being answered: they wait for its end
+            retry = session.eventLoop().schedule(this::turn, 10, TimeUnit.MILLISECONDS);
+            return;
+        }
+        long now = System.nanoTime();
+        long wait = first.rule().rate().take(session.user(), now);
+        if (wait != 0 && now + wait <= first.deadline()) {
+            retry = session.eventLoop().schedule(this::turn, wait, TimeUnit.NANOSECONDS);
+            return;
+        }
+        waiting.pollFirst();
+        if (!java.util.Objects.equals(first.user(), session.user())) {
+            userChanged(first); // never run as another user than the one who sent it
+        } else if (wait != 0) {
+            tooFast(first.frame(), first.captured(), first.rule());
+        } else {
+            relay.afterRules(first.frame(), first.kind(), first.command(), first.captured());
+        }
+        while (!waiting.isEmpty()) {
+            Waiting next = waiting.pollFirst();
+            if (!java.util.Objects.equals(next.user(), session.user())) {
+                userChanged(next);
+                continue;
+            }
+            int decided = decide(next.command(), next.frame(), next.kind(), next.captured());
+            if (decided == GO_ON) {
+                relay.afterRules(next.frame(), next.kind(), next.command(), next.captured());
+            } else if (decided == WAITS) {
+                relay.sendHeld(); // what went on so far is flushed; the rest waits for this one's turn
+                return;
+            }
+        }
+        reading.resume(ClientReading.WAITING_FOR_TURN);
+        relay.sendHeld(); // flushes what went on
+    }
+
+    /** The session closed: what waits is dropped. */
+    private void dropWaiting() {
+        if (retry != null) {
+            retry.cancel(false);
+            retry = null;
+        }
+        for (Waiting each; (each = waiting.poll()) != null; ) {
+            each.frame().release();
+        }
+    }
+
+    private void userChanged(Waiting waited) {
+        refuse(waited.frame(), waited.captured(), ER_UNKNOWN_ERROR, "HY000", "Statement refused: it waited for a"
+                + " query rule's turn while a COM_CHANGE_USER sent after it changed the session's user");
+    }
+
+    private void tooFast(ByteBuf frame, ResponseObserver captured, QueryRule rule) {
+        rule.counters().failed();
+        refuse(frame, captured, ER_USER_LIMIT_REACHED, "42000", "Statement refused by query rule " + rule.name()
+                + ": more than " + rule.config().limit() + " a second for user " + session.user() + " (waited "
+                + rule.config().maxWait() + " ms at most)");
+    }
+
+    /** Answers a command (taken) with an ERR of Sluice's own, in its turn among the session's responses. */
+    private void refuse(ByteBuf frame, ResponseObserver captured, int code, String sqlState, String message) {
+        int at = frame.readerIndex();
+        int sequenceId = Packets.sequenceId(frame, at) + 1;
+        boolean continued = Packets.payloadLength(frame, at) == Packets.MAX_PAYLOAD;
+        frame.release();
+        if (captured != null) {
+            captured.onNoResponse();
+        }
+        ByteBuf err = Packets.err(session.channel().alloc(), sequenceId, code, sqlState, message);
+        if (continued) {
+            // a statement of 16 MiB or more: its next packets are on their way and cannot be answered in step
+            relay.failAndClose(err);
+        } else {
+            relay.answer(err);
+        }
+    }
+
+    /**
+     * A client command (borrowed frame) is about to be forwarded on {@code connection}: tells the connection the
+     * record its outcome goes to, the statistics' and, for a statement a {@code timeoutMilliseconds} rule matches,
+     * its timer's ({@link TimedStatement}).
+     */
+    void beforeSend(BackendConnection connection, ByteBuf frame, int command) {
+        StatementRecord record = digests == null ? null : digests.beforeSend(frame, command);
+        if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && rules.timesOut()) {
+            QueryRule rule = ruleOf(command, frame);
+            if (rule != null && rule.config().action() == QueryRuleConfig.Action.TIMEOUT) {
+                record = TimedStatement.start(record, rule, connection, session,
+                        context.pool(connection.dataSourceName()), context.serverInfo().hasMariaDbCapabilities());
+            }
+        }
+        if (record != null) {
+            connection.recordNext(record);
+        }
+    }
+
+    /**
+     * The route a {@code route} rule gives a statement of a read/write split session (frame borrowed), or
+     * {@code null}: none. Asked by the policy when it routes, which may be after the statement waited behind others,
+     * so it is looked up again (cached) rather than remembered from arrival.
+     */
+    Route routeOf(int command, ByteBuf frame) {
+        if (!rules.routes()) {
+            return null;
+        }
+        QueryRule rule = ruleOf(command, frame);
+        if (rule == null || rule.config().action() != QueryRuleConfig.Action.ROUTE) {
+            return null;
+        }
+        routing = rule;
+        return rule.config().route() == QueryRuleConfig.Target.PRIMARY ? Route.PRIMARY : Route.REPLICA;
+    }
+
+    /**
+     * Counts what became of the statement {@link #routeOf} gave a route last: routed as the rule says, or not (a write
+     * or a transaction's statement, which runs where it must).
+     */
+    void routed(boolean applied) {
+        QueryRule rule = routing;
+        routing = null;
+        if (rule != null) {
+            if (applied) {
+                rule.counters().acted();
+            } else {
+                rule.counters().failed();
+            }
+        }
+    }
+
+    /** A text statement a {@code mirror} rule matched goes, as a copy, to the rule's target too. */
+    private void mirror(int command, ByteBuf frame, QueryRule rule) {
+        int at = frame.readerIndex();
+        int length = Packets.payloadLength(frame, at);
+        if (command != Command.COM_QUERY || length >= Packets.MAX_PAYLOAD) {
+            rule.counters().failed(); // a prepared statement's execution or a statement of 16 MiB+: not copied
+            return;
+        }
+        String sql = frame.toString(at + Packets.HEADER_SIZE + 1, length - 1, java.nio.charset.StandardCharsets.UTF_8);
+        context.mirror(session.eventLoop()).copy(rule, session.key(), sql);
+    }
+
+    private QueryRule ruleOf(int command, ByteBuf frame) {
+        int at = frame.readerIndex() + Packets.HEADER_SIZE;
+        int end = Math.min(frame.writerIndex(), at + Packets.payloadLength(frame, frame.readerIndex()));
+        if (command != Command.COM_STMT_EXECUTE) {
+            return command == Command.COM_QUERY || command == Command.COM_STMT_PREPARE
+                    ? rules.ruleFor(frame, at + 1, end, session.user(), session.schema()) : null;
+        }
+        if (digests == null || end - at < 5) {
+            return null; // statistics off: the statement's SQL is not known here, only its prepare was checked
+        }
+        SessionDigests statements = digests.statements();
+        int id = frame.getIntLE(at + 1);
+        SqlDigest digest = statements.preparedDigest(id);
+        return digest == null ? null : rules.ruleFor(statements.preparedShape(id), digest, session.user(),
+                session.schema());
+    }
+}
