@@ -133,6 +133,8 @@ Targets and proxies
                          sections it does not already have: metrics, slowQueryLog, ...).
                          Metrics on vs off: run once without and once with a file holding
                          "metrics: {enabled: false}" (docs/benchmarks.md)
+                         (the sluice_tx leg takes --sluice-tx-config-extra in its place
+                         when both are given)
   --haproxy-port P       [$HAPROXY_PORT]      --sluice-port P   [$SLUICE_PORT]
   --sluice-tx-port P     port of the sluice_tx leg                   [$SLUICE_TX_PORT]
   --mysql-port P         MariaDB port on 127.0.0.1                   [$MYSQL_PORT]
@@ -815,7 +817,9 @@ authority:
       password: "$MYSQL_PASSWORD"
 $admin
 EOF
-  if [[ -n $SLUICE_CONFIG_EXTRA ]]; then
+  # The sluice_tx leg takes its own extra in place of the common one: an A/B of one section (statistics on with a
+  # setting vs off) cannot be written as two appended copies of the same top-level key.
+  if [[ -n $SLUICE_CONFIG_EXTRA && ! ( $leg == sluice_tx && -n $SLUICE_TX_CONFIG_EXTRA ) ]]; then
     [[ -f $SLUICE_CONFIG_EXTRA ]] || die "--sluice-config-extra $SLUICE_CONFIG_EXTRA: no such file"
     { echo "# appended from $SLUICE_CONFIG_EXTRA (--sluice-config-extra)"; cat "$SLUICE_CONFIG_EXTRA"; } >>"$1"
   fi
