@@ -188,8 +188,8 @@ class SluiceCtlAllowListTest {
         Path file = learned("DRY_RUN");
         String yaml = Files.readString(file);
         assertThat(yaml).contains("!QUERY_RULES", "allowList:", "mode: DRY_RUN", "'" + ProxyUnderTest.USER + "':")
-                .contains(SqlDigest.of("SELECT c FROM sbtest1 WHERE id = 1").hash() + "'   # 40x SELECT c FROM"
-                        + " sbtest1 WHERE id = ?")
+                .contains(SqlDigest.of("SELECT c FROM sbtest1 WHERE id = 1").hash() + "'   # 40x select c from"
+                        + " sbtest1 where id = ?")
                 .doesNotContain(SqlDigest.of(EXTRA + "1").hash());
         QueryRulesFile rules = QueryRulesFile.load(file);
         assertThat(rules.allowList().users().get(ProxyUnderTest.USER))
@@ -239,8 +239,13 @@ class SluiceCtlAllowListTest {
                 assertThat(e.getSQLState()).isEqualTo("42000");
                 assertThat(e.getMessage()).contains("allow-list", ProxyUnderTest.USER, extraDigest);
             });
-            assertThatThrownBy(() -> c.prepareStatement(EXTRA + "?").executeQuery())
-                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1148));
+            assertThatThrownBy(() -> {
+                try (PreparedStatement p = c.prepareStatement(EXTRA + "?")) {
+                    p.setInt(1, 5);
+                    p.executeQuery().close(); // Connector/J prepares on the server at the first execution
+                }
+            }).isInstanceOfSatisfying(SQLException.class,
+                            e -> assertThat(e.getErrorCode()).as(e.toString()).isEqualTo(1148));
             try (ResultSet rs = s.executeQuery("SELECT c FROM sbtest1 WHERE id = 3")) {
                 assertThat(rs.next()).isTrue(); // the connection goes on with a learned shape
             }
@@ -251,7 +256,8 @@ class SluiceCtlAllowListTest {
             drain(s.executeQuery(EXTRA + "1"));
         }
         assertThat(sluice.queryRules().outsideAllowList()).singleElement()
-                .satisfies(shape -> assertThat(shape.count()).isEqualTo(2));
+                .satisfies(shape -> assertThat(shape.count()).as("the text statement and the prepare; Connector/J"
+                        + " may send a refused prepare again as text, refused as well").isBetween(2L, 3L));
         // a reload without the list lets the shape run again, from the next statement
         sluice.reload(sluice.config().withAllowList(null));
         try (Connection c = connect(false); Statement s = c.createStatement()) {
