@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "rules", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
         separator = " ", description = "query rules: list, and explain what they would do to a statement",
         subcommands = {RuleCommands.List.class, RuleCommands.Explain.class, RuleCommands.Learn.class,
-            RuleCommands.Check.class})
+            RuleCommands.Check.class, RuleCommands.AllowList.class})
 final class RuleCommands {
 
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
@@ -66,6 +66,18 @@ final class RuleCommands {
         @Override
         public Integer call() {
             return admin.callEach("GET", path(sql, user, schema, client), null);
+        }
+    }
+
+    @Command(name = "allowlist", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
+            separator = " ", description = "the running allow-list: its mode, and the shapes found outside it")
+    static final class AllowList implements Callable<Integer> {
+        @Mixin
+        private AdminApi admin;
+
+        @Override
+        public Integer call() {
+            return admin.callEach("GET", "/api/rules/allowlist", null);
         }
     }
 
