@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +32,9 @@ final class AllowList {
     static final int REFUSAL_CODE = 1148;
     private static final Logger log = LoggerFactory.getLogger(AllowList.class);
     private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final int LOG_LINES_PER_SECOND = 20;
+    private final AtomicLong logSecond = new AtomicLong();
+    private final AtomicInteger logLines = new AtomicInteger();
 
     private final AllowListConfig config;
     private final boolean enforce;
@@ -81,7 +86,8 @@ final class AllowList {
             key = other;
             text = "(more than " + MAX_SHAPES + " shapes outside the allow-list)";
         }
-        Outside made = new Outside(key.user, key.digest, text, key.ruleIndex, refusal(key.user, key.digest, text));
+        Outside made = new Outside(this, key.user, key.digest, text, key.ruleIndex,
+                refusal(key.user, key.digest, text));
         Outside[] grown = Arrays.copyOf(now, now.length + 1);
         grown[now.length] = made;
         shapes = grown;
@@ -104,11 +110,24 @@ final class AllowList {
         shape.refusal.counters().matched();
         long now = System.nanoTime();
         long next = shape.nextLog;
-        if (next == 0 || now - next >= 0) {
+        if ((next == 0 || now - next >= 0) && shape.list.logBudget(now)) {
             shape.nextLog = now + LOG_EVERY_NANOS;
             log.warn("Allow-list (DRY_RUN) would refuse user {} digest {}: {} ({} so far)", shape.user, shape.digest,
                     shape.text, shape.refusal.counters().matchedCount());
         }
+    }
+
+    /**
+     * Whether one more line fits in this second's budget of {@value #LOG_LINES_PER_SECOND}: many new shapes at once
+     * (a scan, an attack) must not flood the log; a shape not logged now is logged at a later statement. Only shapes
+     * due a line get here, so the atomics are not touched per statement.
+     */
+    private boolean logBudget(long now) {
+        long second = logSecond.get();
+        if (now - second >= 1_000_000_000L && logSecond.compareAndSet(second, now)) {
+            logLines.set(0);
+        }
+        return logLines.incrementAndGet() <= LOG_LINES_PER_SECOND;
     }
 
     private static QueryRule refusal(String user, String digest, String text) {
@@ -129,6 +148,7 @@ final class AllowList {
      * {@code ENFORCE} the refusal it gets. Its count is the refusal's matched counter, in both modes.
      */
     static final class Outside {
+        final AllowList list;
         final String user;
         final String digest;
         final String text;
@@ -137,7 +157,8 @@ final class AllowList {
         /** When it may be logged again (nanoTime); 0: not logged yet. Racy on purpose: a log line more is harmless. */
         volatile long nextLog;
 
-        Outside(String user, String digest, String text, int ruleIndex, QueryRule refusal) {
+        Outside(AllowList list, String user, String digest, String text, int ruleIndex, QueryRule refusal) {
+            this.list = list;
             this.user = user;
             this.digest = digest;
             this.text = text;

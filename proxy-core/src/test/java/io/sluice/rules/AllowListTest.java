@@ -2,6 +2,9 @@ package io.sluice.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The allow-list in the rule engine, without a server: which statements are outside it, how DRY_RUN leaves the rules
@@ -76,6 +80,35 @@ class AllowListTest {
     }
 
     @Test
+    void dryRunLogsEachOutsideShapeOnceAMinuteAtMostAndTwentyLinesASecond() {
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(AllowList.class);
+        logger.addAppender(logged);
+        try {
+            QueryRules rules = new QueryRules(List.of(), list(Mode.DRY_RUN));
+            SessionRules session = rules.forSession(ImmediateEventExecutor.INSTANCE, null);
+            for (int i = 0; i < 100; i++) {
+                arrive(session, EXTRA, "app");
+                arrive(session, "SELECT 1", "app");
+                arrive(session, POINT, "app");
+            }
+            assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage).containsExactlyInAnyOrder(
+                    "Allow-list (DRY_RUN) would refuse user app digest " + SqlDigest.of(EXTRA).hash()
+                            + ": select count (*) from sbtest1 where k > ? (1 so far)",
+                    "Allow-list (DRY_RUN) would refuse user app digest " + SqlDigest.of("SELECT 1").hash()
+                            + ": select ? (1 so far)");
+            logged.list.clear();
+            for (int i = 0; i < 100; i++) {
+                arrive(session, "SELECT c" + i + " FROM t", "app");
+            }
+            assertThat(logged.list.size()).as("a burst of new shapes").isBetween(1, 20);
+        } finally {
+            logger.detachAppender(logged);
+        }
+    }
+
+    @Test
     void enforceRefusesOutsideShapesBeforeAnyRuleAndNamesTheDigest() {
         QueryRules rules = new QueryRules(List.of(block("no-count", "count \\(")), list(Mode.ENFORCE));
         SessionRules session = rules.forSession(ImmediateEventExecutor.INSTANCE, null);
@@ -91,6 +124,21 @@ class AllowListTest {
         rules.update(List.of(), null); // a reload without the list: from the next statement
         assertThat(arrive(session, EXTRA, "app")).isNull();
         assertThat(session.active()).isFalse();
+    }
+
+    @Test
+    void shapesOutsideTheListAreBoundedAndTheRestShareOneEntry() {
+        QueryRules rules = new QueryRules(List.of(), list(Mode.DRY_RUN));
+        SessionRules session = rules.forSession(ImmediateEventExecutor.INSTANCE, null);
+        int shapes = AllowList.MAX_SHAPES + 5;
+        for (int i = 0; i < shapes; i++) {
+            arrive(session, "SELECT c" + i + " FROM t", "app");
+        }
+        List<QueryRules.OutsideShape> outside = rules.outsideAllowList();
+        assertThat(outside).hasSize(AllowList.MAX_SHAPES + 1);
+        assertThat(outside.get(AllowList.MAX_SHAPES).digest()).isEqualTo("other");
+        assertThat(outside.get(AllowList.MAX_SHAPES).count()).isEqualTo(5);
+        assertThat(outside.stream().mapToLong(QueryRules.OutsideShape::count).sum()).isEqualTo(shapes);
     }
 
     @Test
