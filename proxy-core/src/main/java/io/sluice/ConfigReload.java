@@ -80,13 +80,18 @@ final class ConfigReload {
                 next.loadBalancer(), running.healthCheck(), new OperationsConfig(runningOps.admin(),
                         runningOps.metrics(), nextOps.shutdown(), nextOps.slowQueryLog(),
                         runningOps.watchConfigFile(), runningOps.capture()), running.pooling(),
-                next.readWriteSplitting(), running.serverAccounts(), next.queryRules());
+                next.readWriteSplitting(), running.serverAccounts(), next.queryRules(), next.allowList());
         if (!running.readWriteSplitting().equals(next.readWriteSplitting())) {
             changes.add("rules: " + next.readWriteSplitting().size() + " read/write splitting group(s), from the"
                     + " next login");
         }
         if (!running.queryRules().equals(next.queryRules())) {
             changes.add("rules: " + next.queryRules().size() + " query rule(s), from the next statement");
+        }
+        if (!java.util.Objects.equals(running.allowList(), next.allowList())) {
+            changes.add("rules: " + (next.allowList() == null ? "no allow-list" : "allow-list "
+                    + next.allowList().mode() + " for " + next.allowList().users().size() + " user(s)")
+                    + ", from the next statement");
         }
         if (changes.isEmpty() && restartRequired.isEmpty()) {
             log.info("Config reload: no change");

@@ -1,21 +1,35 @@
 package io.sluice.bootstrap;
 
+import io.sluice.capture.CaptureFormatException;
+import io.sluice.capture.CaptureKey;
+import io.sluice.config.AllowListConfig;
+import io.sluice.config.QueryRulesFile;
+import io.sluice.replay.AllowListLearning;
+import io.sluice.replay.RuleCheck;
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code sluice-ctl rules list} and {@code sluice-ctl rules explain SQL [--user U] [--schema S] [--client ADDRESS]}:
  * the running query rules with their counters, and which rule would act on a statement and what it would do, on
- * every instance {@code --admin} names (issue #41 item 2).
+ * every instance {@code --admin} names (issue #41 item 2); {@code sluice-ctl rules learn --capture DIR} and
+ * {@code sluice-ctl rules check --capture DIR --rules FILE}: an allow-list learned from a capture, and what a rule
+ * set would refuse of a capture, offline (item 3, decision 188).
  */
 @Command(name = "rules", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
         separator = " ", description = "query rules: list, and explain what they would do to a statement",
-        subcommands = {RuleCommands.List.class, RuleCommands.Explain.class})
+        subcommands = {RuleCommands.List.class, RuleCommands.Explain.class, RuleCommands.Learn.class,
+            RuleCommands.Check.class, RuleCommands.AllowList.class})
 final class RuleCommands {
 
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
@@ -52,6 +66,96 @@ final class RuleCommands {
         @Override
         public Integer call() {
             return admin.callEach("GET", path(sql, user, schema, client), null);
+        }
+    }
+
+    @Command(name = "allowlist", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
+            separator = " ", description = "the running allow-list: its mode, and the shapes found outside it")
+    static final class AllowList implements Callable<Integer> {
+        @Mixin
+        private AdminApi admin;
+
+        @Override
+        public Integer call() {
+            return admin.callEach("GET", "/api/rules/allowlist", null);
+        }
+    }
+
+    @Command(name = "learn", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
+            separator = " ", sortOptions = false,
+            description = "writes the digests each user ran in a capture as a !QUERY_RULES allow-list")
+    static final class Learn implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @Option(names = "--capture", paramLabel = "DIR", required = true, description = "the capture's directory")
+        private Path capture;
+
+        @Option(names = "--output", paramLabel = "FILE", description = "writes the YAML there (default: stdout)")
+        private Path output;
+
+        @Option(names = "--mode", paramLabel = "DRY_RUN|ENFORCE", defaultValue = "DRY_RUN",
+                description = "the allow-list's mode (default: ${DEFAULT-VALUE})")
+        private AllowListConfig.Mode mode;
+
+        @Option(names = "--key-file", paramLabel = "FILE", description = "the key an encrypted capture needs")
+        private Path keyFile;
+
+        @Override
+        public Integer call() {
+            SluiceCtl ctl = SluiceCtl.of(spec);
+            try {
+                AllowListLearning learning = AllowListLearning.learn(capture,
+                        keyFile == null ? null : CaptureKey.load(keyFile));
+                String yaml = learning.yaml(mode.name());
+                if (output == null) {
+                    ctl.out.print(yaml);
+                } else {
+                    Files.writeString(output, yaml, StandardCharsets.UTF_8);
+                    ctl.out.println(learning.summary() + "; written to " + output);
+                }
+                return 0;
+            } catch (CaptureFormatException e) {
+                ctl.err.println("sluice-ctl: damaged capture: " + e.getMessage());
+                return SluiceCtl.EXIT_FAILED;
+            } catch (IOException | RuntimeException e) {
+                ctl.err.println("sluice-ctl: rules learn failed: " + e.getMessage());
+                return SluiceCtl.EXIT_FAILED;
+            }
+        }
+    }
+
+    @Command(name = "check", mixinStandardHelpOptions = true, versionProvider = SluiceCtl.Version.class,
+            separator = " ", sortOptions = false,
+            description = "what a rule set (rules and allow-list) would refuse of a capture, offline")
+    static final class Check implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @Option(names = "--capture", paramLabel = "DIR", required = true, description = "the capture's directory")
+        private Path capture;
+
+        @Option(names = "--rules", paramLabel = "FILE", required = true,
+                description = "config.yaml, or a file of !QUERY_RULES items as rules learn writes")
+        private Path rules;
+
+        @Option(names = "--key-file", paramLabel = "FILE", description = "the key an encrypted capture needs")
+        private Path keyFile;
+
+        @Override
+        public Integer call() {
+            SluiceCtl ctl = SluiceCtl.of(spec);
+            try {
+                QueryRulesFile file = QueryRulesFile.load(rules);
+                RuleCheck.run(file, capture, keyFile == null ? null : CaptureKey.load(keyFile)).print(ctl.out);
+                return 0;
+            } catch (CaptureFormatException e) {
+                ctl.err.println("sluice-ctl: damaged capture: " + e.getMessage());
+                return SluiceCtl.EXIT_FAILED;
+            } catch (IOException | RuntimeException e) {
+                ctl.err.println("sluice-ctl: rules check failed: " + e.getMessage());
+                return SluiceCtl.EXIT_FAILED;
+            }
         }
     }
 

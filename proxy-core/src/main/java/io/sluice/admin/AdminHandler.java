@@ -241,6 +241,10 @@ final class AdminHandler implements AdminPort.Responder {
         if (path.equals("/api/digests") || path.equals("/api/digests/reset")) {
             return digests(request);
         }
+        if (path.equals("/api/rules/allowlist")) {
+            Reply denied = method.equals("GET") ? authorizeRead(request) : notAllowed("GET");
+            return denied != null ? denied : Reply.json(OK, AllowListView.json(proxy.queryRules()));
+        }
         if (path.equals("/api/rules") || path.equals("/api/rules/explain")) {
             Reply denied = method.equals("GET") ? authorizeRead(request) : notAllowed("GET");
             String refusal = denied != null || path.equals("/api/rules") ? null

@@ -164,7 +164,7 @@ public final class ConfigYaml {
         top.done();
         try {
             return new ProxyConfig(database, dataSources, server, authority.users(), policy, checks, operations,
-                    pooling, groups, authority.fromServer(), queryRules);
+                    pooling, groups, authority.fromServer(), queryRules, rules.allowList());
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source + ": " + e.getMessage(), e);
         }

@@ -29,6 +29,7 @@ import java.util.Objects;
  * @param serverAccounts {@code authority.users: FROM_BACKEND}: clients log in with the server's accounts (then
  *     {@code users} is empty); {@code null}: with {@code users}
  * @param queryRules the rules of the {@code !QUERY_RULES} items, in file order (decision 165); empty: none
+ * @param allowList the allow-list of a {@code !QUERY_RULES} item (decision 188), or {@code null}: none
  */
 public record ProxyConfig(
         String databaseName,
@@ -41,7 +42,8 @@ public record ProxyConfig(
         PoolingConfig pooling,
         List<ReadWriteSplittingConfig> readWriteSplitting,
         ServerAccountsConfig serverAccounts,
-        List<QueryRuleConfig> queryRules) {
+        List<QueryRuleConfig> queryRules,
+        AllowListConfig allowList) {
 
     public static final Policy DEFAULT_LOAD_BALANCER = Policy.LEAST_CONNECTIONS;
 
@@ -85,13 +87,28 @@ public record ProxyConfig(
             PoolingConfig pooling, List<ReadWriteSplittingConfig> readWriteSplitting,
             ServerAccountsConfig serverAccounts) {
         this(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations, pooling,
-                readWriteSplitting, serverAccounts, List.of());
+                readWriteSplitting, serverAccounts, List.of(), null);
+    }
+
+    /** Without an allow-list. */
+    public ProxyConfig(String databaseName, Map<String, DataSourceConfig> dataSources, ServerConfig server,
+            List<UserConfig> users, Policy loadBalancer, HealthCheckConfig healthCheck, OperationsConfig operations,
+            PoolingConfig pooling, List<ReadWriteSplittingConfig> readWriteSplitting,
+            ServerAccountsConfig serverAccounts, List<QueryRuleConfig> queryRules) {
+        this(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations, pooling,
+                readWriteSplitting, serverAccounts, queryRules, null);
+    }
+
+    /** The same configuration with {@code list} as its allow-list ({@code null}: none). */
+    public ProxyConfig withAllowList(AllowListConfig list) {
+        return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
+                pooling, readWriteSplitting, serverAccounts, queryRules, list);
     }
 
     /** The same configuration with {@code rules} as its query rules. */
     public ProxyConfig withQueryRules(List<QueryRuleConfig> rules) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                pooling, readWriteSplitting, serverAccounts, rules);
+                pooling, readWriteSplitting, serverAccounts, rules, allowList);
     }
 
     /** With the users of {@code users}. */
@@ -191,39 +208,39 @@ public record ProxyConfig(
 
     public ProxyConfig withServer(ServerConfig newServer) {
         return new ProxyConfig(databaseName, dataSources, newServer, users, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, serverAccounts, queryRules);
+                operations, pooling, readWriteSplitting, serverAccounts, queryRules, allowList);
     }
 
     /** With the users of {@code newUsers} (and not the server's accounts). */
     public ProxyConfig withUsers(List<UserConfig> newUsers) {
         return new ProxyConfig(databaseName, dataSources, server, newUsers, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, null, queryRules);
+                operations, pooling, readWriteSplitting, null, queryRules, allowList);
     }
 
     /** Clients log in with the server's own accounts ({@code authority.users: FROM_BACKEND}). */
     public ProxyConfig withUsersFromBackend(ServerAccountsConfig settings) {
         return new ProxyConfig(databaseName, dataSources, server, List.of(), loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, settings, queryRules);
+                operations, pooling, readWriteSplitting, settings, queryRules, allowList);
     }
 
     public ProxyConfig withOperations(OperationsConfig newOperations) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck,
-                newOperations, pooling, readWriteSplitting, serverAccounts, queryRules);
+                newOperations, pooling, readWriteSplitting, serverAccounts, queryRules, allowList);
     }
 
     public ProxyConfig withDataSources(Map<String, DataSourceConfig> newDataSources) {
         return new ProxyConfig(databaseName, newDataSources, server, users, loadBalancer, healthCheck,
-                operations, pooling, readWriteSplitting, serverAccounts, queryRules);
+                operations, pooling, readWriteSplitting, serverAccounts, queryRules, allowList);
     }
 
     public ProxyConfig withReadWriteSplitting(List<ReadWriteSplittingConfig> groups) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                pooling, groups, serverAccounts, queryRules);
+                pooling, groups, serverAccounts, queryRules, allowList);
     }
 
     public ProxyConfig withPooling(PoolingConfig newPooling) {
         return new ProxyConfig(databaseName, dataSources, server, users, loadBalancer, healthCheck, operations,
-                newPooling, readWriteSplitting, serverAccounts, queryRules);
+                newPooling, readWriteSplitting, serverAccounts, queryRules, allowList);
     }
 
     /** Builds a {@link ProxyConfig} in code, for embedding. */

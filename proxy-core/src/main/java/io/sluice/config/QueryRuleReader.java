@@ -36,13 +36,28 @@ final class QueryRuleReader {
             Action.MIRROR, Action.MAX_PER_SECOND);
 
     private final Set<String> names = new HashSet<>();
+    /** The file's allow-list ({@code allowList:} of one item), or {@code null}: none. */
+    private AllowListConfig allowList;
 
-    /** The rules of one {@code !QUERY_RULES} item, in file order. */
+    /** The rules of one {@code !QUERY_RULES} item, in file order; its {@code allowList} goes to {@link #allowList}. */
     List<QueryRuleConfig> rules(YamlSection section) {
         List<QueryRuleConfig> rules = section.list("rules", "a list of rules, such as - {name: no-drop,"
                 + " statementClass: DDL, block: {code: 1142}}", this::rule);
+        if (section.has("allowList")) {
+            if (allowList != null) {
+                section.refuse("allowList", "a second allow-list (expected: one allowList in the file)");
+            } else {
+                allowList = section.section("allowList", "a mapping such as {mode: DRY_RUN, users: {app: [...]}}",
+                        null, AllowListReader::read);
+            }
+        }
         section.done();
         return rules;
+    }
+
+    /** The file's allow-list, or {@code null}: none. */
+    AllowListConfig allowList() {
+        return allowList;
     }
 
     private QueryRuleConfig rule(YamlSection rule) {

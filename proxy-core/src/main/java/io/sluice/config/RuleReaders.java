@@ -51,6 +51,11 @@ final class RuleReaders {
         this.sections = sections;
     }
 
+    /** The allow-list of the file's {@code !QUERY_RULES} items, or {@code null}: none. */
+    AllowListConfig allowList() {
+        return queryRuleReader.allowList();
+    }
+
     /**
      * One item of {@code rules:}: the groups of a {@code !READWRITE_SPLITTING} rule, in file order; a
      * {@code !QUERY_RULES} item adds its rules to {@code queryRules} and has no groups.

@@ -310,6 +310,36 @@ final class YamlSection {
         });
     }
 
+    /**
+     * A mapping of names the file chooses to lists of strings (an allow-list's user to digests), in file order; an
+     * empty map when the key is absent or has no value. A name with no value has an empty list.
+     */
+    Map<String, List<String>> stringLists(String key) {
+        return read(key, Map.of(), value -> {
+            if (!(value instanceof MappingNode mapping)) {
+                throw refusal(value, key, describe(value) + " (expected: a mapping of names to lists)");
+            }
+            Map<String, List<String>> values = new LinkedHashMap<>();
+            for (NodeTuple entry : mapping.getValue()) {
+                if (!(entry.getKeyNode() instanceof ScalarNode name) || isNull(name)) {
+                    throw refusal(entry.getKeyNode(), key, describe(entry.getKeyNode()) + " (expected: a name)");
+                }
+                String at = key + "." + name.getValue();
+                List<String> items = new ArrayList<>();
+                Node list = entry.getValueNode();
+                if (list instanceof SequenceNode sequence) {
+                    for (Node item : sequence.getValue()) {
+                        items.add(text(item, at));
+                    }
+                } else if (!isNull(list)) {
+                    throw refusal(list, at, describe(list) + " (expected: a list of strings)");
+                }
+                values.put(name.getValue(), items);
+            }
+            return values;
+        });
+    }
+
     /** The tag the section's value carries in the file, such as {@code !READWRITE_SPLITTING}; {@code null}: none. */
     String tag() {
         return tag;

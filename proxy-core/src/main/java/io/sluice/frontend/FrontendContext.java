@@ -91,7 +91,7 @@ public final class FrontendContext {
         this.traffic = traffic;
         this.slowQueryLog = slowQueryLog;
         this.capture = new TrafficCapture(config.operations().capture());
-        this.queryRules = new QueryRules(config.queryRules());
+        this.queryRules = new QueryRules(config.queryRules(), config.allowList());
     }
 
     /** The server face clients see: its greeting's version and collation, and the capabilities offered. */
@@ -248,8 +248,9 @@ public final class FrontendContext {
             this.users = new ProxyUsers(newConfig.users());
         }
         this.config = newConfig;
-        if (!queryRules.rules().stream().map(QueryRule::config).toList().equals(newConfig.queryRules())) {
-            queryRules.update(newConfig.queryRules()); // from every session's next statement
+        if (!queryRules.rules().stream().map(QueryRule::config).toList().equals(newConfig.queryRules())
+                || !java.util.Objects.equals(queryRules.allowListConfig(), newConfig.allowList())) {
+            queryRules.update(newConfig.queryRules(), newConfig.allowList()); // from every session's next statement
         }
     }
 

@@ -99,7 +99,9 @@ final class RuleHook {
                 && command != Command.COM_STMT_PREPARE || !rules.active()) {
             return GO_ON;
         }
+        rules.arriving();
         QueryRule rule = ruleOf(command, frame);
+        rules.arrived(); // a DRY_RUN allow-list counts a statement outside it once, here
         if (rule == null) {
             return GO_ON;
         }

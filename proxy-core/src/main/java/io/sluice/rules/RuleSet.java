@@ -13,16 +13,28 @@ import java.util.List;
 final class RuleSet {
 
     static final RuleSet EMPTY = new RuleSet(0, new QueryRule[0]);
+    /**
+     * Added to the number of a shape outside the allow-list ({@link AllowList#outside}) to make a decision of it,
+     * distinct from a rule's index and from the table's markers.
+     */
+    static final int OUTSIDE = 1 << 30;
 
     private final int version;
     private final QueryRule[] rules;
+    /** The allow-list, or {@code null}: none. */
+    private final AllowList allowList;
     private final boolean networks;
     private final boolean routes;
     private final boolean timeouts;
 
     RuleSet(int version, QueryRule[] rules) {
+        this(version, rules, null);
+    }
+
+    RuleSet(int version, QueryRule[] rules, AllowList allowList) {
         this.version = version;
         this.rules = rules;
+        this.allowList = allowList;
         boolean anyNetwork = false;
         boolean anyRoute = false;
         boolean anyTimeout = false;
@@ -41,7 +53,12 @@ final class RuleSet {
     }
 
     boolean isEmpty() {
-        return rules.length == 0;
+        return rules.length == 0 && allowList == null;
+    }
+
+    /** The allow-list, or {@code null}: none. */
+    AllowList allowList() {
+        return allowList;
     }
 
     /** Whether some rule names networks: the client's address is then part of a decision's scope. */
@@ -67,16 +84,27 @@ final class RuleSet {
         return List.of(rules);
     }
 
-    /** The index of the first rule that matches the statement of {@code digest}, or -1. */
+    /**
+     * The decision for the statement of {@code digest}: the index of the first rule that matches it, or -1; or, when
+     * it is outside the allow-list of {@code user}, {@link #OUTSIDE} plus its shape's number.
+     */
     int match(SqlDigest digest, String user, String schema, InetAddress client) {
         return match(digest, StatementClasses.of(digest.text()), user, schema, client);
     }
 
     /**
-     * The index of the first rule that matches the statement of {@code digest} whose class bits are {@code classes}
-     * (read from its whole text when the digest was cut), or -1.
+     * The decision for the statement of {@code digest} whose class bits are {@code classes} (read from its whole text
+     * when the digest was cut), as {@link #match(SqlDigest, String, String, InetAddress)} says.
      */
     int match(SqlDigest digest, int classes, String user, String schema, InetAddress client) {
+        int index = firstMatch(digest, classes, user, schema, client);
+        if (allowList == null || allowList.allows(user, digest)) {
+            return index;
+        }
+        return OUTSIDE + allowList.outside(user, digest, index);
+    }
+
+    private int firstMatch(SqlDigest digest, int classes, String user, String schema, InetAddress client) {
         String text = digest.text();
         String hash = null;
         for (int i = 0; i < rules.length; i++) {

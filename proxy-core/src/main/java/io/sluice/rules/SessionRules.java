@@ -20,6 +20,8 @@ public final class SessionRules {
     private String schema;
     private DecisionScope scope;
     private int scopeVersion = -1;
+    /** The shape outside a {@code DRY_RUN} allow-list the last lookup found, until {@link #arrived} counts it. */
+    private AllowList.Outside wouldRefuse;
 
     SessionRules(QueryRules owner, LoopDecisions table, InetAddress client) {
         this.owner = owner;
@@ -55,8 +57,7 @@ public final class SessionRules {
             // Longer than the shape reads: two such statements may share a shape and differ after it (a DROP behind
             // a long SELECT), so each is decided alone, its classes read from its whole text.
             String sql = buf.toString(from, to - from, StandardCharsets.UTF_8);
-            int decision = set.match(SqlDigest.of(sql), StatementClasses.of(sql), user, schema, client);
-            return decision < 0 ? null : set.rule(decision);
+            return decided(set, set.match(SqlDigest.of(sql), StatementClasses.of(sql), user, schema, client));
         }
         long shape = table.shapeOf(buf, from, to);
         DecisionScope at = scope(set, user, schema);
@@ -67,7 +68,7 @@ public final class SessionRules {
             decision = set.match(SqlDigest.of(sql), user, schema, client);
             table.remember(set, shape, at, decision);
         }
-        return decision < 0 ? null : set.rule(decision);
+        return decided(set, decision);
     }
 
     /**
@@ -85,7 +86,41 @@ public final class SessionRules {
             decision = set.match(digest, user, schema, client);
             table.remember(set, shape, at, decision);
         }
-        return decision < 0 ? null : set.rule(decision);
+        return decided(set, decision);
+    }
+
+    /**
+     * A client command arrives: forgets what an earlier lookup found outside the allow-list (a lookup as a statement
+     * is routed or sent), so that {@link #arrived} counts only this command's.
+     */
+    public void arriving() {
+        wouldRefuse = null;
+    }
+
+    /**
+     * The arriving command was looked up: a {@code DRY_RUN} allow-list counts and logs it when it is outside, once
+     * per command however often it is looked up again.
+     */
+    public void arrived() {
+        AllowList.Outside shape = wouldRefuse;
+        if (shape != null) {
+            wouldRefuse = null;
+            AllowList.wouldRefuse(shape);
+        }
+    }
+
+    /** The rule a decision names: a rule's index, none, or a shape outside the allow-list. */
+    private QueryRule decided(RuleSet set, int decision) {
+        if (decision < RuleSet.OUTSIDE) {
+            return decision < 0 ? null : set.rule(decision);
+        }
+        AllowList list = set.allowList();
+        AllowList.Outside shape = list.shape(decision - RuleSet.OUTSIDE);
+        if (list.enforces()) {
+            return shape.refusal;
+        }
+        wouldRefuse = shape;
+        return shape.ruleIndex < 0 ? null : set.rule(shape.ruleIndex);
     }
 
     private DecisionScope scope(RuleSet set, String user, String schema) {
