@@ -7,6 +7,7 @@ import io.sluice.balancer.replication.Roles;
 import io.sluice.balancer.replication.Topology;
 import io.sluice.config.AutoFailover;
 import io.sluice.config.DataSourceConfig;
+import io.sluice.config.JdbcUrl;
 import io.sluice.config.ServerAccount;
 import io.sluice.routing.ReadWriteGroup;
 import java.util.ArrayList;
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
  *       for {@code failoverAfterChecks} rounds in a row, and every replica Sluice reaches (one at least) says its IO
  *       thread is not connected ({@code Slave_IO_Running} not {@code Yes}: {@code Connecting}, an IO error). One
  *       observer's view is not enough: a replica still connected to the primary means the primary lives and only
- *       Sluice's path to it is broken. Then a {@link FailoverRun} runs on a thread of its own;</li>
+ *       Sluice's path to it is broken. Only replicas of that primary count, by their status's source
+ *       ({@code Master_Host}/{@code Source_Host} and port against the data source's URL, decision 185): one that
+ *       replicates from elsewhere says nothing about it. Then a {@link FailoverRun} runs on a thread of its own;</li>
  *   <li>once another server is the primary, the previous one is fenced if it was declared gone or does not answer,
  *       whoever promoted: this instance, another one (which may have promoted before this one declared anything)
  *       or an outside tool;</li>
@@ -90,10 +93,17 @@ final class FailoverWatch {
             return; // a dry run plans once per outage
         }
         List<String> connected = new ArrayList<>();
+        List<String> elsewhere = new ArrayList<>();
         int replicas = 0;
+        JdbcUrl lost = address(roles.primary());
         for (ReplicationReading reading : readings) {
             if (reading.server().equals(roles.primary()) || !reading.reachable() || !reading.replica()
                     || topology.isFenced(reading.server())) {
+                continue;
+            }
+            if (lost == null || !reading.replicatesFrom(lost.host(), lost.port())) {
+                // Its IO thread says nothing about the lost primary: it neither agrees nor disagrees.
+                elsewhere.add(reading.server() + " (from " + reading.source() + ")");
                 continue;
             }
             replicas++;
@@ -102,7 +112,9 @@ final class FailoverWatch {
             }
         }
         if (replicas == 0 || !connected.isEmpty()) {
-            heldBack(replicas == 0 ? "no replica answers: the primary's loss cannot be confirmed"
+            heldBack(replicas == 0 ? "no replica of " + roles.primary() + (lost == null ? "" : " (" + lost.host()
+                    + ":" + lost.port() + ")") + " answers: the primary's loss cannot be confirmed"
+                    + (elsewhere.isEmpty() ? "" : "; " + String.join(", ", elsewhere) + " replicate(s) from elsewhere")
                     : String.join(", ", connected) + " still receive(s) from " + roles.primary()
                     + ": it is alive and only Sluice cannot reach it");
             return;
@@ -164,6 +176,12 @@ final class FailoverWatch {
             log.warn("read/write group {}: fenced server {} came back writable and {}", group.name(), server,
                     outcome);
         });
+    }
+
+    /** The address a data source's URL names, which its replicas name as their source; {@code null} if none. */
+    private JdbcUrl address(String server) {
+        DataSourceConfig dataSource = dataSources.get(server);
+        return dataSource == null ? null : JdbcUrl.parse(dataSource.url());
     }
 
     private static ReplicationReading find(List<ReplicationReading> readings, String server) {

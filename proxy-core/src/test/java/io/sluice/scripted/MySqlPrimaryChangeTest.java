@@ -157,6 +157,36 @@ class MySqlPrimaryChangeTest {
         }
     }
 
+    /**
+     * Decision 185: replicas whose IO threads cannot connect, but to another source than the lost primary (by
+     * {@code Source_Host} and {@code Source_Port}), say nothing about it: no failover, nothing sent to them.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {ScriptedMySqlServer.MYSQL_80, ScriptedMySqlServer.MYSQL_84})
+    void replicasOfAnotherSourceDoNotAgreeThatThePrimaryIsGone(String version) throws Exception {
+        try (Servers servers = new Servers(version, 30);
+             Sluice sluice = Sluice.start(config(servers, new AutoFailover(true, 2, Duration.ofSeconds(5), false)))) {
+            awaitRoles(sluice, r -> r.takesWrites() && r.primary().equals("primary"));
+            servers.replica0.replicateFrom("10.99.0.7", 3306); // another tool pointed them at a server off the group
+            servers.replica1.replicateFrom("127.0.0.1", servers.primary.port() + 1);
+
+            servers.primary.kill();
+            await(() -> sluice.groups().get(0).events().stream().anyMatch(e -> e.kind().equals("failover_held_back")),
+                    "a failover held back");
+            Thread.sleep(1_000); // ten rounds more
+            GroupTopology topology = sluice.groups().get(0);
+            assertThat(topology.failovers()).isZero();
+            assertThat(topology.events()).extracting(e -> e.kind()).doesNotContain("failover_begin", "fenced");
+            assertThat(topology.events()).filteredOn(e -> e.kind().equals("failover_held_back"))
+                    .allMatch(e -> e.detail().contains("replica_0 (from 10.99.0.7:3306), replica_1 (from 127.0.0.1:"
+                            + (servers.primary.port() + 1) + ") replicate(s) from elsewhere"));
+            assertThat(administration(servers.replica0)).isEmpty();
+            assertThat(administration(servers.replica1)).isEmpty();
+            assertThat(servers.replica0.superReadOnly()).isTrue();
+            assertThat(servers.replica1.superReadOnly()).isTrue();
+        }
+    }
+
     // ---- fixture ------------------------------------------------------------------------------------------------
 
     /** A MySQL primary with {@code transactions} and two replicas that applied them all. */
