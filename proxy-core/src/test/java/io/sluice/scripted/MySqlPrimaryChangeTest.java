@@ -99,6 +99,44 @@ class MySqlPrimaryChangeTest {
         }
     }
 
+    /**
+     * A promotion that fails half way (the candidate's {@code super_read_only} off, its {@code read_only} refused)
+     * rolls back: the old primary writable again, and the candidate fenced with {@code super_read_only}, since
+     * {@code read_only} alone lets accounts with CONNECTION_ADMIN or SUPER write on MySQL.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {ScriptedMySqlServer.MYSQL_80, ScriptedMySqlServer.MYSQL_84})
+    void aPromotionThatFailsRollsBackWithSuperReadOnlyOnTheCandidate(String version) throws Exception {
+        try (Servers servers = new Servers(version, 30);
+             Sluice sluice = Sluice.start(config(servers, AutoFailover.OFF))) {
+            awaitRoles(sluice, r -> r.takesWrites() && r.primary().equals("primary"));
+            servers.replica0.refuseOnce("SET GLOBAL read_only = OFF", 1227, "Access denied; you need (at least one"
+                    + " of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation");
+
+            SwitchoverReport report = sluice.switchover(GROUP, "replica_0", false, false, 5_000);
+
+            assertThat(report.switched()).isFalse();
+            assertThat(report.error()).startsWith("rolled back: promoting replica_0 failed: SET GLOBAL read_only = OFF refused: 1227 (HY000):"
+                    + " Access denied");
+            assertThat(administration(servers.primary)).as("the old primary").containsExactly(
+                    "SET GLOBAL super_read_only = ON", "SELECT @@GLOBAL.gtid_executed",
+                    "SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF");
+            assertThat(administration(servers.replica0)).as("the candidate").containsExactly(
+                    "SELECT WAIT_FOR_EXECUTED_GTID_SET('" + SOURCE + ":1-30', 5)",
+                    "STOP REPLICA", "RESET REPLICA ALL", "SET GLOBAL super_read_only = OFF",
+                    "SET GLOBAL read_only = OFF", "SET GLOBAL super_read_only = ON");
+            assertThat(servers.replica0.superReadOnly()).isTrue();
+            assertThat(servers.primary.readOnly()).isFalse();
+            assertThat(administration(servers.replica1)).isEmpty();
+            awaitRoles(sluice, r -> r.takesWrites() && r.primary().equals("primary"));
+            try (RawMySqlClient client = login(sluice)) {
+                assertThat(client.query("INSERT INTO t VALUES (1)").end().isOk()).isTrue();
+            }
+            assertThat(servers.primary.receivedFrom(ScriptedBackend.USER)).contains("INSERT INTO t VALUES (1)");
+            servers.assertNothingRefused();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {ScriptedMySqlServer.MYSQL_80, ScriptedMySqlServer.MYSQL_84})
     void anAutomaticFailoverRunsMySqlsStatementsInOrderThenFencesAndRejoinsTheOldPrimary(String version)

@@ -76,6 +76,8 @@ public final class ScriptedMySqlServer implements AutoCloseable {
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
     private final List<String> refused = new CopyOnWriteArrayList<>();
     private final Map<String, Integer> locks = new HashMap<>();
+    /** Statements to refuse once, with the error to send: a test's fault. */
+    private final Map<String, byte[]> refuseOnce = new HashMap<>();
     private volatile ServerSocket listener;
     private int port;
 
@@ -192,6 +194,11 @@ public final class ScriptedMySqlServer implements AutoCloseable {
      */
     public synchronized void holdApplying(boolean held) {
         holdApplying = held;
+    }
+
+    /** The next {@code sql} gets ERR {@code code} instead of its answer, and changes nothing. */
+    public synchronized void refuseOnce(String sql, int code, String message) {
+        refuseOnce.put(sql, MySqlWire.err(code, "HY000", message));
     }
 
     /** Makes this server writable, as an operator or an outside tool would. */
@@ -326,6 +333,10 @@ public final class ScriptedMySqlServer implements AutoCloseable {
                     sql.contains("read_only"));
         }
         catchUp();
+        byte[] refusal = refuseOnce.remove(sql);
+        if (refusal != null) {
+            return List.of(refusal);
+        }
         if (sql.equals("SELECT @@GLOBAL.read_only, @@GLOBAL.super_read_only, @@GLOBAL.gtid_executed")) {
             return row(deprecateEof, new String[] {"@@GLOBAL.read_only", "@@GLOBAL.super_read_only",
                 "@@GLOBAL.gtid_executed"}, readOnly ? "1" : "0", superReadOnly ? "1" : "0", executed.toString());
