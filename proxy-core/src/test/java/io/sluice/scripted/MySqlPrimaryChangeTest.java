@@ -116,8 +116,8 @@ class MySqlPrimaryChangeTest {
             SwitchoverReport report = sluice.switchover(GROUP, "replica_0", false, false, 5_000);
 
             assertThat(report.switched()).isFalse();
-            assertThat(report.error()).startsWith("rolled back: promoting replica_0 failed: SET GLOBAL read_only = OFF refused: 1227 (HY000):"
-                    + " Access denied");
+            assertThat(report.error()).startsWith("rolled back: promoting replica_0 failed:"
+                    + " SET GLOBAL read_only = OFF refused: 1227 (HY000): Access denied");
             assertThat(administration(servers.primary)).as("the old primary").containsExactly(
                     "SET GLOBAL super_read_only = ON", "SELECT @@GLOBAL.gtid_executed",
                     "SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF");
@@ -267,15 +267,16 @@ class MySqlPrimaryChangeTest {
             }
         }
         ReadWriteSplittingConfig group = ReadWriteSplittingConfig.of(GROUP, "primary", replicas)
-                .withTopology(PrimaryDiscovery.READ_ONLY, Duration.ofSeconds(5), new ServerAccount(ADMIN, "mf_admin_pw"),
-                        new ServerAccount(REPL, REPL_PASSWORD))
+                .withTopology(PrimaryDiscovery.READ_ONLY, Duration.ofSeconds(5),
+                        new ServerAccount(ADMIN, "mf_admin_pw"), new ServerAccount(REPL, REPL_PASSWORD))
                 .withAutoFailover(failover);
         return config.readWriteSplitting(group).build();
     }
 
     static String changeSource(int port) {
         return "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '127.0.0.1', SOURCE_PORT = " + port + ", SOURCE_USER = '"
-                + REPL + "', SOURCE_PASSWORD = '" + REPL_PASSWORD + "', SOURCE_AUTO_POSITION = 1";
+                + REPL + "', SOURCE_PASSWORD = '" + REPL_PASSWORD + "', SOURCE_AUTO_POSITION = 1,"
+                + " GET_SOURCE_PUBLIC_KEY = 1";
     }
 
     /**

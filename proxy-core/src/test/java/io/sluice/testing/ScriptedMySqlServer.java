@@ -41,7 +41,11 @@ import java.util.regex.Pattern;
  *       {@code RESET REPLICA ALL} (refused while the threads run, ERR 3081), and {@code SHOW REPLICA STATUS} with
  *       MySQL 8.0.22+'s column names ({@code Source_Host}, {@code Replica_IO_Running}, ...). A replica's IO thread
  *       "receives" from the scripted server at its source's address: while that runs, it has that server's
- *       {@code gtid_executed}; once it stops, the IO thread says {@code Connecting} with MySQL's error 2003;</li>
+ *       {@code gtid_executed}; once it stops, the IO thread says {@code Connecting} with MySQL's error 2003. The
+ *       replication account is taken to authenticate with {@code caching_sha2_password} (the default since 8.0) over
+ *       a connection without TLS: a replica pointed at a new source without {@code GET_SOURCE_PUBLIC_KEY = 1} cannot
+ *       log in to it (error 2061, "Authentication requires secure connection"), as on a real server whose cache
+ *       does not hold the account yet;</li>
  *   <li>{@code GET_LOCK(name, 0)}: 1, or 0 while another connection holds it; a lock ends with its connection.</li>
  * </ul>
  *
@@ -60,7 +64,8 @@ public final class ScriptedMySqlServer implements AutoCloseable {
     private static final Pattern WAIT = Pattern.compile("SELECT WAIT_FOR_EXECUTED_GTID_SET\\('([^']*)', (\\d+)\\)");
     private static final Pattern GET_LOCK = Pattern.compile("SELECT GET_LOCK\\('([^']*)', 0\\)");
     private static final Pattern CHANGE_SOURCE = Pattern.compile("CHANGE REPLICATION SOURCE TO SOURCE_HOST = '([^']*)',"
-            + " SOURCE_PORT = (\\d+), SOURCE_USER = '([^']*)', SOURCE_PASSWORD = '([^']*)', SOURCE_AUTO_POSITION = 1");
+            + " SOURCE_PORT = (\\d+), SOURCE_USER = '([^']*)', SOURCE_PASSWORD = '([^']*)', SOURCE_AUTO_POSITION = 1"
+            + "(, GET_SOURCE_PUBLIC_KEY = 1)?");
     /** The servers by port, so a replica finds its source's state. */
     private static final Map<Integer, ScriptedMySqlServer> BY_PORT = new ConcurrentHashMap<>();
 
@@ -95,6 +100,8 @@ public final class ScriptedMySqlServer implements AutoCloseable {
     private String sourceUser = "";
     private MySqlGtidSet retrieved = MySqlGtidSet.empty();
     private boolean holdApplying;
+    /** GET_SOURCE_PUBLIC_KEY: without it (or TLS) a caching_sha2_password account cannot log in to a new source. */
+    private boolean getSourcePublicKey;
 
     private ScriptedMySqlServer(String name, String version, String uuid) {
         this.name = name;
@@ -127,6 +134,7 @@ public final class ScriptedMySqlServer implements AutoCloseable {
         server.sourceHost = "127.0.0.1";
         server.sourcePort = source.port();
         server.sourceUser = "repl";
+        server.getSourcePublicKey = true; // set up by an operator who knew
         long applied = source.lastTransaction - behind;
         server.executed = applied <= 0 ? MySqlGtidSet.empty()
                 : MySqlGtidSet.parse(source.uuid + ":1-" + applied);
@@ -389,6 +397,7 @@ public final class ScriptedMySqlServer implements AutoCloseable {
                 sourceHost = "";
                 sourcePort = 0;
                 retrieved = MySqlGtidSet.empty();
+                getSourcePublicKey = false;
                 return ok();
             }
             default -> {
@@ -419,6 +428,7 @@ public final class ScriptedMySqlServer implements AutoCloseable {
             sourceHost = change.group(1);
             sourcePort = Integer.parseInt(change.group(2));
             sourceUser = change.group(3);
+            getSourcePublicKey = change.group(5) != null;
             return ok();
         }
         if (sql.startsWith("INSERT ") || sql.startsWith("UPDATE ") || sql.startsWith("DELETE ")) {
@@ -438,7 +448,7 @@ public final class ScriptedMySqlServer implements AutoCloseable {
     /** The IO thread receives from its source while both run; the SQL thread applies what was received. */
     private void catchUp() {
         ScriptedMySqlServer source = replicaConfigured ? BY_PORT.get(sourcePort) : null;
-        if (ioRunning && sourceReachable(source)) {
+        if (ioRunning && sourceReachable(source) && getSourcePublicKey) {
             MySqlGtidSet there = source.gtidExecuted();
             retrieved = retrieved.union(there);
         }
@@ -459,15 +469,17 @@ public final class ScriptedMySqlServer implements AutoCloseable {
             return row(deprecateEof, names);
         }
         ScriptedMySqlServer source = BY_PORT.get(sourcePort);
-        boolean connected = ioRunning && sourceReachable(source);
+        boolean reachable = sourceReachable(source);
+        boolean connected = ioRunning && reachable && getSourcePublicKey;
         String io = !ioRunning ? "No" : connected ? "Yes" : "Connecting";
-        String ioError = ioRunning && !connected ? "error connecting to source '" + sourceUser + "@" + sourceHost
-                + ":" + sourcePort + "' - retry-time: 60 retries: 1 message: Can't connect to MySQL server on '"
-                + sourceHost + ":" + sourcePort + "' (111)" : "";
+        String ioError = !ioRunning || connected ? "" : "error connecting to source '" + sourceUser + "@" + sourceHost
+                + ":" + sourcePort + "' - retry-time: 60 retries: 1 message: " + (reachable
+                ? "Authentication plugin 'caching_sha2_password' reported error: Authentication requires secure"
+                + " connection." : "Can't connect to MySQL server on '" + sourceHost + ":" + sourcePort + "' (111)");
         String state = !ioRunning ? "" : connected ? "Waiting for source to send event"
                 : "Connecting to source";
         return row(deprecateEof, names, state, sourceHost, sourceUser, String.valueOf(sourcePort), io,
-                sqlRunning ? "Yes" : "No", ioError.isEmpty() ? "0" : "2003", ioError, "",
+                sqlRunning ? "Yes" : "No", ioError.isEmpty() ? "0" : reachable ? "2061" : "2003", ioError, "",
                 connected && sqlRunning ? "0" : null, retrieved.toString(), executed.toString(), "1");
     }
 
