@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  *       for {@code failoverAfterChecks} rounds in a row, and every replica Sluice reaches (one at least) says its IO
  *       thread is not connected ({@code Slave_IO_Running} not {@code Yes}: {@code Connecting}, an IO error). One
  *       observer's view is not enough: a replica still connected to the primary means the primary lives and only
- *       Sluice's path to it is broken. Only replicas of that primary count, by their status's source
+ *       Sluice's path to it is broken. Only replicas of that primary agree, by their status's source
  *       ({@code Master_Host}/{@code Source_Host} and port against the data source's URL, decision 185): one that
- *       replicates from elsewhere says nothing about it. Then a {@link FailoverRun} runs on a thread of its own;</li>
+ *       cannot reach another source says nothing about it; one connected to any source still holds it back (that
+ *       source may be the primary under another address). Then a {@link FailoverRun} runs on a thread of its own;</li>
  *   <li>once another server is the primary, the previous one is fenced if it was declared gone or does not answer,
  *       whoever promoted: this instance, another one (which may have promoted before this one declared anything)
  *       or an outside tool;</li>
@@ -101,22 +102,23 @@ final class FailoverWatch {
                     || topology.isFenced(reading.server())) {
                 continue;
             }
-            if (lost == null || !reading.replicatesFrom(lost.host(), lost.port())) {
-                // Its IO thread says nothing about the lost primary: it neither agrees nor disagrees.
-                elsewhere.add(reading.server() + " (from " + reading.source() + ")");
-                continue;
-            }
-            replicas++;
+            boolean ours = lost != null && reading.replicatesFrom(lost.host(), lost.port());
             if (reading.ioRunning()) {
-                connected.add(reading.server());
+                // Connected, to the primary or to an address that may be the primary's under another name: alive.
+                connected.add(ours ? reading.server() : reading.server() + " (from " + reading.source() + ")");
+            } else if (ours) {
+                replicas++;
+            } else {
+                // Its IO thread cannot reach another source: that says nothing of the lost primary.
+                elsewhere.add(reading.server() + " (from " + reading.source() + ")");
             }
         }
         if (replicas == 0 || !connected.isEmpty()) {
-            heldBack(replicas == 0 ? "no replica of " + roles.primary() + (lost == null ? "" : " (" + lost.host()
-                    + ":" + lost.port() + ")") + " answers: the primary's loss cannot be confirmed"
-                    + (elsewhere.isEmpty() ? "" : "; " + String.join(", ", elsewhere) + " replicate(s) from elsewhere")
-                    : String.join(", ", connected) + " still receive(s) from " + roles.primary()
-                    + ": it is alive and only Sluice cannot reach it");
+            heldBack(!connected.isEmpty() ? String.join(", ", connected) + " still receive(s) from "
+                    + roles.primary() + ": it is alive and only Sluice cannot reach it"
+                    : "no replica of " + roles.primary() + (lost == null ? "" : " (" + lost.host() + ":" + lost.port()
+                    + ")") + " answers: the primary's loss cannot be confirmed" + (elsewhere.isEmpty() ? ""
+                    : "; " + String.join(", ", elsewhere) + " replicate(s) from elsewhere"));
             return;
         }
         declaredGone = roles.primary();

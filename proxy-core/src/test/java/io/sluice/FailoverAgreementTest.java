@@ -48,6 +48,22 @@ class FailoverAgreementTest {
     }
 
     @Test
+    void aReplicaConnectedToAnotherAddressStillHoldsTheFailoverBack() {
+        Watched watched = new Watched();
+        // replica_1 may reach the primary under another name (its IP address, a relay): it is not proof of a loss.
+        ReplicationReading connected = ReplicationReading.of("replica_1", true, "0-1-40", "0-1-40", Map.of(
+                "Slave_IO_Running", "Yes", "Slave_SQL_Running", "Yes", "Gtid_IO_Pos", "0-1-40",
+                "Master_Host", "10.0.0.5", "Master_Port", "3306"));
+        for (int round = 0; round < 4; round++) {
+            watched.round(replica("replica_0", "db-primary.example", 3306), connected);
+        }
+        assertThat(watched.events()).extracting(TopologyEvent::kind).doesNotContain("failover_begin");
+        assertThat(watched.events()).filteredOn(e -> e.kind().equals("failover_held_back"))
+                .singleElement().satisfies(e -> assertThat(e.detail()).isEqualTo("replica_1 (from 10.0.0.5:3306)"
+                        + " still receive(s) from primary: it is alive and only Sluice cannot reach it"));
+    }
+
+    @Test
     void aReplicaOfTheLostPrimaryThatCannotConnectAgrees() {
         Watched watched = new Watched();
         for (int round = 0; round < 2; round++) {
