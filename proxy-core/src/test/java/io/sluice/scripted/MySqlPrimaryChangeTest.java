@@ -14,6 +14,7 @@ import io.sluice.config.PrimaryDiscovery;
 import io.sluice.config.ProxyConfig;
 import io.sluice.config.ReadWriteSplittingConfig;
 import io.sluice.config.ServerAccount;
+import io.sluice.testing.LeakDetection;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.ScriptedBackend;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,6 +48,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * failover run on real servers in {@code SwitchoverTest} and {@code AutoFailoverTest}): this is the proof that the
  * MySQL statements are the right ones in the right order against the state MySQL keeps, not a run on MySQL itself.
  */
+@ExtendWith(LeakDetection.class)
 class MySqlPrimaryChangeTest {
     private static final String SOURCE = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
     private static final String ADMIN = "mf_admin";
