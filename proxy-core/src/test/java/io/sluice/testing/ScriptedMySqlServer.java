@@ -6,7 +6,6 @@ import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.HandshakeResponse41;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -207,12 +206,6 @@ public final class ScriptedMySqlServer implements AutoCloseable {
     /** The next {@code sql} gets ERR {@code code} instead of its answer, and changes nothing. */
     public synchronized void refuseOnce(String sql, int code, String message) {
         refuseOnce.put(sql, MySqlWire.err(code, "HY000", message));
-    }
-
-    /** Makes this server writable, as an operator or an outside tool would. */
-    public synchronized void makeWritable() {
-        readOnly = false;
-        superReadOnly = false;
     }
 
     /** Points this replica at {@code host:port} from outside Sluice (another tool repointed it). */
@@ -501,8 +494,7 @@ public final class ScriptedMySqlServer implements AutoCloseable {
                 : List.of(MySqlWire.textRow(values)), MySqlWire.SERVER_STATUS_AUTOCOMMIT);
     }
 
-    private static byte[] readPacket(InputStream stream) throws IOException {
-        DataInputStream in = (DataInputStream) stream;
+    private static byte[] readPacket(DataInputStream in) throws IOException {
         byte[] header = new byte[4];
         try {
             in.readFully(header);
