@@ -202,12 +202,18 @@ final class FailoverRun {
         return null;
     }
 
-    /** The replicas that may be promoted: reachable, read-only, replicating, not fenced, in configuration order. */
+    /**
+     * The replicas that may be promoted: reachable, read-only, replicas of the lost primary (decision 185: one of
+     * another source has none of its transactions to give), not fenced, in configuration order.
+     */
     private List<ReplicationReading> replicas(List<ReplicationReading> readings) {
         List<ReplicationReading> replicas = new ArrayList<>();
+        DataSourceConfig lost = dataSources.get(gone);
+        JdbcUrl source = lost == null ? null : JdbcUrl.parse(lost.url());
         for (ReplicationReading reading : readings) {
             if (!reading.server().equals(gone) && !topology.isFenced(reading.server()) && reading.reachable()
-                    && reading.readOnly() && reading.replica()) {
+                    && reading.readOnly() && reading.replica() && source != null
+                    && reading.replicatesFrom(source.host(), source.port())) {
                 replicas.add(reading);
             }
         }

@@ -7,6 +7,7 @@ import io.sluice.balancer.replication.Roles;
 import io.sluice.balancer.replication.Topology;
 import io.sluice.config.AutoFailover;
 import io.sluice.config.DataSourceConfig;
+import io.sluice.config.JdbcUrl;
 import io.sluice.config.ServerAccount;
 import io.sluice.routing.ReadWriteGroup;
 import java.util.ArrayList;
@@ -26,7 +27,10 @@ import org.slf4j.LoggerFactory;
  *       for {@code failoverAfterChecks} rounds in a row, and every replica Sluice reaches (one at least) says its IO
  *       thread is not connected ({@code Slave_IO_Running} not {@code Yes}: {@code Connecting}, an IO error). One
  *       observer's view is not enough: a replica still connected to the primary means the primary lives and only
- *       Sluice's path to it is broken. Then a {@link FailoverRun} runs on a thread of its own;</li>
+ *       Sluice's path to it is broken. Only replicas of that primary agree, by their status's source
+ *       ({@code Master_Host}/{@code Source_Host} and port against the data source's URL, decision 185): one that
+ *       cannot reach another source says nothing about it; one connected to any source still holds it back (that
+ *       source may be the primary under another address). Then a {@link FailoverRun} runs on a thread of its own;</li>
  *   <li>once another server is the primary, the previous one is fenced if it was declared gone or does not answer,
  *       whoever promoted: this instance, another one (which may have promoted before this one declared anything)
  *       or an outside tool;</li>
@@ -90,21 +94,31 @@ final class FailoverWatch {
             return; // a dry run plans once per outage
         }
         List<String> connected = new ArrayList<>();
+        List<String> elsewhere = new ArrayList<>();
         int replicas = 0;
+        JdbcUrl lost = address(roles.primary());
         for (ReplicationReading reading : readings) {
             if (reading.server().equals(roles.primary()) || !reading.reachable() || !reading.replica()
                     || topology.isFenced(reading.server())) {
                 continue;
             }
-            replicas++;
+            boolean ours = lost != null && reading.replicatesFrom(lost.host(), lost.port());
             if (reading.ioRunning()) {
-                connected.add(reading.server());
+                // Connected, to the primary or to an address that may be the primary's under another name: alive.
+                connected.add(ours ? reading.server() : reading.server() + " (from " + reading.source() + ")");
+            } else if (ours) {
+                replicas++;
+            } else {
+                // Its IO thread cannot reach another source: that says nothing of the lost primary.
+                elsewhere.add(reading.server() + " (from " + reading.source() + ")");
             }
         }
         if (replicas == 0 || !connected.isEmpty()) {
-            heldBack(replicas == 0 ? "no replica answers: the primary's loss cannot be confirmed"
-                    : String.join(", ", connected) + " still receive(s) from " + roles.primary()
-                    + ": it is alive and only Sluice cannot reach it");
+            heldBack(!connected.isEmpty() ? String.join(", ", connected) + " still receive(s) from "
+                    + roles.primary() + ": it is alive and only Sluice cannot reach it"
+                    : "no replica of " + roles.primary() + (lost == null ? "" : " (" + lost.host() + ":" + lost.port()
+                    + ")") + " answers: the primary's loss cannot be confirmed" + (elsewhere.isEmpty() ? ""
+                    : "; " + String.join(", ", elsewhere) + " replicate(s) from elsewhere"));
             return;
         }
         declaredGone = roles.primary();
@@ -164,6 +178,12 @@ final class FailoverWatch {
             log.warn("read/write group {}: fenced server {} came back writable and {}", group.name(), server,
                     outcome);
         });
+    }
+
+    /** The address a data source's URL names, which its replicas name as their source; {@code null} if none. */
+    private JdbcUrl address(String server) {
+        DataSourceConfig dataSource = dataSources.get(server);
+        return dataSource == null ? null : JdbcUrl.parse(dataSource.url());
     }
 
     private static ReplicationReading find(List<ReplicationReading> readings, String server) {

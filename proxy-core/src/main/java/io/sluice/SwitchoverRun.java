@@ -187,7 +187,8 @@ final class SwitchoverRun {
             step("promote candidate", to, promoteStart, failure(e));
             SwitchoverReport back = rollBack(admin, statements, "promoting " + to + " failed: " + failure(e)
                     + "; its replication may be stopped or reset: check it and point it at " + from + " again");
-            bestEffort(to, admin, List.of("SET GLOBAL read_only = ON"));
+            // MySQL: read_only alone lets CONNECTION_ADMIN and SUPER accounts write; fence() says super_read_only.
+            bestEffort(to, admin, List.of(statements.fence().get(0)));
             return back;
         }
 
@@ -364,7 +365,9 @@ final class SwitchoverRun {
     }
 
     private static String failure(RuntimeException e) {
-        return e.getMessage() == null ? e.toString() : e.getMessage();
+        // A server's refusal (a checked BackendException) arrives wrapped: its own message says what was refused.
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
 
     private static void sleep(long millis) {

@@ -10,6 +10,7 @@ import io.sluice.balancer.replication.ReplicaEligibility.Verdict;
 import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.ReplicationGroup;
+import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -70,6 +71,9 @@ class ReplicationOnMariaDbTest {
             assertThat(reading.replica()).isTrue();
             assertThat(reading.readOnly()).isTrue();
             assertThat(reading.received().isAtOrPast(primary.applied())).isTrue();
+            // MariaDB's Master_Host and Master_Port: what the failover's agreement checks (decision 185).
+            assertThat(reading.replicatesFrom(TestMariaDb.HOST, group.primary().port())).as(reading.source()).isTrue();
+            assertThat(reading.replicatesFrom(TestMariaDb.HOST, replica.port())).isFalse();
             Judgement judgement = rules.judge(reading, primary.applied());
             assertThat(judgement.verdict()).as(judgement.detail()).isEqualTo(Verdict.USABLE);
             assertThat(judgement.transactionsBehind()).isZero();

@@ -187,6 +187,15 @@ public final class ScriptedServerConnection {
      * {@code accessMode} (a replica's connection asks for it, decision 110).
      */
     public List<byte[]> sessionCheckResult(boolean trackerDefaults, boolean accessMode) {
+        return sessionCheckResult(schema, deprecateEof(), trackerDefaults, accessMode);
+    }
+
+    /**
+     * The answer to Sluice's session check on a connection whose schema is {@code schema}, for a scripted server that
+     * is not one of these ({@link ScriptedMySqlServer}); as {@link #sessionCheckResult(boolean, boolean)}.
+     */
+    public static List<byte[]> sessionCheckResult(String schema, boolean deprecateEof, boolean trackerDefaults,
+            boolean accessMode) {
         List<String> names = new ArrayList<>(List.of("DATABASE()", "client", "connection", "results", "collation",
                 "sql_mode", "wait_timeout"));
         // Arrays.asList: DATABASE() is NULL on a connection without a schema.
@@ -206,7 +215,7 @@ public final class ScriptedServerConnection {
             columns.add(MySqlWire.columnDefinition(name, MySqlWire.MYSQL_TYPE_VAR_STRING));
         }
         byte[] row = MySqlWire.textRow(values.toArray(new String[0]));
-        return MySqlWire.resultSet(deprecateEof(), columns, List.of(row), MySqlWire.SERVER_STATUS_AUTOCOMMIT);
+        return MySqlWire.resultSet(deprecateEof, columns, List.of(row), MySqlWire.SERVER_STATUS_AUTOCOMMIT);
     }
 
     // ---- commands ---------------------------------------------------------------------------------------------

@@ -50,7 +50,11 @@ public enum PromotionStatements {
             return "SET GLOBAL read_only = OFF";
         }
     },
-    /** MySQL 8.0.23+ and 8.4: {@code super_read_only}, {@code gtid_executed}, {@code CHANGE REPLICATION SOURCE}. */
+    /**
+     * MySQL 8.0.23+ and 8.4: {@code super_read_only}, {@code gtid_executed}, {@code CHANGE REPLICATION SOURCE}, with
+     * {@code GET_SOURCE_PUBLIC_KEY = 1}: a replication account of {@code caching_sha2_password} (the default since
+     * 8.0, the only built-in one left in 8.4) cannot otherwise log in to a new source without TLS (decision 186).
+     */
     MYSQL {
         @Override
         public List<String> fence() {
@@ -77,7 +81,7 @@ public enum PromotionStatements {
         public List<String> replicateFrom(String host, int port, String user, String password) {
             return List.of("STOP REPLICA", "CHANGE REPLICATION SOURCE TO SOURCE_HOST = " + quote(host)
                     + ", SOURCE_PORT = " + port + ", SOURCE_USER = " + quote(user) + ", SOURCE_PASSWORD = "
-                    + quote(password) + ", SOURCE_AUTO_POSITION = 1", "START REPLICA");
+                    + quote(password) + ", SOURCE_AUTO_POSITION = 1, GET_SOURCE_PUBLIC_KEY = 1", "START REPLICA");
         }
 
         @Override

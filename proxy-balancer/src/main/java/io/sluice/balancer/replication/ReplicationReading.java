@@ -26,10 +26,13 @@ import java.util.Map;
  * @param received what the IO thread has received ({@code Gtid_IO_Pos}, {@code Retrieved_Gtid_Set}); may be empty
  * @param applied what the server has applied (see above); may be empty
  * @param error why the server was unreachable, or the replica's last IO or SQL error, or {@code ""}
+ * @param sourceHost where a replica replicates from ({@code Master_Host}, MySQL 8.0.22+'s {@code Source_Host}),
+ *     {@code ""} when it is no replica or the status has no such column
+ * @param sourcePort its port ({@code Master_Port}, {@code Source_Port}), 0 when unknown
  */
 public record ReplicationReading(String server, boolean reachable, boolean readOnly, boolean replica,
         boolean ioRunning, boolean sqlRunning, long secondsBehind, GtidPosition received, GtidPosition applied,
-        String error) {
+        String error, String sourceHost, int sourcePort) {
 
     /** MariaDB's variables, one row: read_only, gtid_current_pos, gtid_slave_pos. */
     public static final String MARIADB_VARIABLES =
@@ -48,7 +51,7 @@ public record ReplicationReading(String server, boolean reachable, boolean readO
     /** A server that did not answer. */
     public static ReplicationReading unreachable(String server, String error) {
         return new ReplicationReading(server, false, false, false, false, false, -1, MariaDbGtidPosition.empty(),
-                MariaDbGtidPosition.empty(), error);
+                MariaDbGtidPosition.empty(), error, "", 0);
     }
 
     /**
@@ -83,7 +86,8 @@ public record ReplicationReading(String server, boolean reachable, boolean readO
     private static ReplicationReading of(String server, boolean readOnly, GtidPosition current, String slavePosition,
             Map<String, String> status) {
         if (status.isEmpty()) {
-            return new ReplicationReading(server, true, readOnly, false, false, false, -1, current, current, "");
+            return new ReplicationReading(server, true, readOnly, false, false, false, -1, current, current, "", "",
+                    0);
         }
         boolean io = "Yes".equalsIgnoreCase(column(status, "Slave_IO_Running", "Replica_IO_Running"));
         boolean sql = "Yes".equalsIgnoreCase(column(status, "Slave_SQL_Running", "Replica_SQL_Running"));
@@ -95,11 +99,35 @@ public record ReplicationReading(String server, boolean reachable, boolean readO
         if (error == null || error.isEmpty()) {
             error = column(status, "Last_IO_Error", "Last_IO_Error");
         }
+        String port = column(status, "Master_Port", "Source_Port");
         return new ReplicationReading(server, true, readOnly, true, io, sql,
                 seconds == null || seconds.isBlank() ? -1 : Long.parseLong(seconds.strip()),
                 received == null || received.isBlank() ? emptyLike(applied)
                         : mySql ? MySqlGtidSet.parse(received) : GtidPosition.parse(received),
-                applied, nullToEmpty(error));
+                applied, nullToEmpty(error), nullToEmpty(column(status, "Master_Host", "Source_Host")).strip(),
+                port == null || port.isBlank() ? 0 : Integer.parseInt(port.strip()));
+    }
+
+    /**
+     * Whether this server is a replica of the server at {@code host:port}, by its replica status: its source's port
+     * is {@code port} and its source's host is {@code host}, ignoring case, or both are names of the loopback
+     * interface ({@code localhost}, {@code 127.x.x.x}, {@code ::1}). Names are not resolved (the replica watch runs
+     * on the health-check loop, which must not wait on DNS): a replica that names its source otherwise than the data
+     * source's URL does is not taken for one of it (decision 185).
+     */
+    public boolean replicatesFrom(String host, int port) {
+        return replica && sourcePort == port && (sourceHost.equalsIgnoreCase(host)
+                || isLoopback(sourceHost) && isLoopback(host));
+    }
+
+    /** {@code host:port} of this replica's source, for messages; {@code "?"} when its status did not say. */
+    public String source() {
+        return sourceHost.isEmpty() ? "?" : sourceHost + ":" + sourcePort;
+    }
+
+    private static boolean isLoopback(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1");
     }
 
     private static String column(Map<String, String> status, String mariaDb, String mySql) {

@@ -25,7 +25,8 @@ class PromotionStatementsTest {
         assertThat(PromotionStatements.MYSQL.promote()).contains("STOP REPLICA", "RESET REPLICA ALL");
         assertThat(PromotionStatements.MYSQL.replicateFrom("db2", 3306, "repl", "x").get(1))
                 .isEqualTo("CHANGE REPLICATION SOURCE TO SOURCE_HOST = 'db2', SOURCE_PORT = 3306,"
-                        + " SOURCE_USER = 'repl', SOURCE_PASSWORD = 'x', SOURCE_AUTO_POSITION = 1");
+                        + " SOURCE_USER = 'repl', SOURCE_PASSWORD = 'x', SOURCE_AUTO_POSITION = 1,"
+                        + " GET_SOURCE_PUBLIC_KEY = 1");
         assertThat(PromotionStatements.MYSQL.demotedPrimaryFirst()).isEmpty();
     }
 
