@@ -192,6 +192,10 @@ final class RuleHook {
         }
         waiting.pollFirst();
         if (!java.util.Objects.equals(first.user(), session.user())) {
+            if (permitted != null) {
+                permitted.giveBack(); // taken for a statement that does not run
+                permitted = null;
+            }
             userChanged(first); // never run as another user than the one who sent it
         } else if (wait != 0) {
             tooFast(first.frame(), first.captured(), first.rule());
