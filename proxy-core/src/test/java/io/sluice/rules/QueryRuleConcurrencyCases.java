@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code maxConcurrency} rules end to end on the real server, with MariaDB Connector/J (text) and MySQL Connector/J
  * (server-side prepared): N {@code SELECT SLEEP(1)} run at once and one more waits for a permit, or, past its wait,
- * gets ERR 1226; clients killed mid-statement give their permits back; every permit is back once all have ended.
+ * gets ERR 1226; clients killed mid-statement give their permits back; statements running across a reload that keeps the rule still count;
+ * every permit is back once all have ended.
  * Run under session and transaction pooling by the two classes that extend it.
  */
 abstract class QueryRuleConcurrencyCases {
@@ -43,7 +44,8 @@ abstract class QueryRuleConcurrencyCases {
     }
 
     private QueryRule.Counters counters() {
-        return proxy().sluice().queryRules().rules().get(0).counters();
+        return proxy().sluice().queryRules().rules().stream().filter(r -> r.concurrency() != null).findFirst()
+                .orElseThrow().counters();
     }
 
     @AfterEach
@@ -150,6 +152,30 @@ abstract class QueryRuleConcurrencyCases {
         }
         assertThat(counters().errorCount()).isEqualTo(1);
         awaitRunning(0);
+    }
+
+    @Test
+    void statementsRunningAcrossAReloadThatKeepsTheRuleStillCount() throws Exception {
+        QueryRuleConfig rule = concurrency("two-sleepers", LIMIT, 300);
+        useRules(rule);
+        ExecutorService clients = Executors.newFixedThreadPool(LIMIT);
+        try (Connection c = proxy().connect(JdbcDriver.MARIADB, proxy().db(), ""); Statement s = c.createStatement()) {
+            List<Future<Long>> first = new ArrayList<>();
+            first.add(clients.submit(() -> sleep(JdbcDriver.MARIADB, 1.5)));
+            first.add(clients.submit(() -> sleep(JdbcDriver.MYSQL, 1.5)));
+            awaitRunning(LIMIT);
+            useRules(new QueryRuleConfig("other", null, "^select 1 from dual", List.of(), List.of(), List.of(),
+                    List.of(), Action.BLOCK, null, new QueryRuleConfig.Block(1148, "42000", "no (other)")), rule);
+            assertThat(counters().runningCount()).as("kept across the reload").isEqualTo(LIMIT);
+            assertThatThrownBy(() -> s.executeQuery("SELECT SLEEP(0.1)"))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1226));
+            for (Future<Long> each : first) {
+                each.get(10, TimeUnit.SECONDS);
+            }
+            awaitRunning(0);
+        } finally {
+            clients.shutdownNow();
+        }
     }
 
     @Test
