@@ -28,7 +28,11 @@ final class RulesView {
             describe(json, rule);
             QueryRule.Counters counters = rule.counters();
             json.member("matched", counters.matchedCount()).member("acted", counters.actedCount())
-                    .member("errors", counters.errorCount()).endObject();
+                    .member("errors", counters.errorCount());
+            if (rule.concurrency() != null) {
+                json.member("running", counters.runningCount()); // a maxConcurrency rule's permits in use
+            }
+            json.endObject();
         }
         return json.endArray().toString();
     }

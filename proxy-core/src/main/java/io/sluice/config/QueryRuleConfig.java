@@ -25,7 +25,7 @@ import java.util.regex.PatternSyntaxException;
  * @param limit the number of the numeric actions ({@code timeoutMilliseconds: 500}); 0 for the others
  * @param mirror the data source or read/write split group {@link Action#MIRROR} copies statements to, else
  *     {@code null}
- * @param maxWait how long a statement {@link Action#MAX_PER_SECOND} holds back may wait for its turn before it is
+ * @param maxWait how long a statement {@link Action#MAX_PER_SECOND} or {@link Action#MAX_CONCURRENCY} holds back may wait for its turn before it is
  *     refused, in milliseconds
  */
 public record QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,

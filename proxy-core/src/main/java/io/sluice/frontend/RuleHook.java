@@ -9,6 +9,7 @@ import io.sluice.protocol.Packets;
 import io.sluice.readwrite.Route;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
+import io.sluice.rules.ConcurrencyLimit;
 import io.sluice.rules.QueryRule;
 import io.sluice.rules.SessionRules;
 import io.sluice.sql.SqlDigest;
@@ -52,6 +53,14 @@ final class RuleHook {
     private static final int GO_ON = 0;
     private static final int TAKEN = 1;
     private static final int WAITS = 2;
+    /** Goes on holding a {@code maxConcurrency} permit ({@link #permitted}): through {@link #proceed}. */
+    private static final int PERMITTED = 3;
+    /** How often a statement waiting for a {@code maxConcurrency} permit looks again: permits come back on any loop. */
+    private static final long PERMIT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** The permits of the session's {@code maxConcurrency} statements, until they end ({@link ConcurrencyPermits}). */
+    private final ConcurrencyPermits permits = new ConcurrencyPermits();
+    /** The permit {@link #decide} took last, for {@link #proceed}. */
+    private ConcurrencyLimit.Permit permitted;
 
     /** A command held back: the first of them by {@code rule} until {@code deadline}, the others behind it. */
     private record Waiting(ByteBuf frame, int command, ResponseKind kind, ResponseObserver captured, QueryRule rule,
@@ -67,7 +76,10 @@ final class RuleHook {
         this.relay = relay;
         this.digests = digests;
         this.split = split;
-        session.channel().closeFuture().addListener(f -> dropWaiting()); // on the session's loop
+        session.channel().closeFuture().addListener(f -> {
+            dropWaiting(); // on the session's loop
+            permits.giveBackAll();
+        });
     }
 
     /** The hook of a session entering its command stage. */
@@ -91,7 +103,27 @@ final class RuleHook {
             waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user())); // behind the waiting one
             return false;
         }
-        return decide(command, frame, kind, captured) == GO_ON;
+        if (permits.any() && relay.isQuiet() && relay.isBetweenResponses()) {
+            permits.idle(); // nothing held or running: a permit whose statement the policy answered is free again
+        }
+        int decided = decide(command, frame, kind, captured);
+        if (decided == PERMITTED) {
+            proceed(frame, kind, command, captured);
+            return false;
+        }
+        return decided == GO_ON;
+    }
+
+    /**
+     * A statement holding a {@code maxConcurrency} permit goes on to the policy; the permit rides with it to its
+     * send ({@link #beforeSend}), or, when the policy answers it itself, is given back at once.
+     */
+    private void proceed(ByteBuf frame, ResponseKind kind, int command, ResponseObserver captured) {
+        ConcurrencyLimit.Permit permit = permitted;
+        permitted = null;
+        permits.sending(permit);
+        relay.afterRules(frame, kind, command, captured);
+        permits.afterPolicy(frame.refCnt() == 0); // released and not sent: answered by the policy
     }
 
     private int decide(int command, ByteBuf frame, ResponseKind kind, ResponseObserver captured) {
@@ -114,11 +146,13 @@ final class RuleHook {
             refuse(frame, captured, block.code(), block.sqlState(), block.message());
             return TAKEN;
         }
-        if (action == QueryRuleConfig.Action.MAX_PER_SECOND && command != Command.COM_STMT_PREPARE) {
+        boolean waits = action == QueryRuleConfig.Action.MAX_PER_SECOND
+                || action == QueryRuleConfig.Action.MAX_CONCURRENCY;
+        if (waits && command != Command.COM_STMT_PREPARE) {
             long now = System.nanoTime();
-            long wait = rule.rate().take(session.user(), now);
+            long wait = take(rule, now);
             if (wait == 0) {
-                return GO_ON;
+                return rule.concurrency() != null ? PERMITTED : GO_ON;
             }
             counters.acted(); // held back
             long deadline = now + rule.config().maxWait() * 1_000_000L;
@@ -153,16 +187,22 @@ final class RuleHook {
             return;
         }
         long now = System.nanoTime();
-        long wait = first.rule().rate().take(session.user(), now);
+        long wait = take(first.rule(), now);
         if (wait != 0 && now + wait <= first.deadline()) {
             retry = session.eventLoop().schedule(this::turn, wait, TimeUnit.NANOSECONDS);
             return;
         }
         waiting.pollFirst();
         if (!java.util.Objects.equals(first.user(), session.user())) {
+            if (permitted != null) {
+                permitted.giveBack(); // taken for a statement that does not run
+                permitted = null;
+            }
             userChanged(first); // never run as another user than the one who sent it
         } else if (wait != 0) {
             tooFast(first.frame(), first.captured(), first.rule());
+        } else if (first.rule().concurrency() != null) {
+            proceed(first.frame(), first.kind(), first.command(), first.captured());
         } else {
             relay.afterRules(first.frame(), first.kind(), first.command(), first.captured());
         }
@@ -175,6 +215,8 @@ final class RuleHook {
             int decided = decide(next.command(), next.frame(), next.kind(), next.captured());
             if (decided == GO_ON) {
                 relay.afterRules(next.frame(), next.kind(), next.command(), next.captured());
+            } else if (decided == PERMITTED) {
+                proceed(next.frame(), next.kind(), next.command(), next.captured());
             } else if (decided == WAITS) {
                 relay.sendHeld(); // what went on so far is flushed; the rest waits for this one's turn
                 return;
@@ -182,6 +224,20 @@ final class RuleHook {
         }
         reading.resume(ClientReading.WAITING_FOR_TURN);
         relay.sendHeld(); // flushes what went on
+    }
+
+    /**
+     * Takes what {@code rule} asks of a statement at {@code nowNanos}: a token of its rate, or a permit of its
+     * concurrency (then kept in {@link #permitted}).
+     *
+     * @return 0 when taken; else in how many nanoseconds to look again
+     */
+    private long take(QueryRule rule, long nowNanos) {
+        if (rule.rate() != null) {
+            return rule.rate().take(session.user(), nowNanos);
+        }
+        permitted = rule.concurrency().tryTake();
+        return permitted != null ? 0 : PERMIT_POLL_NANOS;
     }
 
     /** The session closed: what waits is dropped. */
@@ -202,6 +258,12 @@ final class RuleHook {
 
     private void tooFast(ByteBuf frame, ResponseObserver captured, QueryRule rule) {
         rule.counters().failed();
+        if (rule.concurrency() != null) {
+            refuse(frame, captured, ER_USER_LIMIT_REACHED, "42000", "Statement refused by query rule " + rule.name()
+                    + ": more than " + rule.config().limit() + " statements of the rule at once (waited "
+                    + rule.config().maxWait() + " ms at most)");
+            return;
+        }
         refuse(frame, captured, ER_USER_LIMIT_REACHED, "42000", "Statement refused by query rule " + rule.name()
                 + ": more than " + rule.config().limit() + " a second for user " + session.user() + " (waited "
                 + rule.config().maxWait() + " ms at most)");
@@ -238,6 +300,10 @@ final class RuleHook {
                 record = TimedStatement.start(record, rule, connection, session,
                         context.pool(connection.dataSourceName()), context.serverInfo().hasMariaDbCapabilities());
             }
+        }
+        if (permits.any() && (command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE)
+                && (permits.isSending() || limited(command, frame))) {
+            record = permits.onSend(record); // a maxConcurrency statement: its permit comes back at its end
         }
         if (record != null) {
             connection.recordNext(record);
@@ -287,6 +353,12 @@ final class RuleHook {
         }
         String sql = frame.toString(at + Packets.HEADER_SIZE + 1, length - 1, java.nio.charset.StandardCharsets.UTF_8);
         context.mirror(session.eventLoop()).copy(rule, session.key(), sql);
+    }
+
+    /** Whether a statement sent after it was held back is one a {@code maxConcurrency} rule let go on. */
+    private boolean limited(int command, ByteBuf frame) {
+        QueryRule rule = ruleOf(command, frame);
+        return rule != null && rule.concurrency() != null;
     }
 
     private QueryRule ruleOf(int command, ByteBuf frame) {

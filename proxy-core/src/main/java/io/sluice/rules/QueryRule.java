@@ -21,6 +21,7 @@ public final class QueryRule {
     private final int classes;
     private final Counters counters;
     private final RateLimit rate;
+    private final ConcurrencyLimit concurrency;
 
     QueryRule(QueryRuleConfig config, Counters counters) {
         this.config = config;
@@ -37,6 +38,13 @@ public final class QueryRule {
         this.classes = bits;
         this.counters = counters;
         this.rate = config.action() == QueryRuleConfig.Action.MAX_PER_SECOND ? new RateLimit(config.limit()) : null;
+        this.concurrency = config.action() == QueryRuleConfig.Action.MAX_CONCURRENCY
+                ? new ConcurrencyLimit((int) config.limit(), counters.running) : null;
+    }
+
+    /** A {@code maxConcurrency} rule's permits; {@code null} for any other rule. */
+    public ConcurrencyLimit concurrency() {
+        return concurrency;
     }
 
     /** A {@code maxPerSecond} rule's buckets; {@code null} for any other rule. */
@@ -99,6 +107,13 @@ public final class QueryRule {
         private final LongAdder matched = new LongAdder();
         private final LongAdder acted = new LongAdder();
         private final LongAdder errors = new LongAdder();
+        /** A {@code maxConcurrency} rule's statements running now. */
+        private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+
+        /** Statements of a {@code maxConcurrency} rule running now; 0 for any other rule. */
+        public int runningCount() {
+            return running.get();
+        }
 
         public void matched() {
             matched.increment();

@@ -198,12 +198,32 @@ class QueryRulesConfigTest {
                 - !QUERY_RULES
                   rules:
                     - {name: w, pattern: '^select', block: {}, maxWaitMilliseconds: 200}
-                """, "rule w: 200 (expected: 0..60000, with maxPerSecond)");
+                """, "rule w: 200 (expected: 0..60000, with maxPerSecond or maxConcurrency)");
         assertRefused("""
                 - !QUERY_RULES
                   rules:
                     - {name: z, pattern: '^select', maxPerSecond: 0}
                 """, "rule z: 0 (expected: at least 1 statement a second)");
+    }
+
+    @Test
+    void readsAConcurrencyLimitWithItsWait() {
+        List<QueryRuleConfig> rules = parse("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: two-reports, pattern: '^select .* from orders_report', maxConcurrency: 2,
+                       maxWaitMilliseconds: 300}
+                    - {name: default-wait, pattern: '^select sleep', maxConcurrency: 1}
+                """).queryRules();
+        assertThat(rules.get(0).action()).isEqualTo(Action.MAX_CONCURRENCY);
+        assertThat(rules.get(0).limit()).isEqualTo(2);
+        assertThat(rules.get(0).maxWait()).isEqualTo(300);
+        assertThat(rules.get(1).maxWait()).isEqualTo(QueryRuleConfig.DEFAULT_MAX_WAIT);
+        assertRefused("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: none, pattern: '^select', maxConcurrency: 0}
+                """, "rule none: 0 (expected: at least 1 statement at once)");
     }
 
     @Test
