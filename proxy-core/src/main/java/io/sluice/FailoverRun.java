@@ -262,13 +262,7 @@ final class FailoverRun {
     }
 
     private List<ReplicationReading> readAll() {
-        List<CompletableFuture<ReplicationReading>> reading = new ArrayList<>();
-        for (String server : topology.servers()) {
-            BackendPool pool = pools.apply(server);
-            reading.add(pool == null ? CompletableFuture.completedFuture(ReplicationReading.unreachable(server,
-                    "no such data source")) : pool.ownConnections().readReplication(readTimeoutMillis));
-        }
-        return reading.stream().map(CompletableFuture::join).toList();
+        return GroupReadings.readAll(topology, pools, readTimeoutMillis);
     }
 
     private static int indexOf(List<ReplicationReading> readings, String server) {

@@ -13,7 +13,6 @@ import io.sluice.routing.ReadWriteGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -294,13 +293,7 @@ final class SwitchoverRun {
     }
 
     private List<ReplicationReading> readAll() {
-        List<CompletableFuture<ReplicationReading>> reading = new ArrayList<>();
-        for (String server : topology.servers()) {
-            BackendPool pool = pools.apply(server);
-            reading.add(pool == null ? CompletableFuture.completedFuture(ReplicationReading.unreachable(server,
-                    "no such data source")) : pool.ownConnections().readReplication(readTimeoutMillis));
-        }
-        return reading.stream().map(CompletableFuture::join).toList();
+        return GroupReadings.readAll(topology, pools, readTimeoutMillis);
     }
 
     private static ReplicationReading reading(List<ReplicationReading> readings, String server) {
