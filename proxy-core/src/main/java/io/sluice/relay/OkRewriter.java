@@ -34,6 +34,10 @@ public final class OkRewriter {
     private int[] cutEnds = new int[2];
     private byte[][] payloads = new byte[2][];
     private int[] sequenceIds = new int[2];
+    /** Which cuts are a row limit's (decision 191): replaced by the ERR in their payload, not filtered. */
+    private boolean[] rowCuts = new boolean[2];
+    /** A row limit's cut is open: OK packets inside it go with it, nothing of them is replaced. */
+    private boolean rowsOpen;
 
     /** A cut began and has not ended yet. */
     private boolean cutOpen;
@@ -54,6 +58,9 @@ public final class OkRewriter {
 
     /** An OK packet to replace starts at {@code packetStart} of this read ({@code -1}: in an earlier read). */
     void cutFrom(int packetStart) {
+        if (rowsOpen) {
+            return;
+        }
         grow();
         cutStarts[cuts] = packetStart;
         cutEnds[cuts] = -1;
@@ -63,6 +70,9 @@ public final class OkRewriter {
 
     /** The OK packet being cut ended just before {@code end} of this read; its whole payload and sequence id. */
     void cutTo(int end, byte[] payload, int sequenceId) {
+        if (rowsOpen) {
+            return;
+        }
         if (cuts == 0 || cutEnds[cuts - 1] >= 0) {
             grow(); // it started in an earlier read
             cutStarts[cuts] = -1;
@@ -72,6 +82,28 @@ public final class OkRewriter {
         payloads[cuts - 1] = payload;
         sequenceIds[cuts - 1] = sequenceId & 0xFF;
         cutOpen = false;
+    }
+
+    /**
+     * A row limit cuts from {@code rowStart} of this read ({@code -1}: in an earlier read, its bytes held back here) to
+     * the response's end ({@link #cutRowsTo}): the rows over the limit and the rest of the response never reach the
+     * client.
+     */
+    public void cutRowsFrom(int rowStart) {
+        cutFrom(rowStart);
+        rowsOpen = true;
+    }
+
+    /** The response the row cut is in ended just before {@code end}: the cut is replaced by {@code errPayload}. */
+    public void cutRowsTo(int end, byte[] errPayload, int sequenceId) {
+        rowsOpen = false;
+        cutTo(end, errPayload, sequenceId);
+        rowCuts[cuts - 1] = true;
+    }
+
+    /** Whether bytes of a packet not yet classified are held back from earlier reads. */
+    public boolean holdsBytes() {
+        return !held.isEmpty();
     }
 
     /** The read is scanned; {@code undecidedStart} is where a packet to hold back starts, or {@link #NO_HOLD}. */
@@ -131,8 +163,9 @@ public final class OkRewriter {
 
     /** The read went to one of Sluice's own commands, not to the client: forget what was noted of it. */
     public void discard() {
-        resetRead();
         cutOpen = false;
+        rowsOpen = false;
+        resetRead();
     }
 
     /** The connection is taken back or closed: drops anything held back. */
@@ -145,7 +178,7 @@ public final class OkRewriter {
     }
 
     private ByteBuf replacement(int k, Channel client) {
-        byte[] payload = filter.filter(payloads[k]);
+        byte[] payload = rowCuts[k] ? payloads[k] : filter.filter(payloads[k]);
         payloads[k] = null;
         ByteBuf packet = client.alloc().buffer(4 + payload.length);
         packet.writeMediumLE(payload.length);
@@ -163,10 +196,11 @@ public final class OkRewriter {
     private void resetRead() {
         for (int k = 0; k < cuts; k++) {
             payloads[k] = null;
+            rowCuts[k] = false;
         }
         cuts = 0;
         holdFrom = NO_HOLD;
-        openAtStart = false;
+        openAtStart = cutOpen; // where the next read begins, for a rewriter whose reads are not announced (row cuts)
     }
 
     private void grow() {
@@ -176,6 +210,7 @@ public final class OkRewriter {
             cutEnds = Arrays.copyOf(cutEnds, n);
             payloads = Arrays.copyOf(payloads, n);
             sequenceIds = Arrays.copyOf(sequenceIds, n);
+            rowCuts = Arrays.copyOf(rowCuts, n);
         }
     }
 }

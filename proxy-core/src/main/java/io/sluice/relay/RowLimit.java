@@ -1,0 +1,92 @@
+package io.sluice.relay;
+
+import io.netty.channel.Channel;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A {@code maxRows} query rule's limit on one statement's response (decision 191): the client gets the first
+ * {@code max} rows, counted over all the statement's result sets, then an ERR 1226 in place of the rest. The rest is
+ * still read by the tracker, so the connection stays in step and may be pooled; the bytes from the first row over the
+ * limit to the response's end are cut out by an {@link OkRewriter} (the connection's own for session state, or one of
+ * row cuts only), which writes the ERR with that row's sequence id when the response ends.
+ *
+ * <p>When that row's header began in a read already written to the client, the stream cannot be cut cleanly: the
+ * client's session and the backend connection are then closed, never pooled. One per limited statement, on the
+ * backend connection's event loop.
+ */
+public final class RowLimit implements ResponseWatch {
+    /** MySQL's ER_USER_LIMIT_REACHED, as the other limits of query rules answer. */
+    static final int ER_USER_LIMIT_REACHED = 1226;
+
+    private final long max;
+    private final String rule;
+    private final OkRewriter cut;
+    private final Channel client;
+    private final Channel backend;
+    /** The cut began: its row's sequence id is awaited, then the response's end. */
+    private boolean cutting;
+    private int sequenceId;
+
+    /**
+     * @param max the rows the client may get
+     * @param rule the rule's name, for the ERR's message
+     * @param cut the rewriter of the connection's relayed bytes
+     * @param client the client's channel, closed when the stream cannot be cut cleanly
+     * @param backend the backend connection's channel, closed then too
+     */
+    public RowLimit(long max, String rule, OkRewriter cut, Channel client, Channel backend) {
+        this.max = max;
+        this.rule = rule;
+        this.cut = cut;
+        this.client = client;
+        this.backend = backend;
+    }
+
+    @Override
+    public boolean watchesRows() {
+        return true;
+    }
+
+    @Override
+    public boolean packet(ResponsePacket packet) {
+        if (cutting || packet.role() != ResponsePacket.Role.ROW || packet.rows() != max) {
+            return false;
+        }
+        if (packet.start() < 0 && !cut.holdsBytes()) {
+            // The row's first bytes already went to the client: no ERR can follow them in step.
+            client.close();
+            backend.close();
+            return false;
+        }
+        cutting = true;
+        cut.cutRowsFrom(packet.start());
+        return true;
+    }
+
+    @Override
+    public void packetEnded(int end, int sequenceId) {
+        this.sequenceId = sequenceId;
+    }
+
+    @Override
+    public void responseEnded(ResponseOutcome outcome, int end) {
+        if (cutting) {
+            cutting = false;
+            cut.cutRowsTo(end, errPayload(), sequenceId);
+        }
+    }
+
+    /** The ERR's payload: header, code, SQL state marker and state, message. */
+    private byte[] errPayload() {
+        byte[] message = ("Statement refused by query rule " + rule + ": more than " + max + " rows")
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] payload = new byte[9 + message.length];
+        payload[0] = (byte) 0xFF;
+        payload[1] = (byte) ER_USER_LIMIT_REACHED;
+        payload[2] = (byte) (ER_USER_LIMIT_REACHED >>> 8);
+        payload[3] = '#';
+        System.arraycopy("42000".getBytes(StandardCharsets.US_ASCII), 0, payload, 4, 5);
+        System.arraycopy(message, 0, payload, 9, message.length);
+        return payload;
+    }
+}

@@ -1,0 +1,107 @@
+package io.sluice.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.config.QueryRuleConfig;
+import io.sluice.config.QueryRuleConfig.Action;
+import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.SluiceExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code maxRows} rules end to end on the real server (decision 191), with MariaDB Connector/J (text, streamed) and
+ * MySQL Connector/J (server-side prepared): a result longer than the limit gets its first rows then ERR 1226, the
+ * next statement on the same session works on the same backend connection, and a result within the limit is
+ * untouched. Run under session and transaction pooling by the two classes that extend it.
+ */
+abstract class QueryRuleRowsCases {
+    private static final int LIMIT = 3;
+
+    abstract SluiceExtension proxy();
+
+    private void useRules(QueryRuleConfig... rules) {
+        proxy().sluice().reload(proxy().sluice().config().withQueryRules(List.of(rules)));
+    }
+
+    @AfterEach
+    void noRules() {
+        useRules();
+    }
+
+    private void limitRows() {
+        useRules(new QueryRuleConfig("rows-cap", null, "^select seq", List.of(), List.of(), List.of(), List.of(),
+                Action.MAX_ROWS, null, null, LIMIT, null));
+    }
+
+    private static long connectionId(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void textResultGetsTheFirstRowsThenTheError() throws Exception {
+        limitRows();
+        try (Connection c = proxy().connect(JdbcDriver.MARIADB, proxy().db(), "")) {
+            long before = connectionId(c);
+            for (String rows : List.of("10", "100000")) {
+                int seen = 0;
+                try (Statement s = c.createStatement()) {
+                    s.setFetchSize(1); // streamed: the rows before the error are read one by one
+                    try (ResultSet rs = s.executeQuery("SELECT seq FROM seq_1_to_" + rows)) {
+                        while (rs.next()) {
+                            seen++;
+                            assertThat(rs.getInt(1)).isEqualTo(seen);
+                        }
+                    }
+                    throw new AssertionError("no error after " + seen + " rows");
+                } catch (SQLException e) {
+                    assertThat(e.getErrorCode()).isEqualTo(1226);
+                    assertThat(e.getSQLState()).isEqualTo("42000");
+                    assertThat(e.getMessage()).contains("rows-cap").contains("more than 3 rows");
+                }
+                assertThat(seen).as("rows before the error").isEqualTo(LIMIT);
+                assertThat(connectionId(c)).as("the same backend connection, in step").isEqualTo(before);
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT seq FROM seq_1_to_3")) {
+                int n = 0;
+                while (rs.next()) {
+                    n++;
+                }
+                assertThat(n).as("a result within the limit is untouched").isEqualTo(LIMIT);
+            }
+        }
+    }
+
+    @Test
+    void preparedResultGetsTheError() throws Exception {
+        limitRows();
+        try (Connection c = proxy().connect(JdbcDriver.MYSQL, proxy().db(), "useServerPrepStmts=true")) {
+            long before = connectionId(c);
+            try (PreparedStatement p = c.prepareStatement("SELECT seq FROM seq_1_to_100 WHERE seq > ?")) {
+                p.setInt(1, 0);
+                assertThatThrownBy(p::executeQuery).isInstanceOf(SQLException.class)
+                        .hasMessageContaining("rows-cap").hasMessageContaining("more than 3 rows")
+                        .extracting(e -> ((SQLException) e).getErrorCode()).isEqualTo(1226);
+                p.setInt(1, 97);
+                try (ResultSet rs = p.executeQuery()) {
+                    int n = 0;
+                    while (rs.next()) {
+                        n++;
+                    }
+                    assertThat(n).as("a result within the limit is untouched").isEqualTo(LIMIT);
+                }
+            }
+            assertThat(connectionId(c)).as("the same backend connection, in step").isEqualTo(before);
+        }
+    }
+}
