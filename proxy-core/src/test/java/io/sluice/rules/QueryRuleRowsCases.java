@@ -37,7 +37,7 @@ abstract class QueryRuleRowsCases {
     }
 
     private void limitRows() {
-        useRules(new QueryRuleConfig("rows-cap", null, "^select seq", List.of(), List.of(), List.of(), List.of(),
+        useRules(new QueryRuleConfig("rows-cap", null, "^(select seq|call rows_two)", List.of(), List.of(), List.of(), List.of(),
                 Action.MAX_ROWS, null, null, LIMIT, null));
     }
 
@@ -79,6 +79,40 @@ abstract class QueryRuleRowsCases {
                 }
                 assertThat(n).as("a result within the limit is untouched").isEqualTo(LIMIT);
             }
+        }
+    }
+
+    @Test
+    void theLimitCountsTheRowsOfEveryResultOfTheStatement() throws Exception {
+        try (Connection c = proxy().connect(JdbcDriver.MARIADB, proxy().db(), "");
+                Statement s = c.createStatement()) {
+            s.execute("CREATE PROCEDURE IF NOT EXISTS rows_two() BEGIN SELECT seq FROM seq_1_to_2;"
+                    + " SELECT seq FROM seq_1_to_5; END");
+        }
+        limitRows();
+        try (Connection c = proxy().connect(JdbcDriver.MARIADB, proxy().db(), "")) {
+            long before = connectionId(c);
+            int seen = 0;
+            try (Statement s = c.createStatement()) {
+                s.setFetchSize(1);
+                boolean results = s.execute("CALL rows_two()");
+                while (results || s.getUpdateCount() != -1) {
+                    if (results) {
+                        try (ResultSet rs = s.getResultSet()) {
+                            while (rs.next()) {
+                                seen++;
+                            }
+                        }
+                    }
+                    results = s.getMoreResults();
+                }
+                throw new AssertionError("no error after " + seen + " rows");
+            } catch (SQLException e) {
+                assertThat(e.getErrorCode()).isEqualTo(1226);
+                assertThat(e.getMessage()).contains("rows-cap");
+            }
+            assertThat(seen).as("2 rows of the first result, 1 of the second").isEqualTo(LIMIT);
+            assertThat(connectionId(c)).as("the same backend connection, in step").isEqualTo(before);
         }
     }
 
