@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.config.QueryRuleConfig;
 import io.sluice.config.QueryRuleConfig.Action;
 import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.SluiceExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -113,6 +115,25 @@ abstract class QueryRuleRowsCases {
             }
             assertThat(seen).as("2 rows of the first result, 1 of the second").isEqualTo(LIMIT);
             assertThat(connectionId(c)).as("the same backend connection, in step").isEqualTo(before);
+        }
+    }
+
+    @Test
+    void withoutDeprecateEofTheErrorTakesTheCutRowsSequenceId() throws Exception {
+        limitRows();
+        try (RawMySqlClient client = RawMySqlClient.login("127.0.0.1", proxy().port(), ProxyUnderTest.USER,
+                ProxyUnderTest.PASSWORD, proxy().db())) {
+            RawMySqlClient.QueryResult cut = client.query("SELECT seq FROM seq_1_to_1000");
+            assertThat(cut.rows()).extracting(row -> row.get(0)).containsExactly("1", "2", "3");
+            // column count 1, definition 2, EOF 3, rows 4 to 6: the ERR takes the 4th row's 7
+            assertThat(cut.end().isErr()).as(cut.end().toString()).isTrue();
+            assertThat(cut.end().sequence()).isEqualTo(7);
+            assertThat(cut.end().errorCode()).isEqualTo(1226);
+            assertThat(cut.end().errorMessage()).isEqualTo("Statement refused by query rule rows-cap: more than 3 rows");
+            RawMySqlClient.QueryResult whole = client.query("SELECT seq FROM seq_1_to_3");
+            assertThat(whole.rows()).hasSize(LIMIT);
+            assertThat(whole.end().isEof()).as("a result within the limit is untouched").isTrue();
+            assertThat(client.query("SELECT 1").rows()).containsExactly(List.of("1"));
         }
     }
 
