@@ -38,6 +38,11 @@ public final class OkRewriter {
     private boolean[] rowCuts = new boolean[2];
     /** A row limit's cut is open: OK packets inside it go with it, nothing of them is replaced. */
     private boolean rowsOpen;
+    /**
+     * Where a row limit holds back a packet not classified yet, which may be the first row over the limit
+     * ({@link #holdRowsFrom}): an index of this read, -1 for the whole read, or {@link #NO_HOLD}.
+     */
+    private int rowHold = NO_HOLD;
 
     /** A cut began and has not ended yet. */
     private boolean cutOpen;
@@ -90,8 +95,22 @@ public final class OkRewriter {
      * client.
      */
     public void cutRowsFrom(int rowStart) {
+        rowHold = NO_HOLD;
         cutFrom(rowStart);
         rowsOpen = true;
+    }
+
+    /**
+     * The packet from {@code end} of this read on may be the first row over a row limit: its bytes are held back until
+     * it is classified, so that its cut can start before its first byte reaches the client.
+     */
+    public void holdRowsFrom(int end) {
+        rowHold = end;
+    }
+
+    /** The packet {@link #holdRowsFrom} held back is classified, and not a row to cut: it goes on as read. */
+    public void releaseRowHold() {
+        rowHold = NO_HOLD;
     }
 
     /** The response the row cut is in ended just before {@code end}: the cut is replaced by {@code errPayload}. */
@@ -116,6 +135,9 @@ public final class OkRewriter {
      * bytes held back from earlier reads first when they turned out to be a plain packet.
      */
     public void write(ByteBuf buf, Channel client) {
+        if (rowHold != NO_HOLD && holdFrom == NO_HOLD) {
+            holdFrom = rowHold;
+        }
         if (cuts == 0 && held.isEmpty() && holdFrom == NO_HOLD && !openAtStart) {
             client.write(buf, client.voidPromise()); // nothing to rewrite in this read: the common case
             return;
@@ -166,6 +188,7 @@ public final class OkRewriter {
         cutOpen = false;
         rowsOpen = false;
         resetRead();
+        rowHold = NO_HOLD;
     }
 
     /** The connection is taken back or closed: drops anything held back. */
@@ -200,6 +223,7 @@ public final class OkRewriter {
         }
         cuts = 0;
         holdFrom = NO_HOLD;
+        rowHold = rowHold == NO_HOLD ? NO_HOLD : -1; // still not classified: the next read is held back whole
         openAtStart = cutOpen; // where the next read begins, for a rewriter whose reads are not announced (row cuts)
     }
 

@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
  * limit to the response's end are cut out by an {@link OkRewriter} (the connection's own for session state, or one of
  * row cuts only), which writes the ERR with that row's sequence id when the response ends.
  *
- * <p>When that row's header began in a read already written to the client, the stream cannot be cut cleanly: the
- * client's session and the backend connection are then closed, never pooled. One per limited statement, on the
+ * <p>From the end of the last row the client gets, each packet is held back until it is classified, so that the
+ * first row over the limit is cut before any of its bytes reach the client, wherever the reads split it. Should that
+ * row's first bytes have been written all the same (a packet the tracker does not tell its watches of lay between),
+ * the stream cannot be cut cleanly: the client's session and the backend connection are then closed, never pooled. One per limited statement, on the
  * backend connection's event loop.
  */
 public final class RowLimit implements ResponseWatch {
@@ -26,6 +28,8 @@ public final class RowLimit implements ResponseWatch {
     /** The cut began: its row's sequence id is awaited, then the response's end. */
     private boolean cutting;
     private int sequenceId;
+    /** Whether the packet being read is one this limit asked to hear the end of (other watches ask for theirs). */
+    private boolean asked;
 
     /**
      * @param max the rows the client may get
@@ -49,8 +53,21 @@ public final class RowLimit implements ResponseWatch {
 
     @Override
     public boolean packet(ResponsePacket packet) {
-        if (cutting || packet.role() != ResponsePacket.Role.ROW || packet.rows() != max) {
+        asked = wants(packet);
+        return asked;
+    }
+
+    private boolean wants(ResponsePacket packet) {
+        if (cutting || packet.rows() < max - 1) {
             return false;
+        }
+        boolean row = packet.role() == ResponsePacket.Role.ROW;
+        if (packet.rows() == max - 1) {
+            return row; // the last row the client gets: its end starts the hold of the packet after it
+        }
+        if (!row) {
+            cut.releaseRowHold(); // an end of rows or the next result's head: held back until the next row
+            return true;
         }
         if (packet.start() < 0 && !cut.holdsBytes()) {
             // The row's first bytes already went to the client: no ERR can follow them in step.
@@ -65,7 +82,15 @@ public final class RowLimit implements ResponseWatch {
 
     @Override
     public void packetEnded(int end, int sequenceId) {
-        this.sequenceId = sequenceId;
+        if (!asked) {
+            return;
+        }
+        asked = false;
+        if (cutting) {
+            this.sequenceId = sequenceId;
+        } else {
+            cut.holdRowsFrom(end);
+        }
     }
 
     @Override
@@ -73,6 +98,8 @@ public final class RowLimit implements ResponseWatch {
         if (cutting) {
             cutting = false;
             cut.cutRowsTo(end, errPayload(), sequenceId);
+        } else {
+            cut.releaseRowHold();
         }
     }
 
