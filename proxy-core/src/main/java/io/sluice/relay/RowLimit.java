@@ -30,6 +30,11 @@ public final class RowLimit implements ResponseWatch {
     private int sequenceId;
     /** Whether the packet being read is one this limit asked to hear the end of (other watches ask for theirs). */
     private boolean asked;
+    /**
+     * Whether a packet the tracker does not tell of may lie between the last packet told and the next (the EOF after a
+     * result's column definitions, without CLIENT_DEPRECATE_EOF): bytes held back then are not all the next row's.
+     */
+    private boolean untoldBetween;
 
     /**
      * @param max the rows the client may get
@@ -54,6 +59,8 @@ public final class RowLimit implements ResponseWatch {
     @Override
     public boolean packet(ResponsePacket packet) {
         asked = wants(packet);
+        untoldBetween = !packet.deprecateEof && (packet.role() == ResponsePacket.Role.COLUMN_DEFINITION
+                || packet.role() == ResponsePacket.Role.COLUMN_COUNT);
         return asked;
     }
 
@@ -69,8 +76,9 @@ public final class RowLimit implements ResponseWatch {
             cut.releaseRowHold(); // an end of rows or the next result's head: held back until the next row
             return true;
         }
-        if (packet.start() < 0 && !cut.holdsBytes()) {
-            // The row's first bytes already went to the client: no ERR can follow them in step.
+        if (packet.start() < 0 && (!cut.holdsBytes() || untoldBetween)) {
+            // The row's first bytes already went to the client, or what is held back is not only the row's (an EOF
+            // of the result's head is too): no ERR can follow in step.
             client.close();
             backend.close();
             return false;
