@@ -49,6 +49,7 @@ final class StateReports implements SessionStateListener {
     /** The connection is taken back from its session. */
     void takeBack(ResponseTracker tracker) {
         follower = null;
+        nextRows = null; // a limit whose statement waited and went elsewhere must not reach the next session's
         tracker.sessionState().follow(false);
         tracker.sessionState().rewriteOks(null);
         release();
