@@ -274,9 +274,9 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** The next client command forwarded gets at most {@code max} rows, then rule {@code rule}'s ERR (decision 191). */
-    public void limitRowsNext(long max, String rule) {
-        stateReports.limitRowsNext(max, rule, session.clientChannel(), channel);
+    /** The next client command gets at most {@code max} rows, then {@code rule}'s ERR and onCut (decision 191). */
+    public void limitRowsNext(long max, String rule, Runnable onCut) {
+        stateReports.limitRowsNext(max, rule, onCut, session.clientChannel(), channel);
     }
 
     /** Forwards bytes that are not a command (the rest of a 16 MiB+ command, LOCAL INFILE data); taken. */

@@ -69,11 +69,11 @@ final class StateReports implements SessionStateListener {
      * The next client command gets at most {@code max} rows (decision 191), cut by the rewriter, else by one that cuts
      * rows only, made the first time.
      */
-    void limitRowsNext(long max, String rule, Channel client, Channel backend) {
+    void limitRowsNext(long max, String rule, Runnable onCut, Channel client, Channel backend) {
         if (rewriter == null && rowCuts == null) {
             rowCuts = new OkRewriter();
         }
-        nextRows = new RowLimit(max, rule, rewriter != null ? rewriter : rowCuts, client, backend);
+        nextRows = new RowLimit(max, rule, onCut, rewriter != null ? rewriter : rowCuts, client, backend);
     }
 
     /** The row limit of the client command being forwarded, or {@code null}; forgotten once taken. */

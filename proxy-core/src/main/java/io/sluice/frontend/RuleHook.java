@@ -300,7 +300,7 @@ final class RuleHook {
                 record = TimedStatement.start(record, rule, connection, session,
                         context.pool(connection.dataSourceName()), context.serverInfo().hasMariaDbCapabilities());
             } else if (rule != null && rule.config().action() == QueryRuleConfig.Action.MAX_ROWS) {
-                connection.limitRowsNext(rule.config().limit(), rule.name()); // decision 191
+                connection.limitRowsNext(rule.config().limit(), rule.name(), rule.counters()::acted); // decision 191
             }
         }
         if (permits.any() && (command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE)

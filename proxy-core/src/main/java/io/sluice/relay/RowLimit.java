@@ -11,10 +11,11 @@ import java.nio.charset.StandardCharsets;
  * row cuts only), which writes the ERR with that row's sequence id when the response ends.
  *
  * <p>From the end of the last row the client gets, each packet is held back until it is classified, so that the
- * first row over the limit is cut before any of its bytes reach the client, wherever the reads split it. Should that
- * row's first bytes have been written all the same (a packet the tracker does not tell its watches of lay between),
- * the stream cannot be cut cleanly: the client's session and the backend connection are then closed, never pooled. One per limited statement, on the
- * backend connection's event loop.
+ * first row over the limit is cut before any of its bytes reach the client, wherever the reads split it. When that
+ * row's header is split across reads just after a packet the tracker does not tell its watches of (the EOF ending a
+ * later result's column definitions, without CLIENT_DEPRECATE_EOF), what is held back is not the row's alone and the
+ * stream cannot be cut cleanly: the client's session and the backend connection are then closed, never pooled. One
+ * per limited statement, on the backend connection's event loop.
  */
 public final class RowLimit implements ResponseWatch {
     /** MySQL's ER_USER_LIMIT_REACHED, as the other limits of query rules answer. */
@@ -22,6 +23,7 @@ public final class RowLimit implements ResponseWatch {
 
     private final long max;
     private final String rule;
+    private final Runnable onCut;
     private final OkRewriter cut;
     private final Channel client;
     private final Channel backend;
@@ -39,13 +41,15 @@ public final class RowLimit implements ResponseWatch {
     /**
      * @param max the rows the client may get
      * @param rule the rule's name, for the ERR's message
+     * @param onCut run when the response is cut (the rule's count of statements it acted on)
      * @param cut the rewriter of the connection's relayed bytes
      * @param client the client's channel, closed when the stream cannot be cut cleanly
      * @param backend the backend connection's channel, closed then too
      */
-    public RowLimit(long max, String rule, OkRewriter cut, Channel client, Channel backend) {
+    public RowLimit(long max, String rule, Runnable onCut, OkRewriter cut, Channel client, Channel backend) {
         this.max = max;
         this.rule = rule;
+        this.onCut = onCut;
         this.cut = cut;
         this.client = client;
         this.backend = backend;
@@ -65,7 +69,7 @@ public final class RowLimit implements ResponseWatch {
     }
 
     private boolean wants(ResponsePacket packet) {
-        if (cutting || packet.rows() < max - 1) {
+        if (cutting || packet.rows() < max - 1 || packet.rows() > max) { // past max: the channels were closed
             return false;
         }
         boolean row = packet.role() == ResponsePacket.Role.ROW;
@@ -85,6 +89,7 @@ public final class RowLimit implements ResponseWatch {
         }
         cutting = true;
         cut.cutRowsFrom(packet.start());
+        onCut.run();
         return true;
     }
 

@@ -170,7 +170,8 @@ class RowLimitTest {
             tracker.sessionState().rewriteOks(rewriter);
         }
         tracker.begin(ResponseKind.RESULT);
-        tracker.watchResponse(new RowLimit(2, "cap", rewriter, client, backend));
+        java.util.concurrent.atomic.AtomicInteger cuts = new java.util.concurrent.atomic.AtomicInteger();
+        tracker.watchResponse(new RowLimit(2, "cap", cuts::incrementAndGet, rewriter, client, backend));
         begun[0] = 1;
         List<ByteBuf> reads = new ArrayList<>();
         int at = 0;
@@ -183,6 +184,7 @@ class RowLimitTest {
             client.flush();
         }
         assertThat(tracker.isIdle()).as("every response followed to its end").isTrue();
+        assertThat(cuts.get()).as("the cut counted once, or the channels closed").isEqualTo(client.isOpen() ? 1 : 0);
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         for (ByteBuf written; (written = client.readOutbound()) != null; ) {
             got.writeBytes(ByteBufUtil.getBytes(written));

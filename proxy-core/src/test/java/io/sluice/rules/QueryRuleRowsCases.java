@@ -43,6 +43,10 @@ abstract class QueryRuleRowsCases {
                 Action.MAX_ROWS, null, null, LIMIT, null));
     }
 
+    private long acted() {
+        return proxy().sluice().queryRules().rules().get(0).counters().actedCount();
+    }
+
     private static long connectionId(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
             rs.next();
@@ -92,6 +96,7 @@ abstract class QueryRuleRowsCases {
                     + " SELECT seq FROM seq_1_to_5; END");
         }
         limitRows();
+        long actedBefore = acted();
         try (Connection c = proxy().connect(JdbcDriver.MARIADB, proxy().db(), "")) {
             long before = connectionId(c);
             int seen = 0;
@@ -116,6 +121,7 @@ abstract class QueryRuleRowsCases {
             assertThat(seen).as("2 rows of the first result, 1 of the second").isEqualTo(LIMIT);
             assertThat(connectionId(c)).as("the same backend connection, in step").isEqualTo(before);
         }
+        assertThat(acted() - actedBefore).as("statements cut").isEqualTo(1);
     }
 
     @Test
