@@ -253,7 +253,8 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
                 captured.onNoResponse();
             }
         } else {
-            InFlight entry = inFlight.add(kind, null, replacementStatementId, mapping);
+            InFlight entry = inFlight.add(kind, null, replacementStatementId, mapping,
+                    stateReports.takeRowLimit());
             entry.captured = captured;
             entry.statement = nextStatement;
             entry.onReplica = nextStatement != null && state.readOnly();
@@ -271,6 +272,11 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (record != null) {
             tracker.summarize(true); // rows, affected rows and warnings are read only while summing up
         }
+    }
+
+    /** The next client command gets at most {@code max} rows, then {@code rule}'s ERR and onCut (decision 191). */
+    public void limitRowsNext(long max, String rule, Runnable onCut) {
+        stateReports.limitRowsNext(max, rule, onCut, session.clientChannel(), channel);
     }
 
     /** Forwards bytes that are not a command (the rest of a 16 MiB+ command, LOCAL INFILE data); taken. */
@@ -418,7 +424,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         if (counters != null) {
             counters.bytesOut(buf.readableBytes());
         }
-        OkRewriter rewriter = stateReports.rewriter();
+        OkRewriter rewriter = stateReports.relayRewriter();
         if (rewriter == null) {
             client.write(buf, client.voidPromise());
         } else {

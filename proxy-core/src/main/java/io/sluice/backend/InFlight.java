@@ -37,11 +37,14 @@ final class InFlight {
     StatementRecord statement;
     /** Whether it was sent to a replica of a read/write split group, for {@link #statement}. */
     boolean onReplica;
+    /** A {@code maxRows} rule's limit on the response, or {@code null}. */
+    io.sluice.relay.RowLimit rows;
 
     /** Back to an unused entry; the SQL array is kept for the next command. */
     void clear() {
         kind = null;
         own = null;
+        rows = null;
         startedNanos = 0;
         sqlLength = -1;
         replacementStatementId = 0;

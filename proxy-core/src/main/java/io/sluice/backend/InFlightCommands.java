@@ -5,6 +5,7 @@ import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseOutcome;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.relay.RowLimit;
 
 /**
  * The in-flight command queue of one backend connection: the commands written to the server whose responses have not
@@ -29,11 +30,15 @@ final class InFlightCommands {
      * begins following its response at once when nothing is ahead of it.
      */
     InFlight add(ResponseKind kind, OwnCommand command, int replacementStatementId) {
-        return add(kind, command, replacementStatementId, null);
+        return add(kind, command, replacementStatementId, null, null);
     }
 
-    /** {@link #add(ResponseKind, OwnCommand, int)} for a client's command whose response a statement mapping observes. */
-    InFlight add(ResponseKind kind, OwnCommand command, int replacementStatementId, ResponseObserver mapping) {
+    /**
+     * {@link #add(ResponseKind, OwnCommand, int)} for a client's command whose response a statement mapping observes,
+     * and a {@code maxRows} rule may limit ({@code rows}, or {@code null}).
+     */
+    InFlight add(ResponseKind kind, OwnCommand command, int replacementStatementId, ResponseObserver mapping,
+            RowLimit rows) {
         if (count == ring.length) {
             grow();
         }
@@ -49,6 +54,7 @@ final class InFlightCommands {
         entry.own = command;
         entry.replacementStatementId = replacementStatementId;
         entry.mapping = mapping; // before it begins: the mapping may want the definitions digested
+        entry.rows = rows; // and the limit watch the rows
         if (command != null) {
             own++;
         }
@@ -182,6 +188,9 @@ final class InFlightCommands {
         }
         if (entry.mapping != null && entry.mapping.digestsDefinitions()) {
             tracker.digestDefinitions(entry.mapping.requiresDefinitions());
+        }
+        if (entry.rows != null) {
+            tracker.watchResponse(entry.rows);
         }
     }
 

@@ -1,7 +1,9 @@
 package io.sluice.backend;
 
+import io.netty.channel.Channel;
 import io.sluice.relay.OkRewriter;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.relay.RowLimit;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
 
@@ -18,6 +20,10 @@ final class StateReports implements SessionStateListener {
     private SessionStateListener follower;
     /** Rewrites OK packets that carry session state for the session's client; {@code null}: bytes pass as read. */
     private OkRewriter rewriter;
+    /** Cuts a row limit's rows when {@link #rewriter} does not (session pooling), or {@code null}. */
+    private OkRewriter rowCuts;
+    /** The row limit {@link #limitRowsNext} set for the next client command, or {@code null}. */
+    private RowLimit nextRows;
     /** Kept from one lending to the next: transaction pooling lends a connection once per transaction. */
     private OkRewriter spare;
 
@@ -43,6 +49,7 @@ final class StateReports implements SessionStateListener {
     /** The connection is taken back from its session. */
     void takeBack(ResponseTracker tracker) {
         follower = null;
+        nextRows = null; // a limit whose statement waited and went elsewhere must not reach the next session's
         tracker.sessionState().follow(false);
         tracker.sessionState().rewriteOks(null);
         release();
@@ -53,8 +60,34 @@ final class StateReports implements SessionStateListener {
         return rewriter;
     }
 
-    /** Lets go of what the rewriter holds (the connection closed, or was taken back). */
+    /** What writes relayed bytes other than as read: the rewriter, else the cutter of rows (decision 191), or null. */
+    OkRewriter relayRewriter() {
+        return rewriter != null ? rewriter : rowCuts;
+    }
+
+    /**
+     * The next client command gets at most {@code max} rows (decision 191), cut by the rewriter, else by one that cuts
+     * rows only, made the first time.
+     */
+    void limitRowsNext(long max, String rule, Runnable onCut, Channel client, Channel backend) {
+        if (rewriter == null && rowCuts == null) {
+            rowCuts = new OkRewriter();
+        }
+        nextRows = new RowLimit(max, rule, onCut, rewriter != null ? rewriter : rowCuts, client, backend);
+    }
+
+    /** The row limit of the client command being forwarded, or {@code null}; forgotten once taken. */
+    RowLimit takeRowLimit() {
+        RowLimit rows = nextRows;
+        nextRows = null;
+        return rows;
+    }
+
+    /** Lets go of what the rewriters hold (the connection closed, or was taken back). */
     void release() {
+        if (rowCuts != null) {
+            rowCuts.release();
+        }
         if (rewriter != null) {
             rewriter.release();
             rewriter = null;

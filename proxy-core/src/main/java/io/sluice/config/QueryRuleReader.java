@@ -33,7 +33,7 @@ final class QueryRuleReader {
     static final String QUERY_RULES = "!QUERY_RULES";
     /** The actions this build runs; the other keys are known, and refused with that reason. */
     private static final Set<Action> RUNS = EnumSet.of(Action.ROUTE, Action.BLOCK, Action.TIMEOUT,
-            Action.MIRROR, Action.MAX_PER_SECOND, Action.MAX_CONCURRENCY);
+            Action.MIRROR, Action.MAX_PER_SECOND, Action.MAX_CONCURRENCY, Action.MAX_ROWS);
 
     private final Set<String> names = new HashSet<>();
     /** The file's allow-list ({@code allowList:} of one item), or {@code null}: none. */
@@ -108,7 +108,7 @@ final class QueryRuleReader {
                 null, section -> block(section, name));
         // read so that done() knows them; refused below while this build does not run them
         long timeout = rule.milliseconds(Action.TIMEOUT.key(), -1);
-        rule.milliseconds(Action.MAX_ROWS.key(), -1);
+        long maxRows = rule.integer(Action.MAX_ROWS.key(), -1);
         long concurrency = rule.integer(Action.MAX_CONCURRENCY.key(), -1);
         long perSecond = rule.integer(Action.MAX_PER_SECOND.key(), -1);
         long maxWait = rule.milliseconds("maxWaitMilliseconds", QueryRuleConfig.DEFAULT_MAX_WAIT);
@@ -125,7 +125,7 @@ final class QueryRuleReader {
                         + expected + ")");
             } else if (!RUNS.contains(each)) {
                 rule.refuse(each.key(), label + each.key() + " is not run by this build yet (expected: route or"
-                        + " block, timeoutMilliseconds, maxPerSecond, maxConcurrency or mirror; see docs/configuration.md)");
+                        + " block, timeoutMilliseconds, maxRows, maxPerSecond, maxConcurrency or mirror; see docs/configuration.md)");
             } else {
                 action = each;
             }
@@ -145,13 +145,16 @@ final class QueryRuleReader {
         if (action == Action.MAX_CONCURRENCY && concurrency < 1) {
             rule.refuse(Action.MAX_CONCURRENCY.key(), label + concurrency + " (expected: at least 1 statement at once)");
         }
+        if (action == Action.MAX_ROWS && maxRows < 1) {
+            rule.refuse(Action.MAX_ROWS.key(), label + maxRows + " (expected: at least 1 row)");
+        }
         boolean waits = action == Action.MAX_PER_SECOND || action == Action.MAX_CONCURRENCY;
         if (rule.has("maxWaitMilliseconds") && (!waits || maxWait < 0 || maxWait > 60_000)) {
             rule.refuse("maxWaitMilliseconds", label + maxWait + " (expected: 0..60000, with maxPerSecond or"
                     + " maxConcurrency)");
         }
         long limit = action == Action.TIMEOUT ? timeout : action == Action.MAX_PER_SECOND ? perSecond
-                : action == Action.MAX_CONCURRENCY ? concurrency : 0;
+                : action == Action.MAX_CONCURRENCY ? concurrency : action == Action.MAX_ROWS ? maxRows : 0;
         String target = action == Action.MIRROR ? mirror : null;
         String matchedDigest = digest == null ? null : digest.toLowerCase(java.util.Locale.ROOT);
         String matchedPattern = pattern;

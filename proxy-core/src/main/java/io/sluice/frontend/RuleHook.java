@@ -299,6 +299,8 @@ final class RuleHook {
             if (rule != null && rule.config().action() == QueryRuleConfig.Action.TIMEOUT) {
                 record = TimedStatement.start(record, rule, connection, session,
                         context.pool(connection.dataSourceName()), context.serverInfo().hasMariaDbCapabilities());
+            } else if (rule != null && rule.config().action() == QueryRuleConfig.Action.MAX_ROWS) {
+                connection.limitRowsNext(rule.config().limit(), rule.name(), rule.counters()::acted); // decision 191
             }
         }
         if (permits.any() && (command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE)

@@ -34,6 +34,15 @@ public final class OkRewriter {
     private int[] cutEnds = new int[2];
     private byte[][] payloads = new byte[2][];
     private int[] sequenceIds = new int[2];
+    /** Which cuts are a row limit's (decision 191): replaced by the ERR in their payload, not filtered. */
+    private boolean[] rowCuts = new boolean[2];
+    /** A row limit's cut is open: OK packets inside it go with it, nothing of them is replaced. */
+    private boolean rowsOpen;
+    /**
+     * Where a row limit holds back a packet not classified yet, which may be the first row over the limit
+     * ({@link #holdRowsFrom}): an index of this read, -1 for the whole read, or {@link #NO_HOLD}.
+     */
+    private int rowHold = NO_HOLD;
 
     /** A cut began and has not ended yet. */
     private boolean cutOpen;
@@ -54,6 +63,9 @@ public final class OkRewriter {
 
     /** An OK packet to replace starts at {@code packetStart} of this read ({@code -1}: in an earlier read). */
     void cutFrom(int packetStart) {
+        if (rowsOpen) {
+            return;
+        }
         grow();
         cutStarts[cuts] = packetStart;
         cutEnds[cuts] = -1;
@@ -63,6 +75,9 @@ public final class OkRewriter {
 
     /** The OK packet being cut ended just before {@code end} of this read; its whole payload and sequence id. */
     void cutTo(int end, byte[] payload, int sequenceId) {
+        if (rowsOpen) {
+            return;
+        }
         if (cuts == 0 || cutEnds[cuts - 1] >= 0) {
             grow(); // it started in an earlier read
             cutStarts[cuts] = -1;
@@ -72,6 +87,42 @@ public final class OkRewriter {
         payloads[cuts - 1] = payload;
         sequenceIds[cuts - 1] = sequenceId & 0xFF;
         cutOpen = false;
+    }
+
+    /**
+     * A row limit cuts from {@code rowStart} of this read ({@code -1}: in an earlier read, its bytes held back here) to
+     * the response's end ({@link #cutRowsTo}): the rows over the limit and the rest of the response never reach the
+     * client.
+     */
+    public void cutRowsFrom(int rowStart) {
+        rowHold = NO_HOLD;
+        cutFrom(rowStart);
+        rowsOpen = true;
+    }
+
+    /**
+     * The packet from {@code end} of this read on may be the first row over a row limit: its bytes are held back until
+     * it is classified, so that its cut can start before its first byte reaches the client.
+     */
+    public void holdRowsFrom(int end) {
+        rowHold = end;
+    }
+
+    /** The packet {@link #holdRowsFrom} held back is classified, and not a row to cut: it goes on as read. */
+    public void releaseRowHold() {
+        rowHold = NO_HOLD;
+    }
+
+    /** The response the row cut is in ended just before {@code end}: the cut is replaced by {@code errPayload}. */
+    public void cutRowsTo(int end, byte[] errPayload, int sequenceId) {
+        rowsOpen = false;
+        cutTo(end, errPayload, sequenceId);
+        rowCuts[cuts - 1] = true;
+    }
+
+    /** Whether bytes of a packet not yet classified are held back from earlier reads. */
+    public boolean holdsBytes() {
+        return !held.isEmpty();
     }
 
     /** The read is scanned; {@code undecidedStart} is where a packet to hold back starts, or {@link #NO_HOLD}. */
@@ -84,6 +135,9 @@ public final class OkRewriter {
      * bytes held back from earlier reads first when they turned out to be a plain packet.
      */
     public void write(ByteBuf buf, Channel client) {
+        if (rowHold != NO_HOLD && holdFrom == NO_HOLD) {
+            holdFrom = rowHold;
+        }
         if (cuts == 0 && held.isEmpty() && holdFrom == NO_HOLD && !openAtStart) {
             client.write(buf, client.voidPromise()); // nothing to rewrite in this read: the common case
             return;
@@ -131,8 +185,10 @@ public final class OkRewriter {
 
     /** The read went to one of Sluice's own commands, not to the client: forget what was noted of it. */
     public void discard() {
-        resetRead();
         cutOpen = false;
+        rowsOpen = false;
+        resetRead();
+        rowHold = NO_HOLD;
     }
 
     /** The connection is taken back or closed: drops anything held back. */
@@ -145,7 +201,7 @@ public final class OkRewriter {
     }
 
     private ByteBuf replacement(int k, Channel client) {
-        byte[] payload = filter.filter(payloads[k]);
+        byte[] payload = rowCuts[k] ? payloads[k] : filter.filter(payloads[k]);
         payloads[k] = null;
         ByteBuf packet = client.alloc().buffer(4 + payload.length);
         packet.writeMediumLE(payload.length);
@@ -163,10 +219,12 @@ public final class OkRewriter {
     private void resetRead() {
         for (int k = 0; k < cuts; k++) {
             payloads[k] = null;
+            rowCuts[k] = false;
         }
         cuts = 0;
         holdFrom = NO_HOLD;
-        openAtStart = false;
+        rowHold = rowHold == NO_HOLD ? NO_HOLD : -1; // still not classified: the next read is held back whole
+        openAtStart = cutOpen; // where the next read begins, for a rewriter whose reads are not announced (row cuts)
     }
 
     private void grow() {
@@ -176,6 +234,7 @@ public final class OkRewriter {
             cutEnds = Arrays.copyOf(cutEnds, n);
             payloads = Arrays.copyOf(payloads, n);
             sequenceIds = Arrays.copyOf(sequenceIds, n);
+            rowCuts = Arrays.copyOf(rowCuts, n);
         }
     }
 }

@@ -358,7 +358,7 @@ public final class ResponseTracker {
             completedInPacket = false;
             responseEnded = true;
             if (watches.any) {
-                watches.responseEnded(outcome);
+                watches.responseEnded(outcome, i);
             }
         }
         return responseEnded;

@@ -53,6 +53,11 @@ public interface ResponseWatch {
     default void responseEnded(ResponseOutcome outcome) {
     }
 
+    /** As {@link #responseEnded(ResponseOutcome)}, with where the response ended: just before {@code end}. */
+    default void responseEnded(ResponseOutcome outcome, int end) {
+        responseEnded(outcome);
+    }
+
     /** A buffer of the backend's is about to be read: the first of the calls for its bytes. */
     default void readStarted() {
     }

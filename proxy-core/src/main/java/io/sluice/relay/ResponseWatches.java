@@ -110,9 +110,9 @@ final class ResponseWatches {
         }
     }
 
-    void responseEnded(ResponseOutcome outcome) {
+    void responseEnded(ResponseOutcome outcome, int end) {
         for (int k = 0; k < total; k++) {
-            watches[k].responseEnded(outcome);
+            watches[k].responseEnded(outcome, end);
         }
     }
 

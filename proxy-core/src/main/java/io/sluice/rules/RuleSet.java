@@ -41,7 +41,8 @@ final class RuleSet {
         for (QueryRule rule : rules) {
             anyNetwork |= rule.hasNetworks();
             anyRoute |= rule.config().action() == QueryRuleConfig.Action.ROUTE;
-            anyTimeout |= rule.config().action() == QueryRuleConfig.Action.TIMEOUT;
+            anyTimeout |= rule.config().action() == QueryRuleConfig.Action.TIMEOUT
+                    || rule.config().action() == QueryRuleConfig.Action.MAX_ROWS;
         }
         this.networks = anyNetwork;
         this.routes = anyRoute;
@@ -71,7 +72,7 @@ final class RuleSet {
         return routes;
     }
 
-    /** Whether some rule times statements out: only then is a statement looked up again as it is sent. */
+    /** Whether some rule times statements out or limits their rows (maxRows): only then is a statement looked up again as it is sent. */
     boolean hasTimeouts() {
         return timeouts;
     }

@@ -39,7 +39,7 @@ public final class SessionRules {
         return owner.current().hasRoutes();
     }
 
-    /** Whether some running rule times statements out. */
+    /** Whether some running rule times statements out or limits their rows (both act as the statement is sent). */
     public boolean timesOut() {
         return owner.current().hasTimeouts();
     }

@@ -154,12 +154,7 @@ class QueryRulesConfigTest {
     }
 
     @Test
-    void anActionThisBuildDoesNotRunIsRefusedNotIgnored() {
-        assertRefused("""
-                - !QUERY_RULES
-                  rules:
-                    - {name: cap-rows, pattern: '^select', maxRows: 500}
-                """, "rule cap-rows: maxRows is not run by this build yet");
+    void aLimitBelowItsLeastIsRefusedNotIgnored() {
         assertRefused("""
                 - !QUERY_RULES
                   rules:
@@ -224,6 +219,22 @@ class QueryRulesConfigTest {
                   rules:
                     - {name: none, pattern: '^select', maxConcurrency: 0}
                 """, "rule none: 0 (expected: at least 1 statement at once)");
+    }
+
+    @Test
+    void readsARowLimit() {
+        QueryRuleConfig rule = parse("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: cap-rows, pattern: '^select', maxRows: 500}
+                """).queryRules().get(0);
+        assertThat(rule.action()).isEqualTo(Action.MAX_ROWS);
+        assertThat(rule.limit()).isEqualTo(500);
+        assertRefused("""
+                - !QUERY_RULES
+                  rules:
+                    - {name: no-rows, pattern: '^select', maxRows: 0}
+                """, "rule no-rows: 0 (expected: at least 1 row)");
     }
 
     @Test
