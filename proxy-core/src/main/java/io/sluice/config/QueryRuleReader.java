@@ -6,7 +6,6 @@ import io.sluice.config.QueryRuleConfig.StatementClass;
 import io.sluice.config.QueryRuleConfig.Target;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -25,16 +24,11 @@ import java.util.regex.PatternSyntaxException;
  * </pre>
  *
  * Every refusal names the rule as well as the key and the line, so that an operator who edits a long list during an
- * incident finds the rule at once. An action this build does not run yet is refused rather than ignored: a rule
- * that silently does nothing is worse than a reload that says so.
+ * incident finds the rule at once.
  */
 final class QueryRuleReader {
 
     static final String QUERY_RULES = "!QUERY_RULES";
-    /** The actions this build runs; the other keys are known, and refused with that reason. */
-    private static final Set<Action> RUNS = EnumSet.of(Action.ROUTE, Action.BLOCK, Action.TIMEOUT,
-            Action.MIRROR, Action.MAX_PER_SECOND, Action.MAX_CONCURRENCY, Action.MAX_ROWS);
-
     private final Set<String> names = new HashSet<>();
     /** The file's allow-list ({@code allowList:} of one item), or {@code null}: none. */
     private AllowListConfig allowList;
@@ -106,7 +100,6 @@ final class QueryRuleReader {
         Target route = rule.oneOf("route", Target.class, null);
         Block block = rule.section("block", "a mapping such as {code: 1142, sqlState: 42000, message: '...'}",
                 null, section -> block(section, name));
-        // read so that done() knows them; refused below while this build does not run them
         long timeout = rule.milliseconds(Action.TIMEOUT.key(), -1);
         long maxRows = rule.integer(Action.MAX_ROWS.key(), -1);
         long concurrency = rule.integer(Action.MAX_CONCURRENCY.key(), -1);
@@ -123,16 +116,11 @@ final class QueryRuleReader {
             if (action != null) {
                 rule.refuse(each.key(), label + "a second action beside " + action.key() + " (expected: "
                         + expected + ")");
-            } else if (!RUNS.contains(each)) {
-                rule.refuse(each.key(), label + each.key() + " is not run by this build yet (expected: route or"
-                        + " block, timeoutMilliseconds, maxRows, maxPerSecond, maxConcurrency or mirror; see docs/configuration.md)");
             } else {
                 action = each;
             }
         }
-        if (action == null && !rule.has(Action.TIMEOUT.key()) && !rule.has(Action.MAX_ROWS.key())
-                && !rule.has(Action.MAX_CONCURRENCY.key()) && !rule.has(Action.MAX_PER_SECOND.key())
-                && !rule.has(Action.MIRROR.key())) {
+        if (action == null) {
             rule.missing("route", "an action for rule " + name + ": " + expected);
         }
         if (action == Action.TIMEOUT && timeout < 1) {
