@@ -50,10 +50,18 @@ final class PrimaryChanges {
                 String before = lastPrimary;
                 lastPrimary = roles.primary();
                 if (before != null && !before.equals(roles.primary())) {
-                    // Its last judgement is from before it was the primary, or none: it takes no reads until the
-                    // replica watch finds it replicating from the new one (it is being repointed, or fenced).
-                    group.judged(new ReplicaEligibility.Judgement(before, ReplicaEligibility.Verdict.NOT_A_REPLICA,
-                            -1, -1, "the primary until now: takes reads once it replicates from " + roles.primary()));
+                    // Every other server's judgement is from before the change: the old primary's from before it was
+                    // the primary, or none; the replicas' from when they replicated from it. Each takes no reads until
+                    // the replica watch finds it replicating from the new one: a causal read would wait on a replica
+                    // not yet pointed at it for writes that cannot reach it (decision 193).
+                    for (String server : group.topology().servers()) {
+                        if (!server.equals(roles.primary())) {
+                            group.judged(new ReplicaEligibility.Judgement(server,
+                                    ReplicaEligibility.Verdict.OTHER_SOURCE, -1, -1, (server.equals(before)
+                                    ? "the primary until now" : "a replica of " + before) + ": takes reads once it"
+                                    + " replicates from " + roles.primary()));
+                        }
+                    }
                 }
                 for (String server : group.topology().servers()) {
                     boolean primary = server.equals(roles.primary());

@@ -6,6 +6,7 @@ import io.sluice.balancer.replication.GtidPosition;
 import io.sluice.balancer.replication.ReplicaEligibility;
 import io.sluice.balancer.replication.ReplicationReading;
 import io.sluice.balancer.replication.Roles;
+import io.sluice.config.JdbcUrl;
 import io.sluice.routing.ReadWriteGroup;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +62,7 @@ final class ReplicaWatch {
      */
     void read(ReadWriteGroup group) {
         List<String> names = group.config().dataSourceNames(); // the configured primary first
+        long since = group.topology().version();
         List<CompletableFuture<ReplicationReading>> readings = new ArrayList<>(names.size());
         for (String name : names) {
             BackendPool pool = pools.apply(name);
@@ -69,7 +71,10 @@ final class ReplicaWatch {
         }
         CompletableFuture.allOf(readings.toArray(CompletableFuture[]::new)).thenRun(() -> {
             List<ReplicationReading> all = readings.stream().map(CompletableFuture::join).toList();
-            Roles roles = group.topology().observe(all);
+            Roles roles = group.topology().observe(all, since);
+            if (roles == null) {
+                return; // a switchover changed the roles while the servers were read: these readings are stale
+            }
             FailoverWatch failover = failovers.get(group.name());
             if (failover != null) {
                 failover.afterRound(all, roles);
@@ -87,11 +92,44 @@ final class ReplicaWatch {
                             ReplicaEligibility.Verdict.NOT_A_REPLICA, -1, -1, "fenced after a failover: out of the"
                             + " group until an operator rejoins it"));
                 } else if (!replica.server().equals(primaryName)) {
-                    group.judged(primaryPosition != null ? rules.judge(replica, primaryPosition)
-                            : withoutPrimary(replica));
+                    ReplicaEligibility.Judgement judged = primaryPosition != null
+                            ? rules.judge(replica, primaryPosition) : withoutPrimary(replica);
+                    String source = judged.usable() && primaryPosition != null ? staleSource(replica, all, primary)
+                            : null;
+                    group.judged(source == null ? judged : new ReplicaEligibility.Judgement(replica.server(),
+                            ReplicaEligibility.Verdict.OTHER_SOURCE, judged.secondsBehind(),
+                            judged.transactionsBehind(), "replicates from " + source + ", which does not replicate"
+                            + " from the primary " + primaryName + ": the primary's writes do not reach it"));
                 }
             }
         });
+    }
+
+    /**
+     * The group server {@code replica} replicates from when that is neither the primary nor a replica of it (the old
+     * primary during a switchover, before the replica is pointed at the new one: causal reads would wait there for
+     * writes that never come), or {@code null}. Only servers of the group named as their URLs name them are known
+     * (decision 185): a source named otherwise is taken as before, by the replica's own status.
+     */
+    private String staleSource(ReplicationReading replica, List<ReplicationReading> all,
+            ReplicationReading primary) {
+        JdbcUrl at = url(primary.server());
+        if (at == null || replica.replicatesFrom(at.host(), at.port())) {
+            return null;
+        }
+        for (ReplicationReading other : all) {
+            JdbcUrl url = url(other.server());
+            if (url != null && !other.server().equals(primary.server()) && !other.server().equals(replica.server())
+                    && replica.replicatesFrom(url.host(), url.port())) {
+                return other.replicatesFrom(at.host(), at.port()) ? null : other.server(); // a chain is fine
+            }
+        }
+        return null;
+    }
+
+    private JdbcUrl url(String server) {
+        BackendPool pool = pools.apply(server);
+        return pool == null ? null : pool.url();
     }
 
     /**

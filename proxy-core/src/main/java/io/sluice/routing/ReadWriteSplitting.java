@@ -397,6 +397,9 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
      */
     @Override
     public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        // Where the statement runs, which is not always where it was routed: a write routed while a switchover held
+        // the primary runs on the next one. SHOW WARNINGS, ROW_COUNT() and the like follow it there (decision 193).
+        previous = connection.dataSourceName();
         if (!isReplica(connection) && connection.state().readOnly()) {
             // Opened while its data source was a replica, which is the primary now (issue #40): writable first.
             connection.run(new SetSessionVariables(SetSessionVariables.READ_WRITE, error -> {

@@ -139,6 +139,14 @@ class SwitchoverTest {
                 assertThat(metrics.value("sluice_topology_primary_changes_total", "group", "app_rw")).isEqualTo(3.0);
                 assertThat(metrics.value("sluice_topology_primary", "group", "app_rw", "datasource", "replica_1"))
                         .isEqualTo(1.0);
+                System.out.println("causal waits and routes: " + metrics.find("sluice_readwrite_causal_waits_total")
+                        + " " + metrics.find("sluice_readwrite_statements_total"));
+                // No read waited on a replica not yet pointed at the new primary until the causal timeout (1 s):
+                // those replicas take no reads until the replica watch finds them replicating from it (decision 193).
+                assertThat(metrics.value("sluice_readwrite_causal_waits_total", "group", "app_rw", "outcome",
+                        "timed_out")).isEqualTo(0.0);
+                assertThat(metrics.value("sluice_readwrite_causal_waits_total", "group", "app_rw", "outcome",
+                        "reached")).isGreaterThan(0.0);
                 System.out.printf("3 switchovers, %d writes acknowledged, 0 errors, writes held %s ms%n",
                         acknowledged, held);
             }
@@ -344,6 +352,20 @@ class SwitchoverTest {
                             c.setAutoCommit(true);
                         } else {
                             s.executeUpdate("INSERT INTO t (k, server) VALUES ('" + key + "', @@server_id)");
+                            // As the switchover benchmark's ledger: ROW_COUNT() read where the INSERT ran (also when
+                            // the INSERT waited for the new primary), then a causal read of the row.
+                            try (ResultSet rs = s.executeQuery("SELECT ROW_COUNT()")) {
+                                rs.next();
+                                if (rs.getInt(1) != 1) {
+                                    errors.add(key + ": ROW_COUNT() " + rs.getInt(1) + " after its INSERT");
+                                }
+                            }
+                            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t WHERE k = '" + key + "'")) {
+                                rs.next();
+                                if (rs.getInt(1) != 1) {
+                                    errors.add(key + ": its own write not read back");
+                                }
+                            }
                         }
                         acknowledged.add(key);
                     } catch (SQLException e) {

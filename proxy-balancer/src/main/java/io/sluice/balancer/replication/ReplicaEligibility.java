@@ -32,7 +32,12 @@ public final class ReplicaEligibility {
         IO_STOPPED,
         SQL_STOPPED,
         /** Behind by more seconds, or transactions, than the threshold. */
-        LAGGING;
+        LAGGING,
+        /**
+         * Replicates from another server of the group that is not the primary and not a replica of it (the old
+         * primary, during a switchover): the primary's writes do not reach it.
+         */
+        OTHER_SOURCE;
 
         /** The metrics and admin label: {@code sql_stopped}. */
         public String label() {

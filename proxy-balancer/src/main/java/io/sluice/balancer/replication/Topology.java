@@ -40,6 +40,8 @@ public final class Topology {
     private long failovers;
     private long failoversNotDone;
     private long lastFailoverMillis = -1;
+    /** How many times the roles changed since start: a round's readings are followed only if none happened since. */
+    private long version;
 
     /**
      * @param group the group's name, for logs and events
@@ -87,6 +89,14 @@ public final class Topology {
         return servers;
     }
 
+    /**
+     * How many times the roles changed since start. A replica-watch round takes it before it reads the servers and
+     * gives it to {@link #observe(List, long)}: readings taken across a change are stale.
+     */
+    public synchronized long version() {
+        return version;
+    }
+
     /** Tells {@code listener} each new roles, on the thread that changed them. */
     public void onChange(Consumer<Roles> listener) {
         listeners.add(listener);
@@ -99,6 +109,21 @@ public final class Topology {
      * @return the roles after the round
      */
     public synchronized Roles observe(List<ReplicationReading> readings) {
+        return Objects.requireNonNull(observe(readings, version));
+    }
+
+    /**
+     * {@link #observe(List)} for readings begun at roles {@link #version} {@code readSince}: when the roles changed
+     * since (a switchover held and released them while the servers were read), the readings may show the old primary
+     * still writable and are not followed; the next round reads the servers afresh.
+     *
+     * @return the roles after the round, or {@code null} when the readings are stale and nothing may be judged by them
+     */
+    public synchronized Roles observe(List<ReplicationReading> readings, long readSince) {
+        if (readSince != version) {
+            record("stale_round", "the roles changed while the servers were read: the next round reads them again");
+            return null;
+        }
         Roles now = roles;
         if (!follows || now.state() == Roles.State.SWITCHING) {
             return now;
@@ -294,6 +319,7 @@ public final class Topology {
             splitBrains++;
         }
         roles = next;
+        version++;
         record(kind, next.detail());
         for (Consumer<Roles> listener : listeners) {
             listener.accept(next);

@@ -117,6 +117,32 @@ class TopologyTest {
         assertThat(topology.roles().replicas()).containsExactly("ds_0", "ds_1");
     }
 
+    /**
+     * A round that read the servers before a switchover held and released the roles sees the old primary writable
+     * and the new one read-only: followed, it would give writes back to the fenced old primary (decision 193).
+     */
+    @Test
+    void readingsBegunBeforeASwitchoverAreNotFollowedAfterIt() {
+        Topology topology = new Topology("g", SERVERS, "ds_0", true);
+        topology.observe(List.of(writable("ds_0"), readOnly("ds_1"), readOnly("ds_2")));
+        long roundBegan = topology.version();
+        List<ReplicationReading> before = List.of(writable("ds_0"), readOnly("ds_1"), readOnly("ds_2"));
+        assertThat(topology.hold("switchover to ds_1")).isTrue();
+        topology.release("ds_1", "switched over");
+
+        assertThat(topology.observe(before, roundBegan)).as("stale readings").isNull();
+        assertThat(topology.roles().primary()).isEqualTo("ds_1");
+        assertThat(topology.roles().takesWrites()).isTrue();
+        assertThat(topology.events()).extracting(TopologyEvent::kind).contains("stale_round");
+
+        // The next round, begun after the release, is followed.
+        long next = topology.version();
+        Roles after = topology.observe(List.of(readOnly("ds_0"), writable("ds_1"), readOnly("ds_2")), next);
+        assertThat(after).isNotNull();
+        assertThat(after.primary()).isEqualTo("ds_1");
+        assertThat(topology.version()).isEqualTo(next); // nothing changed
+    }
+
     @Test
     void theHistoryKeepsTheLatestEvents() {
         Topology topology = new Topology("g", SERVERS, "ds_0", true);

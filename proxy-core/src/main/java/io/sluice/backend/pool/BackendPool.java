@@ -299,6 +299,11 @@ public final class BackendPool {
         return url.database();
     }
 
+    /** The data source's URL, parsed once, when the pool was made. */
+    public JdbcUrl url() {
+        return url;
+    }
+
     /** {@code host:port}, for messages. */
     public String address() {
         return url.host() + ":" + url.port();
