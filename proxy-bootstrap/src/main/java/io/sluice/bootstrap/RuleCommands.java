@@ -144,18 +144,25 @@ final class RuleCommands {
 
         @Override
         public Integer call() {
-            SluiceCtl ctl = SluiceCtl.of(spec);
-            try {
-                QueryRulesFile file = QueryRulesFile.load(rules);
-                RuleCheck.run(file, capture, keyFile == null ? null : CaptureKey.load(keyFile)).print(ctl.out);
-                return 0;
-            } catch (CaptureFormatException e) {
-                ctl.err.println("sluice-ctl: damaged capture: " + e.getMessage());
-                return SluiceCtl.EXIT_FAILED;
-            } catch (IOException | RuntimeException e) {
-                ctl.err.println("sluice-ctl: rules check failed: " + e.getMessage());
-                return SluiceCtl.EXIT_FAILED;
-            }
+            return check(SluiceCtl.of(spec), rules, capture, keyFile, "rules check");
+        }
+    }
+
+    /**
+     * What the rule set in {@code rules} would refuse of the capture in {@code capture}, judged offline and printed:
+     * {@code rules check}, and {@code traffic replay --rules}, the same dry run under the name the issue gives it.
+     */
+    static int check(SluiceCtl ctl, Path rules, Path capture, Path keyFile, String command) {
+        try {
+            QueryRulesFile file = QueryRulesFile.load(rules);
+            RuleCheck.run(file, capture, keyFile == null ? null : CaptureKey.load(keyFile)).print(ctl.out);
+            return 0;
+        } catch (CaptureFormatException e) {
+            ctl.err.println("sluice-ctl: damaged capture: " + e.getMessage());
+            return SluiceCtl.EXIT_FAILED;
+        } catch (IOException | RuntimeException e) {
+            ctl.err.println("sluice-ctl: " + command + " failed: " + e.getMessage());
+            return SluiceCtl.EXIT_FAILED;
         }
     }
 

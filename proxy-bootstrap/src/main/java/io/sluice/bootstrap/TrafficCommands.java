@@ -130,11 +130,16 @@ final class TrafficCommands {
         @Option(names = "--input", paramLabel = "DIR", required = true, description = "the capture's directory")
         private Path input;
 
-        @Option(names = "--target", paramLabel = "HOST:PORT", required = true, description = "the server to replay on")
+        @Option(names = "--target", paramLabel = "HOST:PORT", description = "the server to replay on")
         private String target;
 
-        @Option(names = "--user", paramLabel = "USER", required = true, description = "the account to log in with")
+        @Option(names = "--user", paramLabel = "USER", description = "the account to log in with")
         private String user;
+
+        @Option(names = "--rules", paramLabel = "FILE", description = "a dry run instead: what this rule set (config.yaml"
+                + " or the !QUERY_RULES items rules learn writes) would refuse of the capture, judged offline as the"
+                + " proxy judges; no server, so not with --target")
+        private Path rules;
 
         @Option(names = "--password", paramLabel = "PASSWORD",
                 description = "its password (default: $SLUICE_REPLAY_PASSWORD)")
@@ -160,6 +165,17 @@ final class TrafficCommands {
         @Override
         public Integer call() {
             SluiceCtl ctl = SluiceCtl.of(spec);
+            if (rules != null) {
+                if (target != null || user != null) {
+                    throw new ParameterException(spec.commandLine(), "--rules is a dry run that needs no server:"
+                            + " give it without --target and --user");
+                }
+                return RuleCommands.check(ctl, rules, input, keyFile, "traffic replay --rules");
+            }
+            if (target == null || user == null) {
+                throw new ParameterException(spec.commandLine(), "--target and --user are required (or --rules FILE"
+                        + " for a dry run of a rule set)");
+            }
             ReplayOptions replay = options(ctl.env);
             try {
                 ReplayReport summary = Replay.run(replay, ctl.err);

@@ -205,6 +205,19 @@ class SluiceCtlAllowListTest {
                 .as(err.toString()).isZero();
         String extraDigest = SqlDigest.of(EXTRA + "1").hash();
         assertThat(out.toString()).contains("Would refuse 3 statement(s) of 1 shape(s)", extraDigest, "allow-list");
+        String checked = out.toString();
+        // The same dry run under the name, a replay judged by the rules instead of sent to a server.
+        assertThat(ctl("traffic", "replay", "--input", withExtra.toString(), "--rules", file.toString()))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).isEqualTo(checked);
+        assertThat(ctl("traffic", "replay", "--input", plain.toString(), "--rules", file.toString()))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).contains("Would refuse 0 statement(s) of 0 shape(s)");
+        assertThat(ctl("traffic", "replay", "--input", plain.toString(), "--rules", file.toString(), "--target",
+                "127.0.0.1:3306", "--user", "root")).isEqualTo(2);
+        assertThat(err.toString()).contains("--rules is a dry run that needs no server");
+        assertThat(ctl("traffic", "replay", "--input", plain.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("--target and --user are required");
         RuleCheck check = RuleCheck.run(rules, withExtra, null);
         assertThat(check.refused()).singleElement().satisfies(entry -> {
             assertThat(entry.getKey().digest()).isEqualTo(extraDigest);
