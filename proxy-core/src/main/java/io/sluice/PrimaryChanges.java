@@ -40,7 +40,8 @@ final class PrimaryChanges {
     static void follow(ReadWriteGroup group, Function<String, BackendPool> pools, BackendGroup backends,
             Map<String, DataSourceConfig> dataSources) {
         if (group.dynamic()) {
-            group.topology().onChange(new PrimaryChanges(group, pools, backends, dataSources)::changed);
+            // first: a write woken by the change must find the new primary's pool and the replicas' judgements set
+            group.topology().onChangeFirst(new PrimaryChanges(group, pools, backends, dataSources)::changed);
         }
     }
 

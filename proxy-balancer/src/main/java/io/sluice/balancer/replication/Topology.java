@@ -103,6 +103,14 @@ public final class Topology {
     }
 
     /**
+     * {@link #onChange}, told before the listeners added so far: for what applies the roles (pools, which servers
+     * take reads), which must be done before statements waiting for a primary are woken.
+     */
+    public void onChangeFirst(Consumer<Roles> listener) {
+        listeners.add(0, listener);
+    }
+
+    /**
      * One replica-watch round: every server's reading, in any order. Changes the roles when they differ from what
      * the readings say, unless a switchover holds them or the group does not follow its servers.
      *

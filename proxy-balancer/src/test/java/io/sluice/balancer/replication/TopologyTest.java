@@ -143,6 +143,17 @@ class TopologyTest {
         assertThat(topology.version()).isEqualTo(next); // nothing changed
     }
 
+    /** What applies new roles is told before what wakes the statements waiting for a primary (decision 193). */
+    @Test
+    void aListenerAddedFirstIsToldFirst() {
+        Topology topology = new Topology("g", SERVERS, "ds_0", true);
+        List<String> told = new java.util.ArrayList<>();
+        topology.onChange(roles -> told.add("wake waiters: " + roles.primary()));
+        topology.onChangeFirst(roles -> told.add("apply roles: " + roles.primary()));
+        topology.observe(List.of(readOnly("ds_0"), writable("ds_1"), readOnly("ds_2")));
+        assertThat(told).containsExactly("apply roles: ds_1", "wake waiters: ds_1");
+    }
+
     @Test
     void theHistoryKeepsTheLatestEvents() {
         Topology topology = new Topology("g", SERVERS, "ds_0", true);
