@@ -258,17 +258,17 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     private boolean send(BackendConnection connection, ByteBuf frame, ResponseKind kind, int command,
             ResponseObserver captured) {
         lease.first().sending(connection, frame, command);
-        if (kind != null) {
-            rules.beforeSend(connection, frame, command); // statistics' record of the outcome; a rule's timeout
-        }
         if (kind == null) {
             connection.forwardData(frame);
         } else if (statements != null && command >= Command.COM_STMT_PREPARE && command <= Command.COM_STMT_FETCH
                 && command != Command.COM_STMT_CLOSE) {
+            rules.beforeSend(connection, frame, command); // statistics' record of the outcome; a rule's timeout
             if (!statements.sendStatementCommand(connection, command, frame, kind, captured)) {
+                rules.notSent(connection); // prepared there first: told again when it is sent
                 return false;
             }
         } else {
+            rules.beforeSend(connection, frame, command);
             connection.forward(frame, kind, captured, null, 0);
             if (command == Command.COM_SET_OPTION) {
                 connection.state().taint(); // the server-side multi-statement option outlives COM_RESET_CONNECTION

@@ -65,7 +65,7 @@ final class ConcurrencyPermits {
         }
         running.removeIf(Permit::isGivenBack);
         running.add(permit);
-        return new Ended(statistics, permit);
+        return new Ended(this, statistics, permit);
     }
 
     /** The session is idle, nothing held, nothing running: any permit still out belongs to no statement. */
@@ -89,7 +89,18 @@ final class ConcurrencyPermits {
     }
 
     /** A statement's record that gives its permit back when its response ends. */
-    private record Ended(StatementRecord statistics, Permit permit) implements StatementRecord {
+    private record Ended(ConcurrencyPermits owner, StatementRecord statistics, Permit permit)
+            implements StatementRecord {
+        /** Not sent after all: the permit waits, first, for the statement's send. */
+        @Override
+        public void unsent() {
+            owner.running.remove(permit);
+            owner.unsent.addFirst(permit);
+            if (statistics != null) {
+                statistics.unsent();
+            }
+        }
+
         @Override
         public void completed(long nanos, long nowNanos, boolean failed, int warnings, long rows, long affectedRows,
                 long statementId, boolean replica) {

@@ -61,6 +61,8 @@ final class RuleHook {
     private final ConcurrencyPermits permits = new ConcurrencyPermits();
     /** The permit {@link #decide} took last, for {@link #proceed}. */
     private ConcurrencyLimit.Permit permitted;
+    /** The record {@link #beforeSend} gave the command it was told of last, until {@link #notSent} may drop it. */
+    private StatementRecord unsent;
 
     /** A command held back: the first of them by {@code rule} until {@code deadline}, the others behind it. */
     private record Waiting(ByteBuf frame, int command, ResponseKind kind, ResponseObserver captured, QueryRule rule,
@@ -309,6 +311,21 @@ final class RuleHook {
         }
         if (record != null) {
             connection.recordNext(record);
+        }
+        unsent = record;
+    }
+
+    /**
+     * The command {@link #beforeSend} was just told of is not sent after all: it waits for its statement to be
+     * prepared on the connection first (a split session's execution on a replica, a pooled connection), and goes
+     * through {@link #beforeSend} again when it is sent. Its record is dropped, so that its timer is not armed twice
+     * (two KILLs) and its {@code maxConcurrency} permit rides with the statement when it is sent.
+     */
+    void notSent(BackendConnection connection) {
+        if (unsent != null) {
+            connection.recordNext(null);
+            unsent.unsent();
+            unsent = null;
         }
     }
 

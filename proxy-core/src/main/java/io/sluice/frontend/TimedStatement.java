@@ -62,6 +62,16 @@ final class TimedStatement implements StatementRecord {
         }
     }
 
+    /** The statement was not sent after all ({@link RuleHook#notSent}): its timer is disarmed. */
+    @Override
+    public void unsent() {
+        ended = true;
+        timer.cancel(false);
+        if (statistics != null) {
+            statistics.unsent();
+        }
+    }
+
     /** On the connection's loop: the time is up. A statement that ended, or whose connection broke, is left alone. */
     private void expired() {
         if (ended || !connection.isOpen() || pool == null) {

@@ -21,4 +21,11 @@ public interface StatementRecord {
      */
     void completed(long nanos, long nowNanos, boolean failed, int warnings, long rows, long affectedRows,
             long statementId, boolean replica);
+
+    /**
+     * The statement was not sent after all (it waits for Sluice's own prepare on the connection) and gets a new
+     * record when it is: what this one started is undone. Nothing to undo by default.
+     */
+    default void unsent() {
+    }
 }

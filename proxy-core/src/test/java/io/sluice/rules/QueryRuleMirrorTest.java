@@ -53,12 +53,14 @@ class QueryRuleMirrorTest {
             }
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (count("SELECT COUNT(*) FROM " + table) < 11 && System.nanoTime() < deadline) {
+        QueryRule.Counters counters = proxy.sluice().queryRules().rules().get(0).counters();
+        // a copy counts as acted when its response has been read, a moment after its row is there
+        while ((count("SELECT COUNT(*) FROM " + table) < 11 || counters.actedCount() < 5)
+                && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertThat(count("SELECT COUNT(*) FROM " + table)).isEqualTo(11); // 5 + 5 copies + 1 not copied
         assertThat(count("SELECT COUNT(*) FROM " + table + " WHERE v = 100")).isEqualTo(1);
-        QueryRule.Counters counters = proxy.sluice().queryRules().rules().get(0).counters();
         assertThat(counters.matchedCount()).isEqualTo(5);
         assertThat(counters.actedCount()).isEqualTo(5);
         assertThat(counters.errorCount()).isZero();
