@@ -106,6 +106,9 @@ final class RuleHook {
         if (permits.any() && relay.isQuiet() && relay.isBetweenResponses()) {
             permits.idle(); // nothing held or running: a permit whose statement the policy answered is free again
         }
+        if (relay.lease().visiting()) {
+            relay.lease().endVisit(); // a rule's route to another group whose statement Sluice answered itself
+        }
         int decided = decide(command, frame, kind, captured);
         if (decided == PERMITTED) {
             proceed(frame, kind, command, captured);
@@ -167,6 +170,10 @@ final class RuleHook {
         }
         if (action == QueryRuleConfig.Action.MIRROR) {
             mirror(command, frame, rule);
+        } else if (action == QueryRuleConfig.Action.ROUTE && rule.config().routeGroup() != null) {
+            if (command != Command.COM_STMT_PREPARE) { // a prepare runs anywhere: its executions are routed
+                GroupRoute.route(context, relay, session, rule, statementSql(command, frame));
+            }
         } else if (action == QueryRuleConfig.Action.ROUTE && !split) {
             counters.failed(); // no replicas to choose from: the session runs on its data source
         }
@@ -322,8 +329,9 @@ final class RuleHook {
             return null;
         }
         QueryRule rule = ruleOf(command, frame);
-        if (rule == null || rule.config().action() != QueryRuleConfig.Action.ROUTE) {
-            return null;
+        if (rule == null || rule.config().action() != QueryRuleConfig.Action.ROUTE
+                || rule.config().routeGroup() != null) {
+            return null; // another group's route was taken at arrival (decision 194)
         }
         routing = rule;
         return rule.config().route() == QueryRuleConfig.Target.PRIMARY ? Route.PRIMARY : Route.REPLICA;
@@ -361,6 +369,20 @@ final class RuleHook {
     private boolean limited(int command, ByteBuf frame) {
         QueryRule rule = ruleOf(command, frame);
         return rule != null && rule.concurrency() != null;
+    }
+
+    /** The text of a query, or the digest text of the SQL an execute runs; {@code null}: unknown. */
+    private String statementSql(int command, ByteBuf frame) {
+        int at = frame.readerIndex() + Packets.HEADER_SIZE;
+        int end = Math.min(frame.writerIndex(), at + Packets.payloadLength(frame, frame.readerIndex()));
+        if (command == Command.COM_QUERY) {
+            return frame.toString(at + 1, end - at - 1, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        if (digests == null || end - at < 6 || frame.getByte(at + 5) != 0) {
+            return null; // statistics off, or a cursor: its rows come by COM_STMT_FETCH on the connection it opened on
+        }
+        SqlDigest digest = digests.statements().preparedDigest(frame.getIntLE(at + 1));
+        return digest == null ? null : digest.text();
     }
 
     private QueryRule ruleOf(int command, ByteBuf frame) {
