@@ -59,6 +59,8 @@ final class RuleHook {
     private static final long PERMIT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** The permits of the session's {@code maxConcurrency} statements, until they end ({@link ConcurrencyPermits}). */
     private final ConcurrencyPermits permits = new ConcurrencyPermits();
+    /** How often commands behind a statement a rule sent to another group look whether its connection went back. */
+    private static final long VISIT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** The permit {@link #decide} took last, for {@link #proceed}. */
     private ConcurrencyLimit.Permit permitted;
 
@@ -101,6 +103,13 @@ final class RuleHook {
         }
         if (!waiting.isEmpty()) {
             waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user())); // behind the waiting one
+            return false;
+        }
+        if (behindVisit()) {
+            // pipelined behind a statement a rule sent to another group: it must not run on that group's connection
+            waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user()));
+            reading.suspend(ClientReading.WAITING_FOR_TURN);
+            retry = session.eventLoop().schedule(this::visitOver, VISIT_POLL_NANOS, TimeUnit.NANOSECONDS);
             return false;
         }
         if (permits.any() && relay.isQuiet() && relay.isBetweenResponses()) {
@@ -213,7 +222,45 @@ final class RuleHook {
         } else {
             relay.afterRules(first.frame(), first.kind(), first.command(), first.captured());
         }
+        goOn();
+    }
+
+    /**
+     * Whether a command arriving now waits for the statement a query rule sent to another group (decision 194): that
+     * statement is taking its connection, or runs on it, or its connection is about to go back to its pool. Not once
+     * it went back, nor when it stays because the statement left the session there (a transaction it began): then
+     * what follows runs there, as in any transaction.
+     */
+    private boolean behindVisit() {
+        BackendLease lease = relay.lease();
+        if (!lease.visiting()) {
+            return false;
+        }
+        BackendConnection held = lease.connection();
+        return held == null ? lease.isAcquiring() : held.runsOwnCommand() || !held.isBetweenCommands()
+                || relay.policy().mayGiveBack(held);
+    }
+
+    /** On the session's loop: the commands behind a statement sent to another group go on once it is over. */
+    private void visitOver() {
+        retry = null;
+        if (relay.isClosed()) {
+            dropWaiting();
+        } else if (behindVisit() || !relay.isCommandPhase()) {
+            retry = session.eventLoop().schedule(this::visitOver, VISIT_POLL_NANOS, TimeUnit.NANOSECONDS);
+        } else {
+            goOn();
+        }
+    }
+
+    /** The waiting commands go on in order, until one waits for its turn or behind a statement sent elsewhere. */
+    private void goOn() {
         while (!waiting.isEmpty()) {
+            if (behindVisit()) {
+                relay.sendHeld();
+                retry = session.eventLoop().schedule(this::visitOver, VISIT_POLL_NANOS, TimeUnit.NANOSECONDS);
+                return;
+            }
             Waiting next = waiting.pollFirst();
             if (!java.util.Objects.equals(next.user(), session.user())) {
                 userChanged(next);

@@ -11,6 +11,7 @@ import io.sluice.config.QueryRuleConfig;
 import io.sluice.testing.ExtraMariaDb;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.ProxyUnderTest;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.ReplicationGroup;
 import io.sluice.testing.TestMariaDb;
 import java.sql.Connection;
@@ -47,6 +48,7 @@ class QueryRuleRouteGroupTest {
     private static String db;
     private static Sluice plain;
     private static Sluice split;
+    private static Sluice sessionPooled;
 
     @BeforeAll
     static void start() {
@@ -58,12 +60,13 @@ class QueryRuleRouteGroupTest {
                 "CREATE TABLE " + db + ".t (id INT PRIMARY KEY, origin VARCHAR(10))",
                 "INSERT INTO " + db + ".t VALUES (1, 'group'), (2, 'group')", "CREATE TABLE " + db + ".w (v INT)");
         servers.awaitCaughtUp();
-        plain = Sluice.start(config(0, 1));
-        split = Sluice.start(config(1, 0));
+        plain = Sluice.start(config(0, 1, PoolingConfig.transaction()));
+        split = Sluice.start(config(1, 0, PoolingConfig.transaction()));
+        sessionPooled = Sluice.start(config(0, 1, PoolingConfig.defaults()));
     }
 
     /** Both groups and the rule targets, the group's servers weighted {@code groupWeight}, home {@code homeWeight}. */
-    private static ProxyConfig config(int groupWeight, int homeWeight) {
+    private static ProxyConfig config(int groupWeight, int homeWeight, PoolingConfig pooling) {
         return ProxyConfig.builder()
                 .port(0)
                 .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
@@ -72,7 +75,7 @@ class QueryRuleRouteGroupTest {
                 .dataSource(dataSource("replica_0", servers.replica(0).jdbcUrl(db), groupWeight))
                 .dataSource(dataSource("home", TestMariaDb.get().jdbcUrl(db), homeWeight))
                 .readWriteSplitting(servers.splitGroup("app_rw"))
-                .pooling(PoolingConfig.transaction())
+                .pooling(pooling)
                 .build();
     }
 
@@ -83,7 +86,7 @@ class QueryRuleRouteGroupTest {
 
     @AfterAll
     static void stop() {
-        for (Sluice each : new Sluice[] {plain, split}) {
+        for (Sluice each : new Sluice[] {plain, split, sessionPooled}) {
             if (each != null) {
                 each.close();
             }
@@ -100,6 +103,7 @@ class QueryRuleRouteGroupTest {
     void noRules() {
         useRules(plain);
         useRules(split);
+        useRules(sessionPooled);
     }
 
     private static void useRules(Sluice sluice, QueryRuleConfig... rules) {
@@ -292,5 +296,61 @@ class QueryRuleRouteGroupTest {
         try (Connection c = connect(plain, JdbcDriver.MARIADB, db, ""); Statement s = c.createStatement()) {
             assertThat(where(s, READ + 1)).isEqualTo(home()); // the rule is gone
         }
+    }
+
+    @Test
+    void aPinnedSessionRunsTheStatementAtHomeAndTheRuleCountsAnError() throws SQLException {
+        useRules(plain, routeTo("pinned", "from `?t`? where id = \\?$", "app_rw"));
+        try (Connection c = connect(plain, JdbcDriver.MARIADB, db, ""); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT GET_LOCK('routegroup', 5)")) {
+                assertThat(rs.next()).isTrue(); // the lock pins the session to its connection at home
+            }
+            assertThat(where(s, READ + 1)).isEqualTo(home());
+            s.executeQuery("SELECT RELEASE_LOCK('routegroup')").close();
+            assertThat(where(s, READ + 1)).isEqualTo(replica()); // unpinned: moved
+        }
+        assertThat(counters(plain, "pinned").errorCount()).isEqualTo(1);
+        assertThat(counters(plain, "pinned").actedCount()).isEqualTo(1);
+    }
+
+    @Test
+    void anErrorOnTheOtherGroupReachesTheClientAndTheNextStatementRunsAtHome() throws SQLException {
+        TestMariaDb.get().executeIn(db, "CREATE TABLE IF NOT EXISTS only_home (id INT)");
+        useRules(plain, routeTo("missing", "from `?only_home`?", "app_rw"));
+        try (Connection c = connect(plain, JdbcDriver.MARIADB, db, ""); Statement s = c.createStatement()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.executeQuery("SELECT id FROM only_home"))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("only_home"); // no such table there
+            assertThat(where(s, "SELECT @@port, origin FROM t ORDER BY id LIMIT 1")).isEqualTo(home());
+            try (ResultSet rs = s.executeQuery("SHOW WARNINGS")) {
+                assertThat(rs.next()).isFalse(); // the other group's diagnostics stay there (decision 194)
+            }
+        }
+    }
+
+    @Test
+    void aStatementPipelinedBehindARoutedOneRunsAtHome() throws Exception {
+        useRules(plain, routeTo("pipelined", "from `?t`? where id = \\?$", "app_rw"));
+        try (RawMySqlClient raw = RawMySqlClient.login("127.0.0.1", plain.port(), ProxyUnderTest.USER,
+                ProxyUnderTest.PASSWORD, db)) {
+            for (int round = 0; round < 5; round++) {
+                raw.sendQuery(READ + 1); // both written before either is answered
+                raw.sendQuery("SELECT @@port, origin FROM t ORDER BY id LIMIT 1");
+                List<String> first = raw.readResult().rows().get(0);
+                List<String> second = raw.readResult().rows().get(0);
+                assertThat(first.get(0) + "/" + first.get(1)).isEqualTo(replica());
+                assertThat(second.get(0) + "/" + second.get(1)).isEqualTo(home());
+            }
+        }
+        assertThat(counters(plain, "pipelined").actedCount()).isEqualTo(5);
+    }
+
+    @Test
+    void inSessionPoolingTheStatementStaysAndTheRuleCountsAnError() throws SQLException {
+        useRules(sessionPooled, routeTo("session", "from `?t`? where id = \\?$", "app_rw"));
+        try (Connection c = connect(sessionPooled, JdbcDriver.MARIADB, db, ""); Statement s = c.createStatement()) {
+            assertThat(where(s, READ + 1)).isEqualTo(home());
+        }
+        assertThat(counters(sessionPooled, "session").errorCount()).isEqualTo(1);
+        assertThat(counters(sessionPooled, "session").actedCount()).isZero();
     }
 }
