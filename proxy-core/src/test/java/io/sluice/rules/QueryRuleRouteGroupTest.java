@@ -46,6 +46,8 @@ class QueryRuleRouteGroupTest {
     private static final String READ = "SELECT @@port, origin FROM t WHERE id = ";
     private static ReplicationGroup servers;
     private static String db;
+    /** Another database on the shared server: the data source {@code home} of the split Sluice's URL names it. */
+    private static String alt;
     private static Sluice plain;
     private static Sluice split;
     private static Sluice sessionPooled;
@@ -59,21 +61,27 @@ class QueryRuleRouteGroupTest {
         servers.primary().execute("CREATE DATABASE " + db,
                 "CREATE TABLE " + db + ".t (id INT PRIMARY KEY, origin VARCHAR(10))",
                 "INSERT INTO " + db + ".t VALUES (1, 'group'), (2, 'group')", "CREATE TABLE " + db + ".w (v INT)");
+        alt = TestMariaDb.get().createDatabase("routegroup_alt_");
+        TestMariaDb.get().executeIn(alt, "CREATE TABLE t (id INT PRIMARY KEY, origin VARCHAR(10))",
+                "INSERT INTO t VALUES (1, 'alt'), (2, 'alt')");
         servers.awaitCaughtUp();
-        plain = Sluice.start(config(0, 1, PoolingConfig.transaction()));
-        split = Sluice.start(config(1, 0, PoolingConfig.transaction()));
-        sessionPooled = Sluice.start(config(0, 1, PoolingConfig.defaults()));
+        plain = Sluice.start(config(0, 1, PoolingConfig.transaction(), db));
+        split = Sluice.start(config(1, 0, PoolingConfig.transaction(), alt));
+        sessionPooled = Sluice.start(config(0, 1, PoolingConfig.defaults(), db));
     }
 
-    /** Both groups and the rule targets, the group's servers weighted {@code groupWeight}, home {@code homeWeight}. */
-    private static ProxyConfig config(int groupWeight, int homeWeight, PoolingConfig pooling) {
+    /**
+     * Both groups and the rule targets, the group's servers weighted {@code groupWeight}, home {@code homeWeight}
+     * with {@code homeDb} in its URL.
+     */
+    private static ProxyConfig config(int groupWeight, int homeWeight, PoolingConfig pooling, String homeDb) {
         return ProxyConfig.builder()
                 .port(0)
                 .user(ProxyUnderTest.USER, ProxyUnderTest.PASSWORD)
                 .healthCheck(new HealthCheckConfig(200, 1000, 1, 2))
                 .dataSource(dataSource("primary", servers.primary().jdbcUrl(db), groupWeight))
                 .dataSource(dataSource("replica_0", servers.replica(0).jdbcUrl(db), groupWeight))
-                .dataSource(dataSource("home", TestMariaDb.get().jdbcUrl(db), homeWeight))
+                .dataSource(dataSource("home", TestMariaDb.get().jdbcUrl(homeDb), homeWeight))
                 .readWriteSplitting(servers.splitGroup("app_rw"))
                 .pooling(pooling)
                 .build();
@@ -93,6 +101,9 @@ class QueryRuleRouteGroupTest {
         }
         if (db != null) {
             TestMariaDb.get().dropDatabase(db);
+        }
+        if (alt != null) {
+            TestMariaDb.get().dropDatabase(alt);
         }
         if (servers != null) {
             servers.close();
@@ -237,13 +248,17 @@ class QueryRuleRouteGroupTest {
         assertThat(counters.actedCount()).isEqualTo(1);
     }
 
+    /**
+     * The session asks for the group by its name, which each data source resolves to the database of its URL: the
+     * group's servers to {@code db}, {@code home} (in this Sluice) to {@code alt}, where the routed read runs.
+     */
     @Test
-    void aSplitSessionsMatchedReadRunsOnAnotherDataSourceAndTheNextOnItsReplica() throws SQLException {
+    void aSplitSessionsMatchedReadRunsOnAnotherDataSourceInItsDatabaseAndTheNextOnItsReplica() throws SQLException {
         try (Connection c = connect(split, JdbcDriver.MARIADB, "app_rw", ""); Statement s = c.createStatement()) {
             assertThat(where(s, READ + 1)).isEqualTo(replica());
             useRules(split, routeTo("to-home", "from `?t`? where id = \\?$", "home"));
             for (int i = 0; i < 3; i++) {
-                assertThat(where(s, READ + 1)).isEqualTo(home());
+                assertThat(where(s, READ + 1)).isEqualTo(TestMariaDb.get().port() + "/alt");
                 assertThat(where(s, "SELECT @@port, origin FROM t ORDER BY id LIMIT 1")).isEqualTo(replica());
             }
             s.executeUpdate("INSERT INTO w VALUES (8)"); // the session's own write: on its primary still
