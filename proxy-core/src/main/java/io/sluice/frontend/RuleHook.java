@@ -106,7 +106,8 @@ final class RuleHook {
             return false;
         }
         if (behindVisit()) {
-            // pipelined behind a statement a rule sent to another group: it must not run on that group's connection
+            // pipelined behind a statement a rule sent to another group: it must not run on that group's connection;
+            // or behind Sluice's own command after the previous statement, which would keep it at home
             waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user()));
             reading.suspend(ClientReading.WAITING_FOR_TURN);
             retry = session.eventLoop().schedule(this::visitOver, VISIT_POLL_NANOS, TimeUnit.NANOSECONDS);
@@ -229,14 +230,17 @@ final class RuleHook {
      * Whether a command arriving now waits for the statement a query rule sent to another group (decision 194): that
      * statement is taking its connection, or runs on it, or its connection is about to go back to its pool. Not once
      * it went back, nor when it stays because the statement left the session there (a transaction it began): then
-     * what follows runs there, as in any transaction.
+     * what follows runs there, as in any transaction. Also behind Sluice's own command after a statement at home.
      */
     private boolean behindVisit() {
         BackendLease lease = relay.lease();
-        if (!lease.visiting()) {
-            return false;
-        }
         BackendConnection held = lease.connection();
+        if (!lease.visiting()) {
+            // A read-back after the previous statement (a SET NAMES' collation, user variables) holds the connection
+            // a little longer: a statement that arrives meanwhile would run on it. With rules that route to other
+            // groups it waits for the read-back, as it would have waited to be sent, and is then decided.
+            return held != null && held.runsOwnCommand() && rules.routesToGroups() && relay.isQuiet();
+        }
         return held == null ? lease.isAcquiring() : held.runsOwnCommand() || !held.isBetweenCommands()
                 || relay.policy().mayGiveBack(held);
     }

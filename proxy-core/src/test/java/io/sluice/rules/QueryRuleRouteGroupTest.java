@@ -368,4 +368,20 @@ class QueryRuleRouteGroupTest {
         assertThat(counters(sessionPooled, "session").errorCount()).isEqualTo(1);
         assertThat(counters(sessionPooled, "session").actedCount()).isZero();
     }
+
+    @Test
+    void aCursorsExecuteStaysWhereItsRowsWillBeFetched() throws SQLException {
+        useRules(plain, routeTo("cursor", "from `?t`? where id = \\?$", "app_rw"));
+        try (Connection c = connect(plain, JdbcDriver.MYSQL, db, "useServerPrepStmts=true&useCursorFetch=true");
+                PreparedStatement p = c.prepareStatement(READ + "?")) {
+            p.setFetchSize(1); // COM_STMT_EXECUTE opens a cursor; its rows come by COM_STMT_FETCH
+            p.setInt(1, 1);
+            try (ResultSet rs = p.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1) + "/" + rs.getString(2)).isEqualTo(home());
+            }
+        }
+        assertThat(counters(plain, "cursor").errorCount()).isEqualTo(1);
+        assertThat(counters(plain, "cursor").actedCount()).isZero();
+    }
 }
