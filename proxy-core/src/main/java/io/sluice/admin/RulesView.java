@@ -71,7 +71,9 @@ final class RulesView {
     private static void describe(Json.Writer json, QueryRule rule) {
         QueryRuleConfig config = rule.config();
         json.member("rule", config.name()).member("action", config.action().key());
-        if (config.route() != null) {
+        if (config.routeGroup() != null) {
+            json.member("route", config.routeGroup()); // another group (decision 194)
+        } else if (config.route() != null) {
             json.member("route", config.route().name());
         }
         if (config.limit() > 0) {
@@ -111,7 +113,10 @@ final class RulesView {
         return switch (config.action()) {
             case BLOCK -> "refuses it with ERR " + config.block().code() + " (" + config.block().sqlState() + "): "
                     + config.block().message() + "; no server sees it";
-            case ROUTE -> "runs it on the " + (config.route() == QueryRuleConfig.Target.PRIMARY ? "primary"
+            case ROUTE -> config.routeGroup() != null ? "runs it on " + config.routeGroup() + " (a read on one of"
+                    + " its replicas, anything else on its primary) when its session holds no connection: outside a"
+                    + " transaction, unpinned, in transaction pooling; else it runs where it would"
+                    : "runs it on the " + (config.route() == QueryRuleConfig.Target.PRIMARY ? "primary"
                     : "replicas") + " of its read/write split group when it is a plain read (a write or a"
                     + " transaction's statement runs where it must)";
             case TIMEOUT -> "cancels it on the server (KILL QUERY) when it runs longer than " + config.limit()

@@ -74,6 +74,13 @@ public record ProxyConfig(
                 throw new IllegalArgumentException("rules: the query rule " + rule.name() + " mirrors to "
                         + rule.mirror() + " (expected: a data source or a read/write splitting group)");
             }
+            if (rule.routeGroup() != null && !dataSources.containsKey(rule.routeGroup())
+                    && readWriteSplitting.stream().noneMatch(group -> group.name().equals(rule.routeGroup()))) {
+                throw new IllegalArgumentException("rules: the query rule " + rule.name() + " routes to "
+                        + rule.routeGroup() + ", which is no data source and no read/write splitting group (expected:"
+                        + " one of " + dataSources.keySet() + " or " + readWriteSplitting.stream()
+                        .map(ReadWriteSplittingConfig::name).toList() + ")");
+            }
         }
         if (serverAccounts != null && !users.isEmpty()) {
             throw new IllegalArgumentException("authority.users: FROM_BACKEND with users of Sluice's own (expected:"

@@ -20,20 +20,38 @@ import java.util.regex.PatternSyntaxException;
  * @param networks the client networks (CIDR, such as {@code 10.0.0.0/8}) it is for; empty: any
  * @param statementClasses the statement classes it is for; empty: any
  * @param action what it does
- * @param route where {@link Action#ROUTE} sends the statement, else {@code null}
+ * @param route where {@link Action#ROUTE} sends the statement, else {@code null}; {@link Target#GROUP}: to
+ *     {@code routeGroup}
  * @param block what {@link Action#BLOCK} answers, else {@code null}
  * @param limit the number of the numeric actions ({@code timeoutMilliseconds: 500}); 0 for the others
  * @param mirror the data source or read/write split group {@link Action#MIRROR} copies statements to, else
  *     {@code null}
  * @param maxWait how long a statement {@link Action#MAX_PER_SECOND} or {@link Action#MAX_CONCURRENCY} holds back may wait for its turn before it is
  *     refused, in milliseconds
+ * @param routeGroup the read/write split group or data source a {@link Target#GROUP} route sends statements to, else
+ *     {@code null} (decision 194)
  */
 public record QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
         List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block,
-        long limit, String mirror, long maxWait) {
+        long limit, String mirror, long maxWait, String routeGroup) {
 
     /** How long a statement a rate holds back waits by default before it is refused: one second. */
     public static final long DEFAULT_MAX_WAIT = 1000;
+
+    /** A rule that routes to no other group. */
+    public QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
+            List<String> networks, List<StatementClass> statementClasses, Action action, Target route, Block block,
+            long limit, String mirror, long maxWait) {
+        this(name, digest, pattern, users, schemas, networks, statementClasses, action, route, block, limit, mirror,
+                maxWait, null);
+    }
+
+    /** A {@code route} rule to another group: a read/write split group or a data source (decision 194). */
+    public static QueryRuleConfig routeTo(String name, String digest, String pattern, List<String> users,
+            List<String> schemas, List<String> networks, List<StatementClass> statementClasses, String group) {
+        return new QueryRuleConfig(name, digest, pattern, users, schemas, networks, statementClasses, Action.ROUTE,
+                Target.GROUP, null, 0, null, DEFAULT_MAX_WAIT, group);
+    }
 
     /** A rule without a wait of its own. */
     public QueryRuleConfig(String name, String digest, String pattern, List<String> users, List<String> schemas,
@@ -58,7 +76,7 @@ public record QueryRuleConfig(String name, String digest, String pattern, List<S
 
     /** What a rule does to the statements it matches: exactly one per rule. */
     public enum Action {
-        /** Runs the statement on the primary or on a replica of its read/write split group. */
+        /** Runs the statement on the primary or a replica of its read/write split group, or on another group. */
         ROUTE("route"),
         /** Answers the statement with a configured error; nothing is sent to a server. */
         BLOCK("block"),
@@ -80,9 +98,12 @@ public record QueryRuleConfig(String name, String digest, String pattern, List<S
         }
     }
 
-    /** Where a {@code route} rule sends a statement inside its session's read/write split group. */
+    /**
+     * Where a {@code route} rule sends a statement: the primary or the replicas of the session's read/write split
+     * group (a hint, decision 167), or another group, named by {@link #routeGroup} (decision 194).
+     */
     public enum Target {
-        PRIMARY, REPLICA
+        PRIMARY, REPLICA, GROUP
     }
 
     /**
@@ -178,6 +199,10 @@ public record QueryRuleConfig(String name, String digest, String pattern, List<S
                 || (action == Action.MIRROR) != (mirror != null)) {
             throw new IllegalArgumentException("rule " + name + ": its action " + action.key()
                     + " has no value of its own");
+        }
+        if ((route == Target.GROUP) != (routeGroup != null && !routeGroup.isBlank())) {
+            throw new IllegalArgumentException("rule " + name + ": route " + route + " with group " + routeGroup
+                    + " (expected: a group name exactly with route GROUP)");
         }
     }
 

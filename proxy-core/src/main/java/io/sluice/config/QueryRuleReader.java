@@ -97,7 +97,25 @@ final class QueryRuleReader {
                 classes.add(known);
             }
         }
-        Target route = rule.oneOf("route", Target.class, null);
+        Target route = null;
+        String routeGroup = null;
+        if (rule.has("route") && !rule.isScalar("route")) {
+            // another group, named (decision 194): a mapping, so that a data source called primary stays a name
+            routeGroup = rule.section("route", "a target such as PRIMARY, REPLICA or {group: reports_rw}", null,
+                    target -> {
+                        String named = target.requiredString("group",
+                                "the read/write splitting group or data source to run the statements on");
+                        target.done();
+                        return named;
+                    });
+            route = Target.GROUP;
+        } else if (rule.has("route")) {
+            route = rule.oneOf("route", Target.class, null);
+            if (route == Target.GROUP) {
+                rule.refuse("route", label + "GROUP (expected: PRIMARY, REPLICA, or {group: NAME} for another"
+                        + " group)");
+            }
+        }
         Block block = rule.section("block", "a mapping such as {code: 1142, sqlState: 42000, message: '...'}",
                 null, section -> block(section, name));
         long timeout = rule.milliseconds(Action.TIMEOUT.key(), -1);
@@ -146,8 +164,10 @@ final class QueryRuleReader {
         String target = action == Action.MIRROR ? mirror : null;
         String matchedDigest = digest == null ? null : digest.toLowerCase(java.util.Locale.ROOT);
         String matchedPattern = pattern;
+        Target routed = route;
+        String group = routeGroup;
         return rule.done(() -> new QueryRuleConfig(name, matchedDigest, matchedPattern, users, schemas, networks,
-                classes, chosen, route, block, limit, target, maxWait));
+                classes, chosen, routed, block, limit, target, maxWait, group));
     }
 
     private static Block block(YamlSection section, String rule) {

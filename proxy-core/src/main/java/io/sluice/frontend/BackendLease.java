@@ -13,8 +13,6 @@ import io.sluice.balancer.BackendGroup;
 import io.sluice.balancer.replication.Roles;
 import io.sluice.pooling.CommandPolicy;
 import io.sluice.pooling.GtidNotReached;
-import io.sluice.protocol.ErrorCode;
-import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ServerErrors;
 import io.sluice.routing.FallBackToPrimary;
 import io.sluice.routing.ReadWriteGroup;
@@ -63,6 +61,9 @@ final class BackendLease {
     private boolean triedPrimary;
     /** Read/write splitting: the pool the next acquire takes from instead of {@link #pool}, or {@code null}. */
     private EventLoopPool routed;
+    /** A rule's route to another group (decision 194): the schema there, until bound; then the visit is on. */
+    private String visitSchema;
+    private boolean visiting;
     private BackendConnection connection;
     /** The pool {@link #connection} came from, where it goes back. */
     private EventLoopPool lentFrom;
@@ -235,7 +236,31 @@ final class BackendLease {
      * session's own backend, the group's primary).
      */
     void routeTo(String dataSource) {
-        routed = dataSource == null ? null : context.pool(dataSource).forLoop(session.eventLoop());
+        if (visitSchema == null) { // else a rule's route to another group decided this statement's (decision 194)
+            routed = dataSource == null ? null : context.pool(dataSource).forLoop(session.eventLoop());
+        }
+    }
+
+    /**
+     * A query rule routes the statement about to be sent to another group (decision 194): the next acquire takes a
+     * connection of {@code dataSource} with {@code schema}, and the session gives it back to that pool after it.
+     */
+    void visit(String dataSource, String schema) {
+        routed = context.pool(dataSource).forLoop(session.eventLoop());
+        visitSchema = schema;
+    }
+
+    /** Whether the session takes, or holds, a connection of another group for a rule's route (decision 194). */
+    boolean visiting() {
+        return visitSchema != null || visiting && connection != null; // given back: the visit is over
+    }
+
+    /** A visit whose statement took no connection (Sluice answered it) is forgotten. */
+    void endVisit() {
+        if (!acquiring && connection == null) {
+            visitSchema = null;
+            routed = null;
+        }
     }
 
     /**
@@ -277,8 +302,7 @@ final class BackendLease {
     /**
      * Takes a connection for the session: moves first, if the session holds no server state and its backend has left
      * rotation; fails over to another backend while a connect fails and {@code connectionTimeoutMilliseconds} lasts.
-     */
-    /**
+     *
      * @param onBound told once the connection is the session's, bound to it
      * @param onFailed told when no connection could be had ({@link #triedBackends()} says where it was tried)
      * @param onWaiting told when no connection is free at once: the session waits (and stops reading meanwhile)
@@ -309,8 +333,9 @@ final class BackendLease {
         }
         EventLoopPool from = routed != null ? routed : pool;
         triedPrimary = from == pool;
+        String schema = visitSchema != null && from == routed ? visitSchema : session.schema();
         if (policy.followsSession()) {
-            BackendConnection idle = from.pollIdle(session.key(), session.schema(), policy.variables());
+            BackendConnection idle = from.pollIdle(session.key(), schema, policy.variables());
             if (idle != null && !policy.mustPrepare(idle)) {
                 bind(idle, from); // the usual case, once per transaction: nothing to wait for, nothing to sync
                 return;
@@ -322,7 +347,7 @@ final class BackendLease {
             }
         }
         acquiring = true;
-        Future<BackendConnection> acquired = from.acquire(session.key(), session.schema());
+        Future<BackendConnection> acquired = from.acquire(session.key(), schema);
         if (!acquired.isDone()) {
             // Reading stops only while a connection is really awaited: an idle one (the usual case in transaction
             // pooling, once per transaction) is bound at once, without two epoll_ctl calls to stop and resume.
@@ -332,7 +357,8 @@ final class BackendLease {
             acquiring = false;
             if (!f.isSuccess()) {
                 if (!ended && from == routed) {
-                    routed = null; // a replica gave no connection: the primary serves the read
+                    routed = null; // a replica (or a rule's other group) gave none: the session's own serves it
+                    visitSchema = null;
                     log.debug("client {}: no connection from a replica ({}); reading from the primary",
                             session.remoteAddress(), f.cause().toString());
                     tryAcquire();
@@ -415,7 +441,7 @@ final class BackendLease {
                 from.returnAsIs(taken); // matched and clean, only not caught up: it serves another read
                 routed = null;
                 tryAcquire();
-            } else if (error != null && connectionGone(error) && ++brokenOnSync <= MAX_BROKEN_ON_SYNC) {
+            } else if (error != null && PooledConnections.gone(error) && ++brokenOnSync <= MAX_BROKEN_ON_SYNC) {
                 // The server ended the connection while it was idle in the pool (killed, timed out, shutting
                 // down) and its close was not yet seen. Nothing of the client's reached it, and it is closed
                 // now: take another one.
@@ -441,6 +467,8 @@ final class BackendLease {
     private void bind(BackendConnection taken, EventLoopPool from) {
         connection = taken;
         lentFrom = from;
+        visiting = visitSchema != null && from == routed;
+        visitSchema = null;
         routed = null;
         boundFresh = !everBound || policy.movesBetweenBackends();
         everBound = true;
@@ -480,46 +508,18 @@ final class BackendLease {
     }
 
     /**
-     * Whether a failure on a pooled connection means the server had already ended it: it broke without an answer, or
-     * its answer is one a server sends just before it closes a connection.
-     */
-    private static boolean connectionGone(BackendException error) {
-        BackendError serverError = error.serverError();
-        if (serverError == null) {
-            return true;
-        }
-        int code = serverError.code();
-        // A server shutting down, and MySQL 8.0.24+ closing a connection idle past its wait_timeout, send the same
-        // errors Sluice sends in those cases.
-        return code == ServerErrors.ER_CONNECTION_KILLED || code == ErrorCode.ER_SERVER_SHUTDOWN.code()
-                || code == ErrorCode.ER_CLIENT_INTERACTION_TIMEOUT.code();
-    }
-
-    /**
      * Transaction pooling: the transaction is over; the connection goes back as it is, its state known, unless it
      * holds what the next session would see and no SET can take away: it is reset first (issue #38).
      */
     void giveBack() {
         BackendConnection done = connection;
         connection = null;
-        if (showsTraces(done)) {
+        if (PooledConnections.showsTraces(done)) {
             lentFrom.resetAndReturn(done);
         } else {
             lentFrom.returnAsIs(done);
         }
         moves.afterGiveBack();
-    }
-
-    /**
-     * Whether the connection holds something of its session that its next one would see: the last statement's
-     * warnings or error ({@code SHOW WARNINGS}), which transaction pooling keeps the session for until its next
-     * statement, but which a statement routed elsewhere leaves behind; or user variables, which a SET to NULL
-     * leaves with their name and type.
-     */
-    private static boolean showsTraces(BackendConnection connection) {
-        var tracker = connection.tracker();
-        return tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed()
-                || connection.state().holdsDiagnostics() || connection.state().variables().hasUserVariables();
     }
 
     /** The session starts afresh (COM_RESET_CONNECTION, COM_CHANGE_USER): the connection goes back to be reset. */
@@ -562,7 +562,7 @@ final class BackendLease {
      *     other backend takes sessions
      */
     boolean failOverUnanswered(BackendConnection lost) {
-        if (lost != connection || !boundFresh || split) {
+        if (lost != connection || !boundFresh || split || visiting) {
             return false;
         }
         boolean wasBound = everBound;

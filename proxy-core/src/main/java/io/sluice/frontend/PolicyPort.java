@@ -97,6 +97,11 @@ final class PolicyPort implements SessionPort {
     }
 
     @Override
+    public boolean visiting() {
+        return lease.visiting();
+    }
+
+    @Override
     public void resetConnection() {
         lease.release();
     }

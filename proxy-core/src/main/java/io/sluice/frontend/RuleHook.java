@@ -59,6 +59,8 @@ final class RuleHook {
     private static final long PERMIT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** The permits of the session's {@code maxConcurrency} statements, until they end ({@link ConcurrencyPermits}). */
     private final ConcurrencyPermits permits = new ConcurrencyPermits();
+    /** How often commands behind a statement a rule sent to another group look whether its connection went back. */
+    private static final long VISIT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** The permit {@link #decide} took last, for {@link #proceed}. */
     private ConcurrencyLimit.Permit permitted;
     /** The record {@link #beforeSend} gave the command it was told of last, until {@link #notSent} may drop it. */
@@ -105,8 +107,19 @@ final class RuleHook {
             waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user())); // behind the waiting one
             return false;
         }
+        if (behindVisit()) {
+            // pipelined behind a statement a rule sent to another group: it must not run on that group's connection;
+            // or behind Sluice's own command after the previous statement, which would keep it at home
+            waiting.add(new Waiting(frame, command, kind, captured, null, 0, session.user()));
+            reading.suspend(ClientReading.WAITING_FOR_TURN);
+            retry = session.eventLoop().schedule(this::visitOver, VISIT_POLL_NANOS, TimeUnit.NANOSECONDS);
+            return false;
+        }
         if (permits.any() && relay.isQuiet() && relay.isBetweenResponses()) {
             permits.idle(); // nothing held or running: a permit whose statement the policy answered is free again
+        }
+        if (relay.lease().visiting()) {
+            relay.lease().endVisit(); // a rule's route to another group whose statement Sluice answered itself
         }
         int decided = decide(command, frame, kind, captured);
         if (decided == PERMITTED) {
@@ -169,6 +182,10 @@ final class RuleHook {
         }
         if (action == QueryRuleConfig.Action.MIRROR) {
             mirror(command, frame, rule);
+        } else if (action == QueryRuleConfig.Action.ROUTE && rule.config().routeGroup() != null) {
+            if (command != Command.COM_STMT_PREPARE) { // a prepare runs anywhere: its executions are routed
+                GroupRoute.route(context, relay, session, rule, statementSql(command, frame));
+            }
         } else if (action == QueryRuleConfig.Action.ROUTE && !split) {
             counters.failed(); // no replicas to choose from: the session runs on its data source
         }
@@ -208,7 +225,48 @@ final class RuleHook {
         } else {
             relay.afterRules(first.frame(), first.kind(), first.command(), first.captured());
         }
+        goOn();
+    }
+
+    /**
+     * Whether a command arriving now waits for the statement a query rule sent to another group (decision 194): that
+     * statement is taking its connection, or runs on it, or its connection is about to go back to its pool. Not once
+     * it went back, nor when it stays because the statement left the session there (a transaction it began): then
+     * what follows runs there, as in any transaction. Also behind Sluice's own command after a statement at home.
+     */
+    private boolean behindVisit() {
+        BackendLease lease = relay.lease();
+        BackendConnection held = lease.connection();
+        if (!lease.visiting()) {
+            // A read-back after the previous statement (a SET NAMES' collation, user variables) holds the connection
+            // a little longer: a statement that arrives meanwhile would run on it. With rules that route to other
+            // groups it waits for the read-back, as it would have waited to be sent, and is then decided.
+            return held != null && held.runsOwnCommand() && rules.routesToGroups() && relay.isQuiet();
+        }
+        return held == null ? lease.isAcquiring() : held.runsOwnCommand() || !held.isBetweenCommands()
+                || relay.policy().mayGiveBack(held);
+    }
+
+    /** On the session's loop: the commands behind a statement sent to another group go on once it is over. */
+    private void visitOver() {
+        retry = null;
+        if (relay.isClosed()) {
+            dropWaiting();
+        } else if (behindVisit() || !relay.isCommandPhase()) {
+            retry = session.eventLoop().schedule(this::visitOver, VISIT_POLL_NANOS, TimeUnit.NANOSECONDS);
+        } else {
+            goOn();
+        }
+    }
+
+    /** The waiting commands go on in order, until one waits for its turn or behind a statement sent elsewhere. */
+    private void goOn() {
         while (!waiting.isEmpty()) {
+            if (behindVisit()) {
+                relay.sendHeld();
+                retry = session.eventLoop().schedule(this::visitOver, VISIT_POLL_NANOS, TimeUnit.NANOSECONDS);
+                return;
+            }
             Waiting next = waiting.pollFirst();
             if (!java.util.Objects.equals(next.user(), session.user())) {
                 userChanged(next);
@@ -339,8 +397,9 @@ final class RuleHook {
             return null;
         }
         QueryRule rule = ruleOf(command, frame);
-        if (rule == null || rule.config().action() != QueryRuleConfig.Action.ROUTE) {
-            return null;
+        if (rule == null || rule.config().action() != QueryRuleConfig.Action.ROUTE
+                || rule.config().routeGroup() != null) {
+            return null; // another group's route was taken at arrival (decision 194)
         }
         routing = rule;
         return rule.config().route() == QueryRuleConfig.Target.PRIMARY ? Route.PRIMARY : Route.REPLICA;
@@ -378,6 +437,20 @@ final class RuleHook {
     private boolean limited(int command, ByteBuf frame) {
         QueryRule rule = ruleOf(command, frame);
         return rule != null && rule.concurrency() != null;
+    }
+
+    /** The text of a query, or the digest text of the SQL an execute runs; {@code null}: unknown. */
+    private String statementSql(int command, ByteBuf frame) {
+        int at = frame.readerIndex() + Packets.HEADER_SIZE;
+        int end = Math.min(frame.writerIndex(), at + Packets.payloadLength(frame, frame.readerIndex()));
+        if (command == Command.COM_QUERY) {
+            return frame.toString(at + 1, end - at - 1, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        if (digests == null || end - at < 6 || frame.getByte(at + 5) != 0) {
+            return null; // statistics off, or a cursor: its rows come by COM_STMT_FETCH on the connection it opened on
+        }
+        SqlDigest digest = digests.statements().preparedDigest(frame.getIntLE(at + 1));
+        return digest == null ? null : digest.text();
     }
 
     private QueryRule ruleOf(int command, ByteBuf frame) {

@@ -45,6 +45,14 @@ public interface SessionPort {
     /** Lets the connection go between transactions, its state kept (transaction pooling). */
     void giveBack();
 
+    /**
+     * Whether the statement now being run takes, or runs on, a connection of another group than the session's, for a
+     * query rule's route (decision 194): the connection goes back after it, whatever diagnostics it left.
+     */
+    default boolean visiting() {
+        return false;
+    }
+
     /** Gives the connection back to be reset (COM_RESET_CONNECTION answered by Sluice). */
     void resetConnection();
 

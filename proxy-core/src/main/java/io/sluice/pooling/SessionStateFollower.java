@@ -218,8 +218,11 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
             // MariaDB with a binary log reports each write's GTID this way. It is the server's read-only record of
             // the connection's last write, not state the session set: replayed on the next connection it fails with
             // ERR 1238, and restored to its login value on a connection another session wrote on, the same. The
-            // session's own is kept for read/write splitting's causal reads.
-            lastGtid = value;
+            // session's own is kept for read/write splitting's causal reads. A write a query rule sent to another
+            // group (decision 194) is not one the session's own servers will ever apply: not waited for at home.
+            if (!port.visiting()) {
+                lastGtid = value;
+            }
             return;
         }
         if (SessionVariables.isStatementScoped(name.toLowerCase(Locale.ROOT))) {

@@ -259,9 +259,12 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         var tracker = connection.tracker();
         boolean clients = !refusalKept;
         refusalKept = false;
-        if (clients && (tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed())) {
+        if (clients && !port.visiting()
+                && (tracker.sessionState().lastStatementLeftWarnings() || tracker.lastResponseFailed())) {
             // SHOW WARNINGS, SHOW ERRORS and @@warning_count read them on this connection: the session's next
-            // statement runs here, and no other session gets the connection with them (issue #38)
+            // statement runs here, and no other session gets the connection with them (issue #38). Not on another
+            // group's connection a rule sent one statement to: the session's next is its own group's (decision 194),
+            // and the connection is reset before it is pooled again.
             follower.warningsLeft();
             pins.pin(PinReason.DIAGNOSTICS);
             connection.state().diagnosticsLeft();

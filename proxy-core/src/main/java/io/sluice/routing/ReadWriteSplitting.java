@@ -124,6 +124,13 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
         if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && waitsToBeRouted(command, frame,
                 held, queryClass)) {
             router.holdToRoute(); // routeHeld routes it once the commands before it are answered
+        } else if (held == null && port.isQuiet() && port.visiting()) {
+            // A query rule sent it to another group (decision 194): not routed here; its effect is still followed.
+            dropRunAgain();
+            int statementClass = queryClass != NOT_SCANNED ? queryClass : statementClass(command, frame);
+            if (statementClass >= 0) {
+                transaction.route(statementClass);
+            }
         } else if (held == null && port.isQuiet()) {
             dropRunAgain();
             RouteReason wanted = wantedRoute(command, frame, queryClass);
@@ -377,6 +384,9 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
 
     @Override
     public boolean mustPrepare(BackendConnection connection) {
+        if (port.visiting()) {
+            return inner.mustPrepare(connection); // another group's (decision 194): neither replica nor primary here
+        }
         return isReplica(connection) ? !connection.state().readOnly() || runAgain != null || causalWaitNeeded()
                 : connection.state().readOnly() // a replica's connection, of a data source now the primary
                         || runAgain != null && runAgainOnPrimary; // a write kept to run again: its answer watched
@@ -397,6 +407,14 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
      */
     @Override
     public void prepareConnection(BackendConnection connection, Consumer<BackendException> done) {
+        if (port.visiting()) {
+            // Another group's, for one statement a rule sent there (decision 194): the session's state only; its
+            // access mode is that group's, and no causal wait (the session's writes are in this group). Diagnostics
+            // are not kept there: what reads them runs on the primary.
+            previous = group.primary();
+            inner.prepareConnection(connection, done);
+            return;
+        }
         // Where the statement runs, which is not always where it was routed: a write routed while a switchover held
         // the primary runs on the next one. SHOW WARNINGS, ROW_COUNT() and the like follow it there (decision 193).
         previous = connection.dataSourceName();
@@ -471,7 +489,7 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
                 frame.release();
             }
         }
-        if (isReplica(connection) && connection.isBetweenCommands() && !connection.runsOwnCommand()
+        if (isReplica(connection) && !port.visiting() && connection.isBetweenCommands() && !connection.runsOwnCommand()
                 && (resetForwarded || accessModeChanged(connection.state().variables()))) {
             restoreReadOnly(connection, resetForwarded);
             resetForwarded = false;

@@ -25,6 +25,7 @@ final class RuleSet {
     private final AllowList allowList;
     private final boolean networks;
     private final boolean routes;
+    private final boolean groupRoutes;
     private final boolean timeouts;
 
     RuleSet(int version, QueryRule[] rules) {
@@ -37,15 +38,18 @@ final class RuleSet {
         this.allowList = allowList;
         boolean anyNetwork = false;
         boolean anyRoute = false;
+        boolean anyGroupRoute = false;
         boolean anyTimeout = false;
         for (QueryRule rule : rules) {
             anyNetwork |= rule.hasNetworks();
             anyRoute |= rule.config().action() == QueryRuleConfig.Action.ROUTE;
+            anyGroupRoute |= rule.config().routeGroup() != null;
             anyTimeout |= rule.config().action() == QueryRuleConfig.Action.TIMEOUT
                     || rule.config().action() == QueryRuleConfig.Action.MAX_ROWS;
         }
         this.networks = anyNetwork;
         this.routes = anyRoute;
+        this.groupRoutes = anyGroupRoute;
         this.timeouts = anyTimeout;
     }
 
@@ -65,6 +69,11 @@ final class RuleSet {
     /** Whether some rule names networks: the client's address is then part of a decision's scope. */
     boolean hasNetworks() {
         return networks;
+    }
+
+    /** Whether some rule routes to another group (decision 194). */
+    boolean hasGroupRoutes() {
+        return groupRoutes;
     }
 
     /** Whether some rule routes: only then does a read/write split session ask for a statement's route. */

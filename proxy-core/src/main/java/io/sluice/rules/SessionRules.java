@@ -39,6 +39,11 @@ public final class SessionRules {
         return owner.current().hasRoutes();
     }
 
+    /** Whether some running rule routes statements to another group (decision 194). */
+    public boolean routesToGroups() {
+        return owner.current().hasGroupRoutes();
+    }
+
     /** Whether some running rule times statements out or limits their rows (both act as the statement is sent). */
     public boolean timesOut() {
         return owner.current().hasTimeouts();
