@@ -377,6 +377,9 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
 
     @Override
     public boolean mustPrepare(BackendConnection connection) {
+        if (inner.mustPrepare(connection)) {
+            return true; // the session's last-insert id first, for code that waits to run there (issue #38)
+        }
         return isReplica(connection) ? !connection.state().readOnly() || runAgain != null || causalWaitNeeded()
                 : connection.state().readOnly() // a replica's connection, of a data source now the primary
                         || runAgain != null && runAgainOnPrimary; // a write kept to run again: its answer watched
