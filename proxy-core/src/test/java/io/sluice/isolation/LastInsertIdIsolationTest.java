@@ -30,7 +30,7 @@ class LastInsertIdIsolationTest {
             .sluiceOnly("compares sessions through Sluice with sessions straight to MariaDB")
             .database("sluice_iso_lid");
 
-    private static final int SESSIONS = 2;
+    static final int SESSIONS = 2;
 
     private static IsolationHarness harness;
 
@@ -49,50 +49,71 @@ class LastInsertIdIsolationTest {
         harness.setUp();
     }
 
-    /** Seeds 145 and 243: the id another session generated on the connection, read through the trust in the server. */
-    @Test
-    void codeRunOnAConnectionAnotherSessionInsertedOnDoesNotShowThatSessionsId() throws Exception {
-        assertSameBothWays(List.of(
-                Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1, on the connection s1 takes next
-                Step.make(1, StateKind.ROW_COUNT, Way.EXECUTE_IMMEDIATE, 2), // code the text does not show: s1 stays
-                probe(1, 3), // s1 inserted nothing
-                probe(0, 4)), 0, 1);
-    }
+    /**
+     * Seeds 145 and 243: the id another session generated on the connection, read through the trust in the server.
+     */
+    static final Sequence ANOTHER_SESSIONS_ID = new Sequence(List.of(
+            Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1, on the connection s1 takes next
+            Step.make(1, StateKind.ROW_COUNT, Way.EXECUTE_IMMEDIATE, 2), // code the text does not show: s1 stays
+            probe(1, 3), // s1 inserted nothing
+            probe(0, 4)), 0, 1);
 
     /** Seeds 458 and 551: the session's own id lost where another session's stood on the connection it ran code on. */
-    @Test
-    void codeRunOnAnotherConnectionKeepsTheSessionsOwnId() throws Exception {
-        assertSameBothWays(List.of(
-                Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1
-                end(1, 2), // DO LAST_INSERT_ID(0): s1's 0 on the connection s0 gave back
-                Step.make(0, StateKind.ROW_COUNT, Way.EXECUTE_IMMEDIATE, 3), // s0 takes it back and stays
-                probe(0, 4),
-                probe(1, 5)), 1, 0);
-    }
+    static final Sequence OWN_ID_ON_A_CONNECTION_TAKEN = new Sequence(List.of(
+            Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1
+            end(1, 2), // DO LAST_INSERT_ID(0): s1's 0 on the connection s0 gave back
+            Step.make(0, StateKind.ROW_COUNT, Way.EXECUTE_IMMEDIATE, 3), // s0 takes it back and stays
+            probe(0, 4),
+            probe(1, 5)), 1, 0);
 
-    /** Seeds 132 and 289: the code runs on a connection the session holds already (another pin), not the one it inserted on. */
-    @Test
-    void codeRunOnAConnectionHeldForAnotherPinKeepsTheSessionsOwnId() throws Exception {
-        assertSameBothWays(List.of(
-                Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1 on the connection s1 takes next
-                Step.make(1, StateKind.TEMPORARY_TABLE, Way.DIRECT, 2), // s1 keeps that one
-                Step.make(0, StateKind.TEMPORARY_TABLE, Way.DIRECT, 3), // s0 keeps the other one
-                Step.make(0, StateKind.ROW_COUNT, Way.EXECUTE_IMMEDIATE, 4), // code on the one s0 holds
-                probe(0, 5),
-                probe(1, 6)), 1, 0);
-    }
+    /** Seeds 132 and 289: the code runs on a connection held for another pin, not the one the session inserted on. */
+    static final Sequence OWN_ID_ON_A_CONNECTION_HELD = new Sequence(List.of(
+            Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1 on the connection s1 takes next
+            Step.make(1, StateKind.TEMPORARY_TABLE, Way.DIRECT, 2), // s1 keeps that one
+            Step.make(0, StateKind.TEMPORARY_TABLE, Way.DIRECT, 3), // s0 keeps the other one
+            Step.make(0, StateKind.ROW_COUNT, Way.EXECUTE_IMMEDIATE, 4), // code on the one s0 holds
+            probe(0, 5),
+            probe(1, 6)), 1, 0);
 
     /** What the trust in the server is for: an id generated inside a procedure is the session's, and only its. */
+    static final Sequence ID_OF_A_PROCEDURE = new Sequence(List.of(
+            Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1
+            Step.make(1, StateKind.LAST_INSERT_ID, Way.DIRECT, 2), // id 2, on the same connection
+            Step.make(0, StateKind.LAST_INSERT_ID, Way.PROCEDURE, 3), // id 3, inside the procedure
+            probe(0, 4),
+            probe(1, 5),
+            Step.make(1, StateKind.ROW_COUNT, Way.PROCEDURE, 6), // code that inserts nothing
+            probe(1, 7)), 3, 2, 2);
+
+    /** Every sequence, for the other modes (a read/write split group). */
+    static final List<Sequence> ALL = List.of(ANOTHER_SESSIONS_ID, OWN_ID_ON_A_CONNECTION_TAKEN,
+            OWN_ID_ON_A_CONNECTION_HELD, ID_OF_A_PROCEDURE);
+
+    /**
+     * Fixed steps of {@link #SESSIONS} sessions, and what their probes read (directly, and so through Sluice), in
+     * order.
+     */
+    record Sequence(List<Step> steps, long... probed) {
+    }
+
+    @Test
+    void codeRunOnAConnectionAnotherSessionInsertedOnDoesNotShowThatSessionsId() throws Exception {
+        assertSameBothWays(harness, ANOTHER_SESSIONS_ID);
+    }
+
+    @Test
+    void codeRunOnAnotherConnectionKeepsTheSessionsOwnId() throws Exception {
+        assertSameBothWays(harness, OWN_ID_ON_A_CONNECTION_TAKEN);
+    }
+
+    @Test
+    void codeRunOnAConnectionHeldForAnotherPinKeepsTheSessionsOwnId() throws Exception {
+        assertSameBothWays(harness, OWN_ID_ON_A_CONNECTION_HELD);
+    }
+
     @Test
     void anIdGeneratedInAProcedureIsTheSessionsAfterAnotherSessionsInsert() throws Exception {
-        assertSameBothWays(List.of(
-                Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1
-                Step.make(1, StateKind.LAST_INSERT_ID, Way.DIRECT, 2), // id 2, on the same connection
-                Step.make(0, StateKind.LAST_INSERT_ID, Way.PROCEDURE, 3), // id 3, inside the procedure
-                probe(0, 4),
-                probe(1, 5),
-                Step.make(1, StateKind.ROW_COUNT, Way.PROCEDURE, 6), // code that inserts nothing
-                probe(1, 7)), 3, 2, 2);
+        assertSameBothWays(harness, ID_OF_A_PROCEDURE);
     }
 
     private static Step probe(int session, int n) {
@@ -104,11 +125,13 @@ class LastInsertIdIsolationTest {
     }
 
     /**
-     * Runs {@code steps} both ways: every step must be seen the same, and the probes must have read {@code probed}
-     * (directly, and so through Sluice), in order. The harness's own test of sharing (fewer connections at the end
-     * than sessions) does not fit here: both sessions end pinned, each on its own; they took turns on one before.
+     * Runs the sequence both ways: every step must be seen the same, and the probes must have read what it says. The
+     * harness's own test of sharing (fewer connections at the end than sessions) does not fit here: both sessions end
+     * pinned, each on its own; they took turns on one before.
      */
-    private static void assertSameBothWays(List<Step> steps, long... probed) throws Exception {
+    static void assertSameBothWays(IsolationHarness harness, Sequence sequence) throws Exception {
+        List<Step> steps = sequence.steps();
+        long[] probed = sequence.probed();
         IsolationHarness.Outcome outcome = harness.run(steps, SESSIONS);
         StringBuilder seen = new StringBuilder();
         for (int i = 0; i < steps.size(); i++) {
