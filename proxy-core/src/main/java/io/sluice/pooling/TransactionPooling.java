@@ -41,6 +41,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     private int scannedFrom;
     private int scannedTo;
     private final SessionStateFollower follower;
+    private final OwnLastInsertId ownLastInsertId;
     private final StatementIds statements;
     private final boolean deprecateEof;
     /** The trackers a client that negotiated CLIENT_SESSION_TRACK would have; {@code null} for one that did not. */
@@ -85,6 +86,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         this.clientTrackers = clientTracksState ? new ClientTrackers() : null;
         this.pins = new Pins(port::pinned, port::pinChanged);
         this.follower = new SessionStateFollower(port, pins, clientTrackers);
+        this.ownLastInsertId = new OwnLastInsertId(port);
         this.statements = new StatementIds(port, pins, follower::localStatus);
         this.deprecateEof = deprecateEof;
     }
@@ -145,6 +147,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 var executed = frame.readableBytes() >= Packets.HEADER_SIZE + 5
                         ? statements.get(frame.getIntLE(base + 1)) : null;
                 int sniffed = executed == null ? 0 : executed.sniffed();
+                beforeHiddenCode(sniffed);
                 follower.statementSent(sniffed);
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
@@ -165,6 +168,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         int end = frame.writerIndex();
         int flags = scanned ? scan.effects() : scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
         long previousRowCount = follower.rowCount(); // this statement's own is not known yet
+        beforeHiddenCode(flags);
         follower.statementSent(flags);
         pins.nextStatement(flags);
         pinsBeforeStatement = pins.snapshot();
@@ -214,13 +218,28 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     }
 
     /**
+     * Code the text does not show is about to run (a stored procedure, a stored function, {@code EXECUTE IMMEDIATE}):
+     * the server's {@code LAST_INSERT_ID()} is made the session's first, there (see {@link OwnLastInsertId}).
+     */
+    private void beforeHiddenCode(int flags) {
+        if ((flags & SessionEffects.STORED_CODE) != 0) {
+            BackendConnection held = port.connection();
+            // A replica's connection may be let go for the primary, which runs such code (read/write splitting)
+            boolean staysOnHeld = held != null && port.isQuiet() && held.isBetweenCommands() && !held.runsOwnCommand()
+                    && !held.state().readOnly() && !mayGiveBack(held);
+            ownLastInsertId.beforeHiddenCode(held, staysOnHeld, follower.lastInsertId());
+        }
+    }
+
+    /**
      * Which of the server's own answers to {@code LAST_INSERT_ID()}, {@code ROW_COUNT()} and {@code FOUND_ROWS()} (as
      * {@link SessionEffects} flags) are the session's, and truer than what Sluice followed (after a CALL that inserted,
      * a procedure's SELECT). None unless the session holds the connection its last statement ran on and has held it
      * since. Then {@code ROW_COUNT()} and {@code FOUND_ROWS()} are the server's if nothing of Sluice's own ran there
      * since (a read-back's SELECT replaces them); {@code LAST_INSERT_ID()}, which lasts until the next insert, only while
-     * code the text does not show keeps the session there ({@code stored_code}): else it may be an id that the session
-     * that had the connection before generated (the differential test met it after a reconnect).
+     * code the text does not show keeps the session there ({@code stored_code}) and Sluice gave the connection the
+     * session's id before that code ran: else it may be an id that the session that had the connection before
+     * generated, and the session's own lost (issue #38: seeds 132, 145, 243, 289, 458 and 551 of the long run).
      */
     private int serverValuesTrusted() {
         BackendConnection held = port.connection();
@@ -229,7 +248,8 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         }
         int trusted = held.ownRuns() == lastStatementOwnRuns
                 ? SessionEffects.SELECT_CALLS_ROW_COUNT | SessionEffects.CALLS_FOUND_ROWS : 0;
-        return pins.has(PinReason.STORED_CODE) ? trusted | SessionEffects.SELECT_CALLS_LAST_INSERT_ID : trusted;
+        return pins.has(PinReason.STORED_CODE) && ownLastInsertId.isOwn(held)
+                ? trusted | SessionEffects.SELECT_CALLS_LAST_INSERT_ID : trusted;
     }
 
     private static String sql(ByteBuf frame, int base, int end) {
@@ -419,7 +439,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
 
     @Override
     public boolean mustPrepare(BackendConnection connection) {
-        return gtidAfterMove != null;
+        return gtidAfterMove != null || ownLastInsertId.isWanted();
     }
 
     @Override
@@ -460,13 +480,18 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
 
     /** Makes the connection's session variables the session's. */
     private void syncVariables(BackendConnection connection, Consumer<BackendException> done) {
-        String statement = SessionVariables.syncStatement(connection.state().variables(), follower.variables(),
+        String variables = SessionVariables.syncStatement(connection.state().variables(), follower.variables(),
                 connection.state().loginValues(), connection.state().readOnly());
-        if (statement == null) {
+        String ownId = ownLastInsertId.assignmentWanted(follower.lastInsertId());
+        if (variables == null && ownId == null) {
             done.accept(null);
             return;
         }
+        String statement = ownId == null ? variables : variables == null ? ownId : ownId + ", " + variables.substring(4);
         connection.run(new SetSessionVariables(statement, error -> {
+            if (error == null && ownId != null) {
+                ownLastInsertId.assigned(connection);
+            }
             if (error == null && connection.state().readOnly()) {
                 connection.state().variables().copyFromButAccessMode(follower.variables());
             } else if (error == null) {
@@ -516,6 +541,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
             clientTrackers.forget();
         }
         follower.forget();
+        ownLastInsertId.forget();
         pins.forget();
         statements.forget();
     }

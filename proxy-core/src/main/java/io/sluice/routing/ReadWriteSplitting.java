@@ -384,8 +384,11 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
 
     @Override
     public boolean mustPrepare(BackendConnection connection) {
+        if (inner.mustPrepare(connection)) {
+            return true; // the session's last-insert id first, for code that waits to run there (issue #38)
+        }
         if (port.visiting()) {
-            return inner.mustPrepare(connection); // another group's (decision 194): neither replica nor primary here
+            return false; // another group's (decision 194): neither replica nor primary here
         }
         return isReplica(connection) ? !connection.state().readOnly() || runAgain != null || causalWaitNeeded()
                 : connection.state().readOnly() // a replica's connection, of a data source now the primary

@@ -513,7 +513,7 @@ final class IsolationHarness {
     }
 
     /** Observations without column metadata, which is long and the same for every run of a probe. */
-    private static String brief(String observed) {
+    static String brief(String observed) {
         return observed.replaceAll("Column\\[[^\\]]*\\]", "col").replaceAll("columns=\\[(col, )*col\\], ", "");
     }
 }

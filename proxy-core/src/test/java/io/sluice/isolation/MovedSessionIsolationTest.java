@@ -22,6 +22,7 @@ import java.util.WeakHashMap;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -92,6 +93,24 @@ class MovedSessionIsolationTest {
             throw mismatches;
         }
         assertMoved(harness, 1, null);
+    }
+
+    /**
+     * {@link LastInsertIdIsolationTest}'s sequences with a move before every step (transaction pooling): a session
+     * that moved runs code the text does not show on a connection of the other pool, which gets its last-insert id
+     * first.
+     */
+    @Test
+    void codeTheTextDoesNotShowReadsOnlyTheSessionsOwnLastInsertIdWhenMoved() throws Exception {
+        IsolationHarness.Server server = new IsolationHarness.Server(TestMariaDb.HOST, TestMariaDb.get().port());
+        IsolationHarness harness = new IsolationHarness(schema, server, List.of(server),
+                () -> start(PoolingMode.TRANSACTION, LastInsertIdIsolationTest.SESSIONS), List.of(StateKind.values()))
+                .beforeEachStep(MovedSessionIsolationTest::flip);
+        harness.setUp();
+        for (LastInsertIdIsolationTest.Sequence sequence : LastInsertIdIsolationTest.ALL) {
+            LastInsertIdIsolationTest.assertSameBothWays(harness, sequence);
+        }
+        assertMoved(harness, LastInsertIdIsolationTest.ALL.size(), null);
     }
 
     /**
