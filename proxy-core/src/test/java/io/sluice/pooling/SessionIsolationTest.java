@@ -7,6 +7,7 @@ import io.sluice.api.SessionSnapshot;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.SluiceExtension;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -151,6 +153,37 @@ class SessionIsolationTest {
             run(a, "INSERT INTO next_ro (n) VALUES (2)");
             assertThatThrownBy(() -> run(a, "INSERT INTO t (v) VALUES ('ro')")).isInstanceOf(SQLException.class)
                     .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1792));
+        }
+    }
+
+    /**
+     * MariaDB Connector/J pipelines a server-side prepare and its execute (the execute naming "the statement just
+     * prepared", id -1) only when the server offers MARIADB_CLIENT_STMT_BULK_OPERATIONS, which Sluice does not
+     * (decision 062). Through Sluice it therefore prepares alone, the server refuses to prepare a {@code PREPARE}
+     * (1295), and the driver runs it as text, which leaves those diagnostics: what SHOW WARNINGS shows is the server's
+     * answer to the session's own commands, as on a direct connection of a client that does not pipeline. (Issue #38,
+     * seed 108: a direct client that pipelines shows the execute's 1243 instead; decision 196.)
+     */
+    @Test
+    void theDiagnosticsOfARefusedPrepareAreTheServersAnswerToTheSessionsOwnCommands() throws Exception {
+        String params = "useServerPrepStmts=true";
+        List<String> direct;
+        try (Connection c = proxy.mariaDb().connect(JdbcDriver.MARIADB, proxy.db(), params + "&disablePipeline=true")) {
+            prepareAPrepare(c);
+            direct = warnings(c);
+        }
+        assertThat(direct).containsExactly("1295 This command is not supported in the prepared statement protocol yet");
+        try (Connection a = JdbcDriver.MARIADB.connect(proxy.jdbcUrl(JdbcDriver.MARIADB, proxy.db(), params),
+                proxy.user(), proxy.password())) {
+            prepareAPrepare(a);
+            assertThat(pinnedBy(a)).isEqualTo("sql_prepare"); // the text PREPARE the driver fell back to
+            assertThat(warnings(a)).isEqualTo(direct);
+        }
+    }
+
+    private static void prepareAPrepare(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("PREPARE iso_ps FROM 'SELECT 42'")) {
+            ps.execute();
         }
     }
 
