@@ -7,6 +7,7 @@ import io.sluice.api.SessionSnapshot;
 import io.sluice.testing.JdbcDriver;
 import io.sluice.testing.SluiceExtension;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,7 +47,10 @@ class SessionIsolationTest {
                     "CREATE PROCEDURE take_lock(IN k VARCHAR(64)) BEGIN DO GET_LOCK(k, 0); END",
                     "CREATE FUNCTION lock_f(k VARCHAR(64)) RETURNS INT RETURN GET_LOCK(k, 0)",
                     "CREATE PROCEDURE make_temp() BEGIN CREATE TEMPORARY TABLE tmp_p (a INT); END",
-                    "CREATE PROCEDURE add_row() BEGIN INSERT INTO t (v) VALUES ('p'); END");
+                    "CREATE PROCEDURE add_row() BEGIN INSERT INTO t (v) VALUES ('p'); END",
+                    // MyISAM: no transaction of its own to use up what the trigger sets for the next one
+                    "CREATE TABLE next_ro (n INT) ENGINE=MyISAM",
+                    "CREATE TRIGGER next_ro_t BEFORE INSERT ON next_ro FOR EACH ROW SET TRANSACTION READ ONLY");
 
     private static final String ROLE = "sluice_iso_role";
 
@@ -122,6 +127,63 @@ class SessionIsolationTest {
                 assertThatThrownBy(() -> one(b, "SELECT a FROM tmp_x")).isInstanceOf(SQLException.class)
                         .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1146));
             }
+        }
+    }
+
+    /**
+     * A trigger's {@code SET TRANSACTION} (next transaction only) shows nowhere in the INSERT's text and no tracker but
+     * the transaction characteristics reports it, not even as a state change. Before decision 196 A was not pinned:
+     * its characteristic stayed on the pooled connection for whoever came next (issue #38, seeds 81, 287, 588 of
+     * TransactionPoolingIsolationTest), and A's own next statement, on another connection, ran without it.
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aNextTransactionCharacteristicSetByATriggerStaysWithItsSession(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "INSERT INTO next_ro (n) VALUES (1)");
+            assertThat(pinnedBy(a)).isEqualTo("set_transaction");
+            try (Connection b = afterALeft(driver, a)) {
+                String v = "'after ro " + driver.ordinal() + "'";
+                run(b, "INSERT INTO t (v) VALUES (" + v + ")"); // 1792 if A's READ ONLY had been left for B
+                assertThat(one(b, "SELECT COUNT(*) FROM t WHERE v = " + v)).isEqualTo("1");
+                assertThat(pinnedBy(b)).isNull();
+            }
+        }
+        try (Connection a = userA(driver)) {
+            run(a, "INSERT INTO next_ro (n) VALUES (2)");
+            assertThatThrownBy(() -> run(a, "INSERT INTO t (v) VALUES ('ro')")).isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1792));
+        }
+    }
+
+    /**
+     * MariaDB Connector/J pipelines a server-side prepare and its execute (the execute naming "the statement just
+     * prepared", id -1) only when the server offers MARIADB_CLIENT_STMT_BULK_OPERATIONS, which Sluice does not
+     * (decision 062). Through Sluice it therefore prepares alone, the server refuses to prepare a {@code PREPARE}
+     * (1295), and the driver runs it as text, which leaves those diagnostics: what SHOW WARNINGS shows is the server's
+     * answer to the session's own commands, as on a direct connection of a client that does not pipeline. (Issue #38,
+     * seed 108: a direct client that pipelines shows the execute's 1243 instead; decision 196.)
+     */
+    @Test
+    void theDiagnosticsOfARefusedPrepareAreTheServersAnswerToTheSessionsOwnCommands() throws Exception {
+        String params = "useServerPrepStmts=true";
+        List<String> direct;
+        try (Connection c = proxy.mariaDb().connect(JdbcDriver.MARIADB, proxy.db(), params + "&disablePipeline=true")) {
+            prepareAPrepare(c);
+            direct = warnings(c);
+        }
+        assertThat(direct).containsExactly("1295 This command is not supported in the prepared statement protocol yet");
+        try (Connection a = JdbcDriver.MARIADB.connect(proxy.jdbcUrl(JdbcDriver.MARIADB, proxy.db(), params),
+                proxy.user(), proxy.password())) {
+            prepareAPrepare(a);
+            assertThat(pinnedBy(a)).isEqualTo("sql_prepare"); // the text PREPARE the driver fell back to
+            assertThat(warnings(a)).isEqualTo(direct);
+        }
+    }
+
+    private static void prepareAPrepare(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("PREPARE iso_ps FROM 'SELECT 42'")) {
+            ps.execute();
         }
     }
 
