@@ -15,14 +15,11 @@ import java.util.function.Consumer;
 public final class SetSessionVariables extends OwnCommand {
     /**
      * The trackers that report, in OK packets, every session variable set, every schema change and any other state
-     * change, so that a session's state can follow it to its next connection, and the transaction characteristics,
-     * whose {@code SET TRANSACTION} (next transaction only) no other tracker reports, not even as a state change:
-     * one run by a trigger would otherwise go unseen (issue #38, decision 196). COM_RESET_CONNECTION puts them back to
+     * change, so that a session's state can follow it to its next connection. COM_RESET_CONNECTION puts them back to
      * the server's defaults, so they are set again after each reset.
      */
     static final String SESSION_TRACKERS = "SET SESSION session_track_system_variables = '*', "
-            + "session_track_schema = ON, session_track_state_change = ON, "
-            + "session_track_transaction_info = CHARACTERISTICS";
+            + "session_track_schema = ON, session_track_state_change = ON";
     /**
      * On MySQL also the GTID of each transaction the session commits ({@code SESSION_TRACK_GTIDS}), which read/write
      * splitting's causal reads wait for on a replica: MySQL has no {@code last_gtid} variable for the variables
