@@ -139,8 +139,6 @@ class SwitchoverTest {
                 assertThat(metrics.value("sluice_topology_primary_changes_total", "group", "app_rw")).isEqualTo(3.0);
                 assertThat(metrics.value("sluice_topology_primary", "group", "app_rw", "datasource", "replica_1"))
                         .isEqualTo(1.0);
-                System.out.println("causal waits and routes: " + metrics.find("sluice_readwrite_causal_waits_total")
-                        + " " + metrics.find("sluice_readwrite_statements_total"));
                 // No read waited on a replica not yet pointed at the new primary until the causal timeout (1 s):
                 // those replicas take no reads until the replica watch finds them replicating from it (decision 193).
                 assertThat(metrics.value("sluice_readwrite_causal_waits_total", "group", "app_rw", "outcome",
