@@ -17,11 +17,16 @@ import java.util.List;
 final class ReadBack extends OwnCommand {
     static final int COLLATION = 1;
     static final int LAST_INSERT_ID = 2;
+    /** {@code @@timestamp}: whether the session's clock is set, see {@link SessionStateFollower#readBack}. */
+    static final int TIMESTAMP = 4;
 
     /** What was read, or why not. */
     interface Outcome {
-        /** @param collation the collation, or {@code null} when not asked for; likewise the last-insert id */
-        void read(String collation, String lastInsertId);
+        /**
+         * @param collation the collation, or {@code null} when not asked for; likewise the last-insert id and the
+         *     timestamp
+         */
+        void read(String collation, String lastInsertId, String timestamp);
 
         void failed(BackendException cause);
     }
@@ -38,7 +43,7 @@ final class ReadBack extends OwnCommand {
 
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
-        return Packets.command(alloc, Command.COM_QUERY, "SELECT @@session.collation_connection, LAST_INSERT_ID()");
+        return Packets.command(alloc, Command.COM_QUERY, "SELECT @@session.collation_connection, LAST_INSERT_ID(), @@session.timestamp");
     }
 
     @Override
@@ -48,12 +53,13 @@ final class ReadBack extends OwnCommand {
 
     @Override
     protected void onResponse(List<ByteBuf> packets) {
-        String[] row = TextRows.single(packets, deprecateEof, 2);
+        String[] row = TextRows.single(packets, deprecateEof, 3);
         if (row == null) {
-            outcome.read(null, null);
+            outcome.read(null, null, null);
             return;
         }
-        outcome.read((wanted & COLLATION) != 0 ? row[0] : null, (wanted & LAST_INSERT_ID) != 0 ? row[1] : null);
+        outcome.read((wanted & COLLATION) != 0 ? row[0] : null, (wanted & LAST_INSERT_ID) != 0 ? row[1] : null,
+                (wanted & TIMESTAMP) != 0 ? row[2] : null);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.sluice.sql.SessionEffects;
 import io.sluice.state.SessionTrackers;
 import io.sluice.state.SessionVariables;
 import io.sluice.state.TrackerDefaults;
+import java.math.BigDecimal;
 import java.util.Locale;
 import java.util.Map;
 
@@ -16,6 +17,7 @@ import java.util.Map;
  * What the trackers report without saying what it is pins the session instead.
  */
 final class SessionStateFollower implements SessionStateListener, SessionTrackers.Visitor {
+    private static final String TIMESTAMP = "timestamp";
     private final SessionPort port;
     private final Pins pins;
     /** The session variables this session has set, to be re-applied on each connection it takes. */
@@ -36,6 +38,11 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     private String lastGtid;
     /** A character set changed without its collation being reported: read it once the response is relayed. */
     private boolean collationUnknown;
+    /**
+     * The {@code timestamp} the tracker last reported, until a read-back tells whether the session's clock is set to
+     * it; {@code null} when nothing is to be read.
+     */
+    private String timestampReported;
     /** The flags {@link SessionEffects} found in the COM_QUERY last forwarded. */
     private int lastStatementFlags;
     /** A statement named a user variable since they were last read back: read them before the connection goes. */
@@ -118,14 +125,16 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     /**
      * Whether the last statement left state the trackers and OK packets do not tell exactly, to be read back: the
      * collation (MariaDB reports {@code SET NAMES x COLLATE y} as the three character sets only, and setting them
-     * again on another connection would bring back x's default collation), or the value {@code LAST_INSERT_ID(expr)}
-     * set. Asking clears it.
+     * again on another connection would bring back x's default collation), the value {@code LAST_INSERT_ID(expr)}
+     * set, or whether the clock is set ({@link #readBack}). Asking clears it.
      *
-     * @return 0 for nothing, else {@link ReadBack#COLLATION} and/or {@link ReadBack#LAST_INSERT_ID}
+     * @return 0 for nothing, else {@link ReadBack#COLLATION}, {@link ReadBack#LAST_INSERT_ID} and/or
+     *     {@link ReadBack#TIMESTAMP}
      */
     int takeReadBack() {
         int wanted = (collationUnknown ? ReadBack.COLLATION : 0)
-                | ((lastStatementFlags & SessionEffects.SETS_LAST_INSERT_ID) != 0 ? ReadBack.LAST_INSERT_ID : 0);
+                | ((lastStatementFlags & SessionEffects.SETS_LAST_INSERT_ID) != 0 ? ReadBack.LAST_INSERT_ID : 0)
+                | (timestampReported != null ? ReadBack.TIMESTAMP : 0);
         if (wanted != 0) {
             collationUnknown = false;
             lastStatementFlags = 0;
@@ -133,8 +142,15 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         return wanted;
     }
 
-    /** What a read-back found. */
-    void readBack(BackendConnection on, String collation, String insertId) {
+    /**
+     * What a read-back found. The tracker reports {@code timestamp} whenever it is assigned, but only a value it was
+     * set to is the session's: after {@code SET timestamp = DEFAULT} MariaDB reports the statement's start (the old
+     * value, when one was set), after {@code SET timestamp = 0} the time it ran, and the clock runs again. Read by a
+     * later statement, a set clock still shows the value reported, a running one does not (it has moved on by at
+     * least the round trip, in microseconds): so the session keeps the value only when the read shows it, and returns
+     * to the clock otherwise, on the next connection too (issue #38: it set the old value again there).
+     */
+    void readBack(BackendConnection on, String collation, String insertId, String timestamp) {
         if (collation != null) {
             variables.put("collation_connection", collation);
             on.state().variables().put("collation_connection", collation);
@@ -142,11 +158,27 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         if (insertId != null) { // else the connection's value may be another session's
             lastInsertId = Long.parseUnsignedLong(insertId);
         }
+        if (timestamp != null && timestampReported != null) {
+            if (!sameTime(timestamp, timestampReported)) {
+                variables.remove(TIMESTAMP);
+                on.state().variables().remove(TIMESTAMP);
+            }
+            timestampReported = null;
+        }
+    }
+
+    private static boolean sameTime(String read, String reported) {
+        try {
+            return new BigDecimal(read).compareTo(new BigDecimal(reported)) == 0;
+        } catch (NumberFormatException e) {
+            return false; // not a time as MariaDB and MySQL show it: the clock, which is the default
+        }
     }
 
     /** COM_RESET_CONNECTION or COM_CHANGE_USER. */
     void forget() {
         variables.clear();
+        timestampReported = null;
         lastInsertId = 0;
         rowCount = -1;
         foundRows = 1;
@@ -240,7 +272,9 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
             }
             return; // Sluice's own setting, not replayed
         }
-        if (name.equalsIgnoreCase("character_set_connection")) {
+        if (name.equalsIgnoreCase(TIMESTAMP)) {
+            timestampReported = value; // kept for now, until the read-back tells whether the clock is set to it
+        } else if (name.equalsIgnoreCase("character_set_connection")) {
             collationUnknown = true; // MariaDB reports SET NAMES ... COLLATE without the collation
         } else if (name.equalsIgnoreCase("collation_connection")) {
             collationUnknown = false;

@@ -343,12 +343,12 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         return true;
     }
 
-    /** Reads back the collation and last-insert id; the session's commands wait meanwhile. */
+    /** Reads back the collation, last-insert id or clock; the session's commands wait meanwhile. */
     private void readBack(BackendConnection on, int wanted) {
         on.run(new ReadBack(wanted, deprecateEof, new ReadBack.Outcome() {
             @Override
-            public void read(String collation, String lastInsertId) {
-                follower.readBack(on, collation, lastInsertId);
+            public void read(String collation, String lastInsertId, String timestamp) {
+                follower.readBack(on, collation, lastInsertId, timestamp);
                 if (!readUserVariablesBeforeGivingBack(on)) {
                     port.resume();
                 }

@@ -62,6 +62,11 @@ public final class SessionVariables {
         }
     }
 
+    /** Forgets a variable (by lower-case name): it is back to its login value, as after a SET to DEFAULT. */
+    public void remove(String lowerCaseName) {
+        values.remove(lowerCaseName);
+    }
+
     /** Replaces the user variables with {@code literals} (by lower-case name, without {@code @}). */
     public void userVariables(Map<String, String> literals) {
         values.keySet().removeIf(name -> name.startsWith("@"));

@@ -122,6 +122,36 @@ class SessionStateTest {
         run.assertSwitchedConnections().assertNeverPinned();
     }
 
+    /**
+     * A set clock moves with the session, and so does its return to the running clock. MariaDB reports
+     * {@code timestamp} for each assignment, but after {@code SET timestamp = DEFAULT} with the statement's start
+     * (the old value) and after {@code = 0} with the time it ran: taken as the session's, it set the old value again
+     * on the session's next connection (issue #38, the isolation long run's seed 762).
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void timestampSetAndBackToTheClock(JdbcDriver driver) throws Exception {
+        String clock = "SELECT IF(@@timestamp < 1500000000, @@timestamp, 'now'),"
+                + " IF(UNIX_TIMESTAMP() < 1500000000, YEAR(NOW()), 'now')";
+        DifferentialHarness.Run run = compare(driver, () -> DifferentialHarness.script()
+                .sql("SET timestamp = 1000000004",
+                        clock,
+                        "SET timestamp = DEFAULT",
+                        clock,
+                        "SET SESSION timestamp = 1000000000 + 5",
+                        clock,
+                        "SET timestamp = 0",
+                        clock,
+                        "SET @@session.timestamp = 1000000006.5",
+                        clock,
+                        "SET timestamp = DEFAULT",
+                        "SET timestamp = DEFAULT",
+                        clock));
+        assertThat(run.proxied().toString()).contains("[[1000000004.000000, 2001]]", "[[1000000005.000000, 2001]]",
+                "[[1000000006.500000, 2001]]", "[[now, now]]");
+        run.assertSwitchedConnections().assertNeverPinned();
+    }
+
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void setNamesAndCollation(JdbcDriver driver) throws Exception {
