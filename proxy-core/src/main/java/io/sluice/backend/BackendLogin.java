@@ -86,7 +86,8 @@ final class BackendLogin {
     private void checkSession(int serverConnectionId) {
         ConnectionState state = connection.state();
         boolean mySql = state.isMySql();
-        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(mySql) : null;
+        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(mySql,
+                connection.key().deprecateEof()) : null;
         // A replica's connection is read-only before anyone can use it (decision 110), checked by the same query.
         SetSessionVariables readOnly = state.readOnly() ? SetSessionVariables.readOnly() : null;
         SessionCheck check = new SessionCheck(connection.key().deprecateEof(), trackers != null, mySql,

@@ -27,7 +27,8 @@ public final class ResetConnection extends OwnCommand {
     public static void run(BackendConnection connection, Consumer<Boolean> done) {
         ResetConnection reset = new ResetConnection();
         ConnectionState state = connection.state();
-        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(state.isMySql())
+        SetSessionVariables trackers = state.tracksState() ? SetSessionVariables.sessionTrackers(state.isMySql(),
+                connection.key().deprecateEof())
                 : null;
         // COM_RESET_CONNECTION puts the access mode back to the server's default: a replica's connection runs READ ONLY
         // again, and the check fails it (the connection is closed) unless it reads READ ONLY (decision 110).

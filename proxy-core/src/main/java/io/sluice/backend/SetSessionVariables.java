@@ -21,11 +21,19 @@ public final class SetSessionVariables extends OwnCommand {
     static final String SESSION_TRACKERS = "SET SESSION session_track_system_variables = '*', "
             + "session_track_schema = ON, session_track_state_change = ON";
     /**
+     * On a connection whose results end in OK packets (CLIENT_DEPRECATE_EOF) also the transaction characteristics,
+     * whose {@code SET TRANSACTION} (next transaction only) no other tracker reports, not even as a state change: one
+     * run by a trigger would otherwise go unseen (issue #38, decision 197). Not where results end in EOF packets:
+     * there the tracker raises "state changed" on every EOF of a transaction without saying what, and would pin
+     * every session that reads in a transaction.
+     */
+    static final String CHARACTERISTICS_TRACKER = ", session_track_transaction_info = CHARACTERISTICS";
+    /**
      * On MySQL also the GTID of each transaction the session commits ({@code SESSION_TRACK_GTIDS}), which read/write
      * splitting's causal reads wait for on a replica: MySQL has no {@code last_gtid} variable for the variables
      * tracker to report, as MariaDB does. MariaDB has no {@code session_track_gtids}: the SET would fail there.
      */
-    static final String MYSQL_SESSION_TRACKERS = SESSION_TRACKERS + ", session_track_gtids = OWN_GTID";
+    static final String MYSQL_GTIDS_TRACKER = ", session_track_gtids = OWN_GTID";
 
     /**
      * What a replica's connection runs after login and after every reset (decision 110): the session refuses every
@@ -57,9 +65,11 @@ public final class SetSessionVariables extends OwnCommand {
      * The trackers transaction pooling follows; its outcome is judged by the session check that follows it.
      *
      * @param mySql whether the server is MySQL (the GTID tracker too)
+     * @param deprecateEof whether the connection's results end in OK packets (the characteristics tracker too)
      */
-    static SetSessionVariables sessionTrackers(boolean mySql) {
-        return new SetSessionVariables(mySql ? MYSQL_SESSION_TRACKERS : SESSION_TRACKERS, error -> { });
+    static SetSessionVariables sessionTrackers(boolean mySql, boolean deprecateEof) {
+        return new SetSessionVariables(SESSION_TRACKERS + (deprecateEof ? CHARACTERISTICS_TRACKER : "")
+                + (mySql ? MYSQL_GTIDS_TRACKER : ""), error -> { });
     }
 
     /** A replica's connection's {@link #READ_ONLY}, judged by the session check that follows it. */

@@ -12,10 +12,10 @@ import java.util.Set;
 /**
  * The session trackers a client that negotiated CLIENT_SESSION_TRACK would have on a connection of its own, and the
  * filter that shows it only what they report. Transaction pooling turns every tracker on (all system variables, the
- * schema, state changes, and on MySQL the session's GTIDs); the client started with the server's defaults
- * ({@link TrackerDefaults}) and may change them. A client that sets {@code session_track_system_variables} itself
- * is shown every variable from then on: Sluice keeps the server reporting all of them, and the value the client
- * chose is not reported back.
+ * schema, state changes, the transaction characteristics and state, and on MySQL the session's GTIDs); the client
+ * started with the server's defaults ({@link TrackerDefaults}) and may change them. A client that sets
+ * {@code session_track_system_variables} itself is shown every variable from then on: Sluice keeps the server
+ * reporting all of them, and the value the client chose is not reported back.
  *
  * <p>Reports the client would not have seen are removed from the OK packet; when none is left, the packet is the one
  * the server writes when nothing changed (see {@link SessionStateFilter#WITHOUT_SESSION_TRACK}).
@@ -25,6 +25,8 @@ final class ClientTrackers implements SessionStateFilter {
     private static final int SCHEMA = 1;
     private static final int STATE_CHANGE = 2;
     private static final int GTIDS = 3;
+    private static final int TRANSACTION_CHARACTERISTICS = 4;
+    private static final int TRANSACTION_STATE = 5;
 
     /** Whether a connection has said what the defaults are; until then packets are shown as reported. */
     private boolean known;
@@ -34,6 +36,11 @@ final class ClientTrackers implements SessionStateFilter {
     private boolean stateChange;
     /** Whether the client's own connection would report GTIDs (MySQL's {@code session_track_gtids}). */
     private boolean gtids = true;
+    /**
+     * The client's {@code session_track_transaction_info}: 0 OFF, 1 STATE, 2 CHARACTERISTICS. Sluice turns it to
+     * CHARACTERISTICS; a client is taken to start with OFF, the servers' default (the global value is not read).
+     */
+    private int transactionInfo;
 
     /** Takes the defaults read by a connection's login, the first time there are any. */
     void defaults(TrackerDefaults defaults) {
@@ -63,8 +70,12 @@ final class ClientTrackers implements SessionStateFilter {
             case "session_track_gtids":
                 gtids = TrackerDefaults.gtidsOn(value); // the client's choice, which Sluice keeps (or pins on OFF)
                 break;
+            case "session_track_transaction_info":
+                transactionInfo = value.equalsIgnoreCase("CHARACTERISTICS") || value.equals("2") ? 2
+                        : value.equalsIgnoreCase("STATE") || value.equals("1") ? 1 : 0;
+                break;
             default:
-                break; // transaction info: Sluice never turns it on, so its reports are the client's
+                break;
         }
     }
 
@@ -74,6 +85,7 @@ final class ClientTrackers implements SessionStateFilter {
      */
     void forget() {
         known = false;
+        transactionInfo = 0;
     }
 
     @Override
@@ -114,8 +126,9 @@ final class ClientTrackers implements SessionStateFilter {
                     kept.writeBytes(pairs);
                 }
             } else if ((type == SCHEMA && schema) || (type == STATE_CHANGE && stateChange) || (type == GTIDS && gtids)
-                    || (type != SCHEMA && type != STATE_CHANGE && type != GTIDS)) {
-                kept.write(ok, entryStart, dataEnd - entryStart); // transaction state: the client's own
+                    || (type == TRANSACTION_STATE && transactionInfo >= 1)
+                    || (type == TRANSACTION_CHARACTERISTICS && transactionInfo == 2) || type > TRANSACTION_STATE) {
+                kept.write(ok, entryStart, dataEnd - entryStart);
             }
         }
         if (kept.size() == 0) {

@@ -287,19 +287,25 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     }
 
     /** Whether a tracker setting the client changed still reports what Sluice needs. */
-    private static boolean trackersStillOn(String name, String value) {
+    private boolean trackersStillOn(String name, String value) {
         switch (name) {
             case "session_track_system_variables":
                 return value.equals("*"); // Sluice rewrites the client's assignments to '*'
             case "session_track_schema":
             case "session_track_state_change":
                 return value.equalsIgnoreCase("ON") || value.equals("1");
+            case "session_track_transaction_info":
+                // Sluice reads the characteristics a SET TRANSACTION leaves, however it ran, where results end in OK
+                // packets (decision 197); elsewhere it does not turn the tracker on, and the client's choice is free
+                BackendConnection on = port.connection();
+                return on != null && !on.key().deprecateEof() || value.equalsIgnoreCase("CHARACTERISTICS")
+                        || value.equals("2");
             case "session_track_gtids":
                 // MySQL only (Sluice turns it on there): OFF would leave causal reads without the session's writes.
                 // ALL_GTIDS still reports them, within the server's whole set.
                 return TrackerDefaults.gtidsOn(value);
             default:
-                return true; // transaction info: extra reports Sluice does not need
+                return true;
         }
     }
 
@@ -313,6 +319,19 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     @Override
     public void onGtids(String gtidSet) {
         lastGtid = gtidSet;
+    }
+
+    /**
+     * Outside a transaction, characteristics are what a {@code SET TRANSACTION} left for the next transaction on this
+     * connection, however it ran: a trigger's shows nowhere in the statement's text (issue #38). The session keeps
+     * the connection as for a {@code SET TRANSACTION} it sent itself, and a reset clears them before anyone else
+     * gets it. Inside one they are the current transaction's, which holds the connection anyway.
+     */
+    @Override
+    public void onTransactionCharacteristics(String statements, boolean inTransaction) {
+        if (!inTransaction && !statements.isEmpty()) {
+            pins.pin(PinReason.SET_TRANSACTION);
+        }
     }
 
     @Override

@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Reads the session state information of an OK packet (CLIENT_SESSION_TRACK): the system variables, schema and
- * "state changed" flag that the server's {@code session_track_*} trackers report, and MySQL's GTIDs.
+ * "state changed" flag that the server's {@code session_track_*} trackers report, the transaction characteristics,
+ * and MySQL's GTIDs.
  *
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_basic_ok_packet.html">OK packet</a>
  */
@@ -25,6 +26,12 @@ public final class SessionTrackers {
     static final int GTIDS = 3;
     /** The only encoding of SESSION_TRACK_GTIDS: the set's text, {@code uuid:1-5,uuid2:7}. */
     static final int GTIDS_AS_TEXT = 0;
+    /**
+     * SESSION_TRACK_TRANSACTION_CHARACTERISTICS ({@code session_track_transaction_info = CHARACTERISTICS}): the
+     * statements that would give a transaction the characteristics of the current one, or of the next one outside a
+     * transaction ({@code SET TRANSACTION READ ONLY;}), a length-encoded string; empty when there are none.
+     */
+    static final int TRANSACTION_CHARACTERISTICS = 4;
 
     /** What an OK packet reports. Called in packet order. */
     public interface Visitor {
@@ -38,6 +45,16 @@ public final class SessionTrackers {
          * so an OK without it costs nothing more.
          */
         default void onGtids(String gtidSet) {
+        }
+
+        /**
+         * The transaction characteristics changed ({@link #TRANSACTION_CHARACTERISTICS}).
+         *
+         * @param statements what the server reports, {@code ""} for none
+         * @param inTransaction whether the packet's status has {@code SERVER_STATUS_IN_TRANS}: the characteristics
+         *     are the current transaction's; else they are what {@code SET TRANSACTION} left for the next one
+         */
+        default void onTransactionCharacteristics(String statements, boolean inTransaction) {
         }
 
         /**
@@ -109,8 +126,13 @@ public final class SessionTrackers {
                                 }
                             }
                             break;
+                        case TRANSACTION_CHARACTERISTICS:
+                            // Not "described": no state to carry, and reported without a state-change entry
+                            visitor.onTransactionCharacteristics(pos < entryEnd ? string() : "",
+                                    (status & ServerStatus.SERVER_STATUS_IN_TRANS) != 0);
+                            break;
                         default:
-                            break; // transaction characteristics and state: not needed
+                            break; // transaction state: not needed
                     }
                     pos = entryEnd;
                 }

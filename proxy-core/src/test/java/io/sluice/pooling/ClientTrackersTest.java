@@ -46,6 +46,25 @@ class ClientTrackersTest {
     }
 
     @Test
+    void theTransactionReportsSluiceAsksForAreShownOnlyAsFarAsTheClientTurnedThemOn() {
+        ClientTrackers trackers = new ClientTrackers();
+        trackers.defaults(MARIADB_DEFAULTS);
+        byte[] state = MySqlWire.payload().int1(5).lenencBytes(MySqlWire.payload().lenencStr("T_______").toBytes())
+                .toBytes();
+        byte[] characteristics = MySqlWire.payload().int1(4)
+                .lenencBytes(MySqlWire.payload().lenencStr("START TRANSACTION;").toBytes()).toBytes();
+        byte[] reported = ok(MySqlWire.concat(state, characteristics));
+        assertThat(trackers.filter(reported)).isEqualTo(MySqlWire.ok(SERVER_STATUS_AUTOCOMMIT));
+        trackers.changed("session_track_transaction_info", "STATE");
+        assertThat(trackers.filter(reported)).isEqualTo(ok(state));
+        trackers.changed("session_track_transaction_info", "CHARACTERISTICS");
+        assertThat(trackers.filter(reported)).isEqualTo(reported);
+        trackers.forget();
+        trackers.defaults(MARIADB_DEFAULTS);
+        assertThat(trackers.filter(reported)).isEqualTo(MySqlWire.ok(SERVER_STATUS_AUTOCOMMIT));
+    }
+
+    @Test
     void whatTheClientTurnsOnItSees() {
         ClientTrackers trackers = new ClientTrackers();
         trackers.defaults(MARIADB_DEFAULTS);

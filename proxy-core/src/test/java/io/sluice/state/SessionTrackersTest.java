@@ -28,6 +28,11 @@ class SessionTrackersTest {
             }
 
             @Override
+            public void onTransactionCharacteristics(String statements, boolean inTransaction) {
+                seen.add("characteristics=" + statements + (inTransaction ? " in transaction" : ""));
+            }
+
+            @Override
             public void onEnd(boolean stateChanged, boolean described) {
                 seen.add("end " + stateChanged + " " + described);
             }
@@ -57,6 +62,22 @@ class SessionTrackersTest {
     @Test
     void aStateChangeAloneIsUndescribed() {
         assertThat(read("000000024000000003020131")).containsExactly("end true false");
+    }
+
+    @Test
+    void readsTheCharacteristicsATriggersSetTransactionLeftForTheNextTransaction() {
+        // Captured from MariaDB 10.11 (session_track_transaction_info = CHARACTERISTICS) answering an autocommit
+        // INSERT into a MyISAM table whose trigger runs SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED, READ ONLY:
+        // status 0x4002, one SESSION_TRACK_TRANSACTION_CHARACTERISTICS entry (04), no state-change entry.
+        assertThat(read("00010002400000004f044d4c534554205452414e53414354494f4e2049534f4c4154494f4e204c4556454c"
+                + "205245414420554e434f4d4d49545445443b20534554205452414e53414354494f4e2052454144204f4e4c593b"))
+                .containsExactly("characteristics=SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;"
+                        + " SET TRANSACTION READ ONLY;", "end false false");
+        // BEGIN: the transaction state (05) then the current transaction's characteristics, status 0x4003 (IN_TRANS)
+        assertThat(read("000000034000000020" + "050908545f5f5f5f5f5f5f" + "0413125354415254205452414e53414354494f4e3b"))
+                .containsExactly("characteristics=START TRANSACTION; in transaction", "end false false");
+        // A statement that used them up: an empty entry
+        assertThat(read("0000000240000000" + "03040100")).containsExactly("characteristics=", "end false false");
     }
 
     @Test
