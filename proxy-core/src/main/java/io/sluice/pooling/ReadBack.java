@@ -43,7 +43,8 @@ final class ReadBack extends OwnCommand {
 
     @Override
     protected ByteBuf encode(ByteBufAllocator alloc) {
-        return Packets.command(alloc, Command.COM_QUERY, "SELECT @@session.collation_connection, LAST_INSERT_ID(), @@session.timestamp");
+        return Packets.command(alloc, Command.COM_QUERY,
+                "SELECT @@session.collation_connection, LAST_INSERT_ID(), @@session.timestamp");
     }
 
     @Override
