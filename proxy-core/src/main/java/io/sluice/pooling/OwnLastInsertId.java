@@ -39,7 +39,8 @@ final class OwnLastInsertId {
      * A statement that runs code the text does not show is about to go to the server.
      *
      * @param held the connection the session holds now, or {@code null}
-     * @param staysOnHeld whether the statement runs on {@code held}, which is quiet: the session cannot let it go
+     * @param staysOnHeld whether the statement runs on {@code held}, on which no client command is under way (only
+     *     Sluice's own, which it waits for): the session cannot let it go before it
      * @param id the session's own last-insert id
      */
     void beforeHiddenCode(BackendConnection held, boolean staysOnHeld, long id) {

@@ -225,8 +225,11 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         if ((flags & SessionEffects.STORED_CODE) != 0) {
             BackendConnection held = port.connection();
             // A replica's connection may be let go for the primary, which runs such code (read/write splitting)
-            boolean staysOnHeld = held != null && port.isQuiet() && held.isBetweenCommands() && !held.runsOwnCommand()
-                    && !held.state().readOnly() && !mayGiveBack(held);
+            boolean staysOnHeld = held != null && port.isQuiet() && !held.state().readOnly()
+                    && (held.isBetweenCommands() && !held.runsOwnCommand() && !mayGiveBack(held)
+                    // a read-back of Sluice's own runs there: the statement waits for it, then runs there first
+                    // (issue #38, seed 5216 of the long run), so the assignment can wait in line behind it too
+                    || held.runsOwnCommand());
             ownLastInsertId.beforeHiddenCode(held, staysOnHeld, follower.lastInsertId());
         }
     }

@@ -60,6 +60,39 @@ class UserVariablesReadBackRaceTest {
         }
     }
 
+    /**
+     * A {@code CALL} that arrives while the session's user variables are read back waits for the read and runs on
+     * that connection, which Sluice had not given the session's last-insert id first (it did so only on a connection
+     * between commands): the procedure's id was then not trusted, and {@code LAST_INSERT_ID()} answered the session's
+     * followed id instead, 0 where directly it is the procedure's (issue #38, seed 5216 of the isolation long run,
+     * which depends on that timing; the slow relay makes it certain).
+     */
+    @Test
+    void aProcedureCalledWhileTheVariablesAreReadBackKeepsTheIdItGenerated() throws Exception {
+        TestMariaDb mariaDb = TestMariaDb.get();
+        String db = "sluice_lid_race";
+        try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + db);
+            s.execute("CREATE DATABASE " + db);
+            s.execute("CREATE TABLE " + db + ".ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT)");
+            s.execute("CREATE PROCEDURE " + db + ".add_one(IN v INT) INSERT INTO ai (n) VALUES (v)");
+        }
+        try (FaultyServerRelay far = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
+                ProxyUnderTest proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(1).workerThreads(1)
+                        .backendUrl(far.jdbcUrl()).start();
+                RawMySqlClient session = trackingLogin(proxy)) {
+            far.slowReplies(REPLY_DELAY_MILLIS);
+            ok(session.query("SET @v = 1")); // its variables are read back before the connection goes
+            ok(session.query("CALL " + db + ".add_one(7)")); // sent at once: it waits for the read, then runs
+            assertThat(session.query("SELECT LAST_INSERT_ID(), (SELECT MAX(id) FROM " + db + ".ai)").rows())
+                    .as("the id the procedure generated, as directly").containsExactly(Arrays.asList("1", "1"));
+        } finally {
+            try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
+                s.execute("DROP DATABASE IF EXISTS " + db);
+            }
+        }
+    }
+
     /** A client that negotiates CLIENT_SESSION_TRACK, as libmariadb (mariadb-test's client) does. */
     private static RawMySqlClient trackingLogin(ProxyUnderTest proxy) throws Exception {
         RawMySqlClient client = RawMySqlClient.connect(proxy.host(), proxy.port());
