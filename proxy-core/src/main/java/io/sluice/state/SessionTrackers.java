@@ -33,6 +33,9 @@ public final class SessionTrackers {
      */
     static final int TRANSACTION_CHARACTERISTICS = 4;
 
+    /** MariaDB's record of the connection's last write's GTID, reported as a system variable. */
+    static final String LAST_GTID = "last_gtid";
+
     /** What an OK packet reports. Called in packet order. */
     public interface Visitor {
         void onSystemVariable(String name, String value);
@@ -61,7 +64,8 @@ public final class SessionTrackers {
          * The packet is done.
          *
          * @param stateChanged whether it carried SESSION_TRACK_STATE_CHANGE
-         * @param described whether it also said what changed (a variable or the schema)
+         * @param described whether it also said what changed (a variable other than {@code last_gtid}, or the
+         *     schema)
          */
         void onEnd(boolean stateChanged, boolean described);
     }
@@ -106,7 +110,11 @@ public final class SessionTrackers {
                                 String name = string();
                                 String value = pos < entryEnd ? string() : "";
                                 visitor.onSystemVariable(name, value);
-                                described = true;
+                                // MariaDB's last_gtid, reported for every write with a binary log, is the server's
+                                // record of the write, not a change of session state, and comes without a
+                                // state-change entry of its own: it explains none (issue #38: a temporary table or
+                                // user variable a trigger made on a primary was hidden behind it, and not pinned)
+                                described |= !name.equalsIgnoreCase(LAST_GTID);
                             }
                             break;
                         case SCHEMA:

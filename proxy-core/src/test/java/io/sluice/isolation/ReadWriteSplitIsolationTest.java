@@ -81,6 +81,11 @@ class ReadWriteSplitIsolationTest {
                 () -> start(pooling, settings.sessions()), List.of(StateKind.values()))
                 .account(ACCOUNT, ACCOUNT_PASSWORD)
                 .afterReset(servers::awaitCaughtUp)
+                // Another session's write is on the primary before the next step directly, and on a replica only
+                // once applied there (causal reads wait for a session's own writes, not for others'): the replicas
+                // catch up before each step, so that a probe compares state, not replication lag (the long run's
+                // seed 245: another session's autocommit INSERT not yet on the replica that ran a COUNT(*)).
+                .beforeEachStep(sluice -> servers.awaitCaughtUp())
                 // Reads, the CONNECTION_ID() probe among them, go to the replicas in turn: the ids it reads are of
                 // different servers and tell nothing of sharing here. Modes a and c check it.
                 .expectSharing(false);

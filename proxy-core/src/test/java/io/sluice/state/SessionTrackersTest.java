@@ -64,6 +64,23 @@ class SessionTrackersTest {
         assertThat(read("000000024000000003020131")).containsExactly("end true false");
     }
 
+    /**
+     * Captured from MariaDB 10.11 with a binary log: a plain INSERT reports {@code last_gtid} alone; an INSERT whose
+     * trigger creates a temporary table reports it with a state-change entry, which {@code last_gtid} does not explain
+     * (issue #38: such a session was not pinned on a primary, and its next read went to a replica without the table).
+     */
+    @Test
+    void lastGtidExplainsNoStateChange() {
+        assertThat(read("0000000240000000" + "12" + "0010096c6173745f67746964053" + "02d372d37"))
+                .containsExactly("last_gtid=0-7-7", "end false false");
+        assertThat(read("0000000240000000" + "15" + "0010096c6173745f67746964053" + "02d372d38" + "020131"))
+                .containsExactly("last_gtid=0-7-8", "end true false");
+        // a variable the statement set does explain it
+        assertThat(read("0000000240000000" + "24" + "0010096c6173745f67746964053" + "02d372d39"
+                + "000d0974696d655f7a6f6e65022b31" + "020131"))
+                .containsExactly("last_gtid=0-7-9", "time_zone=+1", "end true true");
+    }
+
     @Test
     void readsTheCharacteristicsATriggersSetTransactionLeftForTheNextTransaction() {
         // Captured from MariaDB 10.11 (session_track_transaction_info = CHARACTERISTICS) answering an autocommit
