@@ -202,7 +202,12 @@ final class StatementIds {
             statements = new IntObjectHashMap<>();
         }
         statements.put(statement.clientId(), statement);
-        if (flags != 0) {
+        if (flags != 0 && connection.state().readOnly()) {
+            // Prepared on a replica's connection (the session held it, for a pin of its own): pinned there, the
+            // session could not take the execute to the primary, and a GET_LOCK(?) or a write would run on the
+            // replica (issue #38, split long run seed 55). Its pins come with each execute instead.
+            statement.pinsAtExecute(true);
+        } else if (flags != 0) {
             pins.apply(flags); // a prepared SET @v = ? or GET_LOCK(?) pins like its text would
         }
     }

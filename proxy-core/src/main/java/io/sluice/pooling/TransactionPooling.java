@@ -151,6 +151,9 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 follower.statementSent(sniffed);
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
+                if (executed != null && executed.pinsAtExecute()) {
+                    pins.apply(sniffed); // after the snapshot, as for a query: its route may still leave a replica
+                }
                 if (executed != null && frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
                     pins.cursorOpened(executed.clientId()); // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, here
                 }

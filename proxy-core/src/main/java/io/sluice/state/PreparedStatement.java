@@ -11,6 +11,8 @@ public final class PreparedStatement {
     private int parameters = -1;
     /** What transaction pooling's look at the text found (its flags), which each execution leaves again. */
     private int sniffed;
+    /** Prepared on a replica's connection: its pins are applied at each execute, not at the prepare. */
+    private boolean pinsAtExecute;
     /** Where a read/write split group runs it (a {@code StatementClassifier} class), or -2 when not known yet. */
     private int statementClass = -2;
     /** The parameter types of the last execute that sent them (2 bytes each), or {@code null} before one did. */
@@ -79,6 +81,19 @@ public final class PreparedStatement {
 
     public void sniffed(int flags) {
         sniffed = flags;
+    }
+
+    /**
+     * Whether what the statement pins for is applied when it executes rather than when it was prepared: it was
+     * prepared on a replica's connection (read/write splitting), where a pin would keep its execute, which may take a
+     * lock or write, from going to the primary.
+     */
+    public boolean pinsAtExecute() {
+        return pinsAtExecute;
+    }
+
+    public void pinsAtExecute(boolean atExecute) {
+        pinsAtExecute = atExecute;
     }
 
     public int parameters() {

@@ -114,6 +114,47 @@ class ReadWriteSplitIsolationTest {
         }
     }
 
+    /**
+     * The split long run's seed 55, shrunk: a read that fails on a replica keeps the session there for its next
+     * statement (its diagnostics); the next is a server-side prepared {@code DO GET_LOCK(...)}, whose prepare runs on
+     * that replica. Pinned at the prepare, the session could not take the execute to the primary: the lock was taken
+     * on the replica, and the session's INSERT after it stayed there too and was refused (1290). In both pooling
+     * modes, each step compared with the same steps on a connection of its own to the primary.
+     */
+    @ParameterizedTest
+    @EnumSource(PoolingMode.class)
+    void aLockPreparedOnAReplicaIsTakenOnThePrimary(PoolingMode pooling) throws Exception {
+        List<IsolationHarness.Server> all = new ArrayList<>();
+        all.add(server(servers.primary()));
+        servers.replicas().forEach(r -> all.add(server(r)));
+        IsolationHarness harness = new IsolationHarness(schema, all.get(0), all, () -> start(pooling, 2),
+                List.of(StateKind.values()))
+                .account(ACCOUNT, ACCOUNT_PASSWORD)
+                .afterReset(servers::awaitCaughtUp)
+                .beforeEachStep(sluice -> servers.awaitCaughtUp());
+        harness.setUp();
+        servers.awaitCaughtUp();
+        List<Step> steps = List.of(
+                new Step(0, Step.Action.PROBE, StateKind.SYSTEM_VARIABLE, null, 1, 1), // 1690, on a replica
+                Step.make(0, StateKind.NAMED_LOCK, Way.SERVER_PREPARED, 2),
+                new Step(0, Step.Action.PROBE, StateKind.INSERT_ID, null, 1, 3), // INSERT INTO ai
+                new Step(0, Step.Action.PROBE, StateKind.NAMED_LOCK, null, 0, 4), // IS_USED_LOCK: its own
+                new Step(1, Step.Action.PROBE, StateKind.NAMED_LOCK, null, 1, 5), // GET_LOCK: 0, taken
+                new Step(0, Step.Action.END, StateKind.NAMED_LOCK, null, 0, 6));
+        IsolationHarness.Outcome outcome = harness.run(steps, 2);
+        StringBuilder seen = new StringBuilder();
+        for (int i = 0; i < steps.size(); i++) {
+            seen.append('#').append(i).append(' ').append(steps.get(i).describe(schema)).append("\n  direct: ")
+                    .append(IsolationHarness.brief(outcome.direct().get(i))).append("\n  sluice: ")
+                    .append(IsolationHarness.brief(outcome.proxied().get(i))).append('\n');
+        }
+        assertThat(outcome.unstable()).as("unstable directly\n%s", seen).isEmpty();
+        assertThat(outcome.mismatch()).as("first step seen differently through Sluice\n%s", seen).isEqualTo(-1);
+        assertThat(IsolationHarness.brief(outcome.proxied().get(2))).as("%s", seen).contains("UpdateCount[count=1]");
+        assertThat(IsolationHarness.brief(outcome.proxied().get(3))).as("%s", seen).contains("rows=[[1]]");
+        assertThat(IsolationHarness.brief(outcome.proxied().get(4))).as("%s", seen).contains("rows=[[0]]");
+    }
+
     private static IsolationHarness.Server server(ExtraMariaDb db) {
         return new IsolationHarness.Server(TestMariaDb.HOST, db.port());
     }
