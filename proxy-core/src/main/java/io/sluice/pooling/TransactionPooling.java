@@ -70,6 +70,8 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     private boolean refusalKept;
     /** The pins before the last statement's own ({@link Pins#snapshot}): where it runs is still to be decided. */
     private int pinsBeforeStatement;
+    /** Likewise whether user variables were to be read back before the last statement, which may name one itself. */
+    private boolean variablesUnknownBeforeStatement;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -151,6 +153,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 follower.statementSent(sniffed);
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
+                variablesUnknownBeforeStatement = follower.userVariablesUnknown();
                 if (executed != null && executed.pinsAtExecute()) {
                     pins.apply(sniffed); // after the snapshot, as for a query: its route may still leave a replica
                 }
@@ -175,6 +178,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         follower.statementSent(flags);
         pins.nextStatement(flags);
         pinsBeforeStatement = pins.snapshot();
+        variablesUnknownBeforeStatement = follower.userVariablesUnknown();
         if ((flags & ~SessionEffects.QUALIFIERS) == 0) {
             return frame;
         }
@@ -391,11 +395,14 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     }
 
     /**
-     * As {@link #mayGiveBack}, for a statement being routed: the pins its own text brings belong to the connection it
-     * will run on, not to the one held now (read/write splitting).
+     * As {@link #mayGiveBack}, for a statement being routed: the pins its own text brings, and the user variables it
+     * names, belong to the connection it will run on, not to the one held now (read/write splitting). Counted against
+     * the connection held, a {@code SELECT SQL_CALC_FOUND_ROWS ... INTO @v} kept a session on the replica its last
+     * statement's diagnostics held it to, and its next write ran there and was refused (issue #38, split long run
+     * seeds 184 and 324).
      */
     public boolean mayGiveBackBeforeStatement(BackendConnection connection) {
-        return pinsBeforeStatement == 0 && connectionDone(connection) && !follower.userVariablesUnknown();
+        return pinsBeforeStatement == 0 && connectionDone(connection) && !variablesUnknownBeforeStatement;
     }
 
     /** The session's prepared statement of this client id, or {@code null}. */

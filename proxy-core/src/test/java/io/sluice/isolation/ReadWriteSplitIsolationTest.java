@@ -124,6 +124,41 @@ class ReadWriteSplitIsolationTest {
     @ParameterizedTest
     @EnumSource(PoolingMode.class)
     void aLockPreparedOnAReplicaIsTakenOnThePrimary(PoolingMode pooling) throws Exception {
+        List<String> proxied = assertSameAsDirect(pooling, List.of(
+                new Step(0, Step.Action.PROBE, StateKind.SYSTEM_VARIABLE, null, 1, 1), // 1690, on a replica
+                Step.make(0, StateKind.NAMED_LOCK, Way.SERVER_PREPARED, 2),
+                new Step(0, Step.Action.PROBE, StateKind.INSERT_ID, null, 1, 3), // INSERT INTO ai
+                new Step(0, Step.Action.PROBE, StateKind.NAMED_LOCK, null, 0, 4), // IS_USED_LOCK: its own
+                new Step(1, Step.Action.PROBE, StateKind.NAMED_LOCK, null, 1, 5), // GET_LOCK: 0, taken
+                new Step(0, Step.Action.END, StateKind.NAMED_LOCK, null, 0, 6)));
+        assertThat(proxied.get(2)).contains("UpdateCount[count=1]");
+        assertThat(proxied.get(3)).contains("rows=[[1]]");
+        assertThat(proxied.get(4)).contains("rows=[[0]]");
+    }
+
+    /**
+     * The split long run's seeds 184 and 324, shrunk: held on a replica by its diagnostics, a session's
+     * {@code SELECT SQL_CALC_FOUND_ROWS ... INTO @v} (which belongs on the primary) was kept there because the user
+     * variable it names itself counted as one to read back first; pinned there by it, the session's next statement,
+     * a stored function that writes, ran on the replica and was refused (1792).
+     */
+    @ParameterizedTest
+    @EnumSource(PoolingMode.class)
+    void aStatementThatNamesAUserVariableMayStillLeaveTheReplica(PoolingMode pooling) throws Exception {
+        List<String> proxied = assertSameAsDirect(pooling, List.of(
+                new Step(0, Step.Action.PROBE, StateKind.SYSTEM_VARIABLE, null, 1, 1), // 1690, on a replica
+                Step.make(0, StateKind.FOUND_ROWS, Way.DIRECT, 2),
+                Step.make(0, StateKind.LAST_INSERT_ID, Way.FUNCTION_DO, 3)));
+        assertThat(proxied.get(2)).doesNotContain("1792");
+    }
+
+    /**
+     * Runs {@code steps} (two sessions, transaction or session pooling) directly on the primary and through the
+     * split, and fails at the first step seen differently.
+     *
+     * @return what each step observed through Sluice
+     */
+    private static List<String> assertSameAsDirect(PoolingMode pooling, List<Step> steps) throws Exception {
         List<IsolationHarness.Server> all = new ArrayList<>();
         all.add(server(servers.primary()));
         servers.replicas().forEach(r -> all.add(server(r)));
@@ -134,25 +169,18 @@ class ReadWriteSplitIsolationTest {
                 .beforeEachStep(sluice -> servers.awaitCaughtUp());
         harness.setUp();
         servers.awaitCaughtUp();
-        List<Step> steps = List.of(
-                new Step(0, Step.Action.PROBE, StateKind.SYSTEM_VARIABLE, null, 1, 1), // 1690, on a replica
-                Step.make(0, StateKind.NAMED_LOCK, Way.SERVER_PREPARED, 2),
-                new Step(0, Step.Action.PROBE, StateKind.INSERT_ID, null, 1, 3), // INSERT INTO ai
-                new Step(0, Step.Action.PROBE, StateKind.NAMED_LOCK, null, 0, 4), // IS_USED_LOCK: its own
-                new Step(1, Step.Action.PROBE, StateKind.NAMED_LOCK, null, 1, 5), // GET_LOCK: 0, taken
-                new Step(0, Step.Action.END, StateKind.NAMED_LOCK, null, 0, 6));
         IsolationHarness.Outcome outcome = harness.run(steps, 2);
         StringBuilder seen = new StringBuilder();
+        List<String> proxied = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) {
+            proxied.add(IsolationHarness.brief(outcome.proxied().get(i)));
             seen.append('#').append(i).append(' ').append(steps.get(i).describe(schema)).append("\n  direct: ")
                     .append(IsolationHarness.brief(outcome.direct().get(i))).append("\n  sluice: ")
-                    .append(IsolationHarness.brief(outcome.proxied().get(i))).append('\n');
+                    .append(proxied.get(i)).append('\n');
         }
         assertThat(outcome.unstable()).as("unstable directly\n%s", seen).isEmpty();
         assertThat(outcome.mismatch()).as("first step seen differently through Sluice\n%s", seen).isEqualTo(-1);
-        assertThat(IsolationHarness.brief(outcome.proxied().get(2))).as("%s", seen).contains("UpdateCount[count=1]");
-        assertThat(IsolationHarness.brief(outcome.proxied().get(3))).as("%s", seen).contains("rows=[[1]]");
-        assertThat(IsolationHarness.brief(outcome.proxied().get(4))).as("%s", seen).contains("rows=[[0]]");
+        return proxied;
     }
 
     private static IsolationHarness.Server server(ExtraMariaDb db) {
