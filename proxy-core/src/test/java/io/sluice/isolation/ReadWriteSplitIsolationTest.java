@@ -74,18 +74,7 @@ class ReadWriteSplitIsolationTest {
     void everySessionSeesOnlyItsOwnStateWhereverItsStatementsRun(PoolingMode pooling) throws Exception {
         // Three per pooling mode on CI: each run waits for the replicas twice and for the replica watch once.
         IsolationHarness.Settings settings = IsolationHarness.Settings.fromProperties(3);
-        List<IsolationHarness.Server> all = new ArrayList<>();
-        all.add(server(servers.primary()));
-        servers.replicas().forEach(r -> all.add(server(r)));
-        IsolationHarness harness = new IsolationHarness(schema, all.get(0), all,
-                () -> start(pooling, settings.sessions()), List.of(StateKind.values()))
-                .account(ACCOUNT, ACCOUNT_PASSWORD)
-                .afterReset(servers::awaitCaughtUp)
-                // Another session's write is on the primary before the next step directly, and on a replica only
-                // once applied there (causal reads wait for a session's own writes, not for others'): the replicas
-                // catch up before each step, so that a probe compares state, not replication lag (the long run's
-                // seed 245: another session's autocommit INSERT not yet on the replica that ran a COUNT(*)).
-                .beforeEachStep(sluice -> servers.awaitCaughtUp())
+        IsolationHarness harness = harness(pooling, settings.sessions())
                 // Reads, the CONNECTION_ID() probe among them, go to the replicas in turn: the ids it reads are of
                 // different servers and tell nothing of sharing here. Modes a and c check it.
                 .expectSharing(false);
@@ -100,13 +89,7 @@ class ReadWriteSplitIsolationTest {
      */
     @Test
     void codeTheTextDoesNotShowReadsOnlyTheSessionsOwnLastInsertId() throws Exception {
-        List<IsolationHarness.Server> all = new ArrayList<>();
-        all.add(server(servers.primary()));
-        servers.replicas().forEach(r -> all.add(server(r)));
-        IsolationHarness harness = new IsolationHarness(schema, all.get(0), all,
-                () -> start(PoolingMode.TRANSACTION, LastInsertIdIsolationTest.SESSIONS), List.of(StateKind.values()))
-                .account(ACCOUNT, ACCOUNT_PASSWORD)
-                .afterReset(servers::awaitCaughtUp);
+        IsolationHarness harness = harness(PoolingMode.TRANSACTION, LastInsertIdIsolationTest.SESSIONS);
         harness.setUp();
         servers.awaitCaughtUp();
         for (LastInsertIdIsolationTest.Sequence sequence : LastInsertIdIsolationTest.ALL) {
@@ -159,14 +142,7 @@ class ReadWriteSplitIsolationTest {
      * @return what each step observed through Sluice
      */
     private static List<String> assertSameAsDirect(PoolingMode pooling, List<Step> steps) throws Exception {
-        List<IsolationHarness.Server> all = new ArrayList<>();
-        all.add(server(servers.primary()));
-        servers.replicas().forEach(r -> all.add(server(r)));
-        IsolationHarness harness = new IsolationHarness(schema, all.get(0), all, () -> start(pooling, 2),
-                List.of(StateKind.values()))
-                .account(ACCOUNT, ACCOUNT_PASSWORD)
-                .afterReset(servers::awaitCaughtUp)
-                .beforeEachStep(sluice -> servers.awaitCaughtUp());
+        IsolationHarness harness = harness(pooling, 2);
         harness.setUp();
         servers.awaitCaughtUp();
         IsolationHarness.Outcome outcome = harness.run(steps, 2);
@@ -181,6 +157,24 @@ class ReadWriteSplitIsolationTest {
         assertThat(outcome.unstable()).as("unstable directly\n%s", seen).isEmpty();
         assertThat(outcome.mismatch()).as("first step seen differently through Sluice\n%s", seen).isEqualTo(-1);
         return proxied;
+    }
+
+    /**
+     * The harness over the group's servers, directly the primary. Another session's write is on the primary before
+     * the next step directly, and on a replica only once applied there (causal reads wait for a session's own writes,
+     * not for others'): the replicas catch up before each step through Sluice, so that a probe compares state, not
+     * replication lag (the long run's seed 245: another session's autocommit INSERT not yet on the replica that ran
+     * a COUNT(*)).
+     */
+    private static IsolationHarness harness(PoolingMode pooling, int sessions) {
+        List<IsolationHarness.Server> all = new ArrayList<>();
+        all.add(server(servers.primary()));
+        servers.replicas().forEach(r -> all.add(server(r)));
+        return new IsolationHarness(schema, all.get(0), all, () -> start(pooling, sessions),
+                List.of(StateKind.values()))
+                .account(ACCOUNT, ACCOUNT_PASSWORD)
+                .afterReset(servers::awaitCaughtUp)
+                .beforeEachStep(sluice -> servers.awaitCaughtUp());
     }
 
     private static IsolationHarness.Server server(ExtraMariaDb db) {
