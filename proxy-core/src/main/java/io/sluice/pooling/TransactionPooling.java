@@ -405,6 +405,15 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         return pinsBeforeStatement == 0 && connectionDone(connection) && !variablesUnknownBeforeStatement;
     }
 
+    /**
+     * Whether the connection is held only for the warnings its last statement left (and may go): a prepare, which is
+     * no statement of its own, may then go to the primary (read/write splitting, issue #38: a replica refused it).
+     */
+    public boolean mayGiveBackButForDiagnostics(BackendConnection connection) {
+        return (pins.snapshot() & ~(1 << PinReason.DIAGNOSTICS.ordinal())) == 0 && connectionDone(connection)
+                && !follower.userVariablesUnknown();
+    }
+
     /** The session's prepared statement of this client id, or {@code null}. */
     /**
      * Scans the COM_QUERY {@code frame} and classifies it for a read/write split (decision 136); see

@@ -122,7 +122,7 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
         }
         boolean mayRunAgain = false;
         if ((command == Command.COM_QUERY || command == Command.COM_STMT_EXECUTE) && waitsToBeRouted(command, frame,
-                held, queryClass)) {
+                held, queryClass) || command == Command.COM_STMT_PREPARE && preparesOnPrimary(held, frame)) {
             router.holdToRoute(); // routeHeld routes it once the commands before it are answered
         } else if (held == null && port.isQuiet() && port.visiting()) {
             // A query rule sent it to another group (decision 194): not routed here; its effect is still followed.
@@ -280,6 +280,13 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
                 && leavesReplica(queryClass != NOT_SCANNED ? queryClass : statementClass(command, frame));
     }
 
+    /** A write prepared while a replica's connection is held only for its warnings: on the primary (#38, seed 335). */
+    private boolean preparesOnPrimary(BackendConnection held, ByteBuf frame) {
+        return held != null && isReplica(held) && port.isQuiet() && transaction.transactionRoute() != Route.REPLICA
+                && inner.mayGiveBackButForDiagnostics(held) && leavesReplica(StatementClassifier.classify(frame,
+                frame.readerIndex() + Packets.HEADER_SIZE + 1, frame.writerIndex()));
+    }
+
     /** Whether the statement, on its own, goes elsewhere than a replica (a write, a SET, a locking read...). */
     private static boolean leavesReplica(int statementClass) {
         if (statementClass < 0) {
@@ -312,7 +319,8 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
         dropRunAgain();
         transaction.sessionReadOnly(sessionReadOnly());
         RouteReason wanted = wantedRoute(command, frame, NOT_SCANNED);
-        if (connection != null && !inner.mayGiveBackBeforeStatement(connection)) {
+        if (connection != null && !(command == Command.COM_STMT_PREPARE ? inner.mayGiveBackButForDiagnostics(connection)
+                : inner.mayGiveBackBeforeStatement(connection))) {
             return false;
         }
         String target = route(wanted, frame);

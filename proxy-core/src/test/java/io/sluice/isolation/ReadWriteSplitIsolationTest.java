@@ -136,6 +136,20 @@ class ReadWriteSplitIsolationTest {
     }
 
     /**
+     * The split long run's seed 335, shrunk: held on a replica by the warnings its last statement left there, a
+     * session's server-side prepare of an INSERT was prepared on that replica, which refused it (1792); directly it
+     * prepares. A prepare of what leaves a replica now goes to the primary when only those warnings hold the replica.
+     */
+    @ParameterizedTest
+    @EnumSource(PoolingMode.class)
+    void aWritePreparedAfterWarningsOnAReplicaIsPreparedOnThePrimary(PoolingMode pooling) throws Exception {
+        List<String> proxied = assertSameAsDirect(pooling, List.of(
+                Step.make(0, StateKind.WARNINGS, Way.DIRECT, 1), // a read that leaves a warning, on a replica
+                Step.make(0, StateKind.LAST_INSERT_ID, Way.SERVER_PREPARED, 2)));
+        assertThat(proxied.get(1)).contains("UpdateCount[count=1]");
+    }
+
+    /**
      * Runs {@code steps} (two sessions, transaction or session pooling) directly on the primary and through the
      * split, and fails at the first step seen differently.
      *
