@@ -187,6 +187,11 @@ final class Pins {
         return bits != 0;
     }
 
+    /** Whether a reason other than {@code reason} pins the session now. */
+    boolean isPinnedBesides(PinReason reason) {
+        return (bits & ~(1 << reason.ordinal())) != 0;
+    }
+
     /** The reasons pinning now, as bits: what {@link #restore} takes back to. */
     int snapshot() {
         return bits;

@@ -246,7 +246,7 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
 
     @Override
     public void onSystemVariable(String name, String value) {
-        if (name.equalsIgnoreCase("last_gtid")) {
+        if (name.equalsIgnoreCase(SessionTrackers.LAST_GTID)) {
             // MariaDB with a binary log reports each write's GTID this way. It is the server's read-only record of
             // the connection's last write, not state the session set: replayed on the next connection it fails with
             // ERR 1238, and restored to its login value on a connection another session wrote on, the same. The

@@ -410,7 +410,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
      * no statement of its own, may then go to the primary (read/write splitting, issue #38: a replica refused it).
      */
     public boolean mayGiveBackButForDiagnostics(BackendConnection connection) {
-        return (pins.snapshot() & ~(1 << PinReason.DIAGNOSTICS.ordinal())) == 0 && connectionDone(connection)
+        return !pins.isPinnedBesides(PinReason.DIAGNOSTICS) && connectionDone(connection)
                 && !follower.userVariablesUnknown();
     }
 

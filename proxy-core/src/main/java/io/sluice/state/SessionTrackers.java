@@ -34,7 +34,7 @@ public final class SessionTrackers {
     static final int TRANSACTION_CHARACTERISTICS = 4;
 
     /** MariaDB's record of the connection's last write's GTID, reported as a system variable. */
-    static final String LAST_GTID = "last_gtid";
+    public static final String LAST_GTID = "last_gtid";
 
     /** What an OK packet reports. Called in packet order. */
     public interface Visitor {
