@@ -8,6 +8,7 @@ import io.sluice.backend.pool.BackendPool;
 import io.sluice.backend.pool.EventLoopPool;
 import io.sluice.rules.QueryRule;
 import io.sluice.statistics.StatementRecord;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * execution was interrupted), which the client gets as the statement's response; the connection stays in step, so
  * nothing leaks into the next statement. It rides as the statement's record, so its end (which cancels the timer)
  * is known without a hook of its own in the relay; the statistics' record, when there is one, is told too.
+ *
+ * <p>The timer starts when Sluice sends the statement, the server's clock when the statement reaches it: a statement
+ * that arrived late (a busy loop, a slow network, a queue behind Sluice's own command) has not yet run the limit when
+ * the timer fires, or is not running yet. It is then looked for again when it will have, rather than left to run
+ * (decision 198).
  */
 final class TimedStatement implements StatementRecord {
     private static final Logger log = LoggerFactory.getLogger(TimedStatement.class);
@@ -31,8 +37,12 @@ final class TimedStatement implements StatementRecord {
     private final ClientSession session;
     private final BackendPool pool;
     private final boolean mariaDb;
-    private final ScheduledFuture<?> timer;
+    /** How many times the process list is read for one statement before it is left alone. */
+    static final int MAX_LOOKS = 10;
+
+    private ScheduledFuture<?> timer;
     private boolean ended;
+    private int looks;
 
     private TimedStatement(StatementRecord statistics, QueryRule rule, BackendConnection connection,
             ClientSession session, BackendPool pool, boolean mariaDb) {
@@ -44,6 +54,16 @@ final class TimedStatement implements StatementRecord {
         this.pool = pool;
         this.timer = connection.channel().eventLoop().schedule(this::expired, rule.config().limit(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** Looks at the statement again after {@code millis}, unless it has been looked for often enough. */
+    private void lookAgain(long millis) {
+        if (++looks >= MAX_LOOKS) {
+            log.debug("query rule {}: the statement on {} (thread {}) was not seen running {} ms; left alone",
+                    rule.name(), connection.dataSourceName(), connection.serverConnectionId(), rule.config().limit());
+            return;
+        }
+        timer = connection.channel().eventLoop().schedule(this::expired, Math.max(1, millis), TimeUnit.MILLISECONDS);
     }
 
     /** Arms the rule's timer for a statement about to be sent on {@code connection}: its record, to ride with it. */
@@ -93,17 +113,23 @@ final class TimedStatement implements StatementRecord {
                 kill(own, killer, "KILL QUERY " + thread);
                 return;
             }
-            // The statement's own query id, only while it has run as long as the limit: a statement that ended
+            // The statement's own query id, only once it has run as long as the limit: a statement that ended
             // meanwhile, and whatever runs on that thread after it, is never the one killed.
-            long elapsed = Math.max(0, rule.config().limit() - 1);
-            String find = "SELECT QUERY_ID FROM information_schema.PROCESSLIST WHERE ID = " + thread
-                    + " AND COMMAND IN ('Query', 'Execute') AND TIME_MS >= " + elapsed;
+            long limit = rule.config().limit();
+            String find = "SELECT QUERY_ID, TIME_MS FROM information_schema.PROCESSLIST WHERE ID = " + thread
+                    + " AND COMMAND IN ('Query', 'Execute')";
             killer.run(new TextQuery(find, killer.key().deprecateEof(), rows -> {
-                String queryId = TextQuery.firstValue(rows);
-                if (queryId == null || ended) {
+                Map<String, String> running = rows.isEmpty() ? null : rows.get(0);
+                long ran = running == null ? -1 : (long) Double.parseDouble(running.get("TIME_MS"));
+                if (ended) {
                     own.returnAsIs(killer); // it ended on its own
+                } else if (ran >= limit - 1) {
+                    kill(own, killer, "KILL QUERY ID " + running.get("QUERY_ID"));
                 } else {
-                    kill(own, killer, "KILL QUERY ID " + queryId);
+                    // Not running yet, or not for the limit: it reached the server late, or it ended there and its
+                    // response is still on the way (then its end stops the next look).
+                    own.returnAsIs(killer);
+                    lookAgain(running == null ? Math.max(1, limit / MAX_LOOKS) : limit - ran);
                 }
             }, failure -> {
                 own.returnAsIs(killer);

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       never hears a byte; {@link #freeze()} also stops the connections relayed so far, both ways;</li>
  *   <li>{@link #slowReplies(long)}: far away, or busy: what the server sends arrives that much later (every
  *       connection, from then on), which widens the window in which a client's next command meets a query of
- *       Sluice's own still running.</li>
+ *       Sluice's own still running;</li>
+ *   <li>{@link #holdRequests(String, long)}: a command that contains a given text reaches the server that much
+ *       later than it was sent (a busy network on the way in), while everything else passes at once.</li>
  * </ul>
  * The shared test server cannot be filled or stopped without disturbing the others that use it.
  */
@@ -46,6 +48,8 @@ public final class FaultyServerRelay implements AutoCloseable {
     private volatile boolean hung;
     private volatile boolean frozen;
     private volatile long replyDelayMillis;
+    private volatile byte[] heldMarker;
+    private volatile long heldMillis;
 
     /** Listens on a free port of 127.0.0.1 and relays to {@code targetHost:targetPort}. */
     public FaultyServerRelay(String targetHost, int targetPort) throws IOException {
@@ -83,6 +87,15 @@ public final class FaultyServerRelay implements AutoCloseable {
     /** From now on, each chunk the server sends is held {@code millis} before it is passed on. */
     public void slowReplies(long millis) {
         replyDelayMillis = millis;
+    }
+
+    /**
+     * From now on, each chunk a client sends that contains {@code marker} (as UTF-8) is held {@code millis} before it
+     * is passed on; other chunks are not.
+     */
+    public void holdRequests(String marker, long millis) {
+        heldMillis = millis;
+        heldMarker = marker.getBytes(StandardCharsets.UTF_8);
     }
 
     /** How many connections were turned away. */
@@ -141,6 +154,10 @@ public final class FaultyServerRelay implements AutoCloseable {
                 if (fromServer && delay > 0) {
                     Thread.sleep(delay);
                 }
+                byte[] marker = heldMarker;
+                if (!fromServer && marker != null && contains(buffer, n, marker)) {
+                    Thread.sleep(heldMillis);
+                }
                 out.write(buffer, 0, n);
             }
         } catch (IOException | InterruptedException ended) {
@@ -149,6 +166,15 @@ public final class FaultyServerRelay implements AutoCloseable {
             closeQuietly(from);
             closeQuietly(to);
         }
+    }
+
+    private static boolean contains(byte[] buffer, int length, byte[] marker) {
+        for (int i = 0; i + marker.length <= length; i++) {
+            if (java.util.Arrays.equals(buffer, i, i + marker.length, marker, 0, marker.length)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void closeQuietly(Socket socket) {
