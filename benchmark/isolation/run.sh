@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A long run of the differential isolation test (issue #38, item 3): many interleavings, in chunks of seeds, resumable.
 #
-#   benchmark/isolation/run.sh [--test CLASS] [--from SEED] [--total N] [--chunk N] [--state DIR]
+#   benchmark/isolation/run.sh [--test CLASS] [--from SEED] [--total N] [--chunk N] [--state DIR] [--until HH:MM]
+#
+# --until: no chunk starts after that time of day (UTC, today), so a sitting can stop at a chunk's end and nothing
+# run is lost (a chunk stopped in the middle counts for nothing).
 #
 # Each chunk is one Maven run of the random interleavings of CLASS (default TransactionPoolingIsolationTest; also ReadWriteSplitIsolationTest,
 # MovedSessionIsolationTest) with -Dsluice.isolation.seed=START -Dsluice.isolation.interleavings=CHUNK and a time
@@ -27,6 +30,7 @@ TOTAL=1000000
 CHUNK=5000
 BUDGET=600                # seconds of interleavings per chunk; shrinking a failure comes on top
 STATE="$REPO_ROOT/benchmark/results/isolation"
+UNTIL=""
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -36,7 +40,8 @@ while [ $# -gt 0 ]; do
         --chunk) CHUNK=$2; shift 2 ;;
         --budget) BUDGET=$2; shift 2 ;;
         --state) STATE=$2; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        --until) UNTIL=$(date -u -d "$2" +%s); shift 2 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -51,6 +56,10 @@ END=$((FROM + TOTAL))
 while true; do
     start=$(awk -v from="$FROM" '{ done += $2 } END { print from + done }' "$DONE")
     [ "$start" -lt "$END" ] || break
+    if [ -n "$UNTIL" ] && [ "$(date +%s)" -ge "$UNTIL" ]; then
+        echo "stopped before seed $start: it is past --until"
+        break
+    fi
     count=$(( END - start < CHUNK ? END - start : CHUNK ))
     rm -f "$OUTPUT" "$REPORTS/io.sluice.isolation.$TEST.txt"
     began=$(date +%s)
