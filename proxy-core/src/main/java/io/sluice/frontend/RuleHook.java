@@ -240,8 +240,10 @@ final class RuleHook {
         if (!lease.visiting()) {
             // A read-back after the previous statement (a SET NAMES' collation, user variables) holds the connection
             // a little longer: a statement that arrives meanwhile would run on it. With rules that route to other
-            // groups it waits for the read-back, as it would have waited to be sent, and is then decided.
-            return held != null && held.runsOwnCommand() && rules.routesToGroups() && relay.isQuiet();
+            // groups it waits for the read-back, as it would have waited to be sent, and is then decided; so it does
+            // when the policy must know what the read finds before it looks at the statement (a last-insert id).
+            return held != null && held.runsOwnCommand() && relay.isQuiet()
+                    && (rules.routesToGroups() || relay.policy().readsBackForNext());
         }
         return held == null ? lease.isAcquiring() : held.runsOwnCommand() || !held.isBetweenCommands()
                 || relay.policy().mayGiveBack(held);

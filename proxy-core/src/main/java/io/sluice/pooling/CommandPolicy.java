@@ -140,6 +140,14 @@ public interface CommandPolicy {
         return null;
     }
 
+    /**
+     * Whether the policy's own command now running on the session's connection reads what it needs to look at the
+     * session's next statement: a statement that arrives meanwhile waits, before the policy sees it, until it ended.
+     */
+    default boolean readsBackForNext() {
+        return false;
+    }
+
     /** Whether the connection may go back to the pool as it is (its state known), rather than reset. */
     default boolean mayGiveBack(BackendConnection connection) {
         return false;

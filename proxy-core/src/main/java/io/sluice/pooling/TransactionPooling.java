@@ -72,6 +72,8 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     private int pinsBeforeStatement;
     /** Likewise whether user variables were to be read back before the last statement, which may name one itself. */
     private boolean variablesUnknownBeforeStatement;
+    /** A read-back of the session's last-insert id runs: see {@link #readsBackForNext()}. */
+    private boolean readingLastInsertId;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -355,9 +357,11 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
 
     /** Reads back the collation, last-insert id or clock; the session's commands wait meanwhile. */
     private void readBack(BackendConnection on, int wanted) {
+        readingLastInsertId = (wanted & ReadBack.LAST_INSERT_ID) != 0;
         on.run(new ReadBack(wanted, deprecateEof, new ReadBack.Outcome() {
             @Override
             public void read(String collation, String lastInsertId, String timestamp) {
+                readingLastInsertId = false;
                 follower.readBack(on, collation, lastInsertId, timestamp);
                 if (!readUserVariablesBeforeGivingBack(on)) {
                     port.resume();
@@ -366,9 +370,20 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
 
             @Override
             public void failed(BackendException cause) {
+                readingLastInsertId = false;
                 port.lostBackend(on, cause);
             }
         }));
+    }
+
+    /**
+     * A {@code SELECT LAST_INSERT_ID()} is answered from the session's id when it arrives (the server's may be another
+     * session's): one that arrives while the id a {@code LAST_INSERT_ID(expr)} set is being read back must wait to be
+     * looked at until the read ended, or it gets the id from before (issue #38, seeds 10700 and 16531).
+     */
+    @Override
+    public boolean readsBackForNext() {
+        return readingLastInsertId;
     }
 
     @Override

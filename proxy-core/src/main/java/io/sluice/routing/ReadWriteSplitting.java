@@ -574,6 +574,11 @@ public final class ReadWriteSplitting implements RoutingPolicy, StatementMapping
     }
 
     @Override
+    public boolean readsBackForNext() {
+        return inner.readsBackForNext();
+    }
+
+    @Override
     public void forget() {
         transaction.reset();
         refusedByReplica = false;

@@ -93,6 +93,40 @@ class UserVariablesReadBackRaceTest {
         }
     }
 
+    /**
+     * After {@code LAST_INSERT_ID(expr)} Sluice reads the session's last-insert id back, and a client's next statement
+     * that arrives meanwhile was looked at before the read ended: a {@code SELECT LAST_INSERT_ID()} was answered with
+     * the session's id from before (issue #38, seeds 10700 and 16531 of the long run, which depend on that timing;
+     * the slow relay makes it certain). It now waits for the read, then is answered with what the read found.
+     */
+    @Test
+    void aLastInsertIdAskedForWhileTheIdSetIsReadBackIsTheOneSet() throws Exception {
+        TestMariaDb mariaDb = TestMariaDb.get();
+        String db = "sluice_lid_set_race";
+        try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + db);
+            s.execute("CREATE DATABASE " + db);
+            s.execute("CREATE TABLE " + db + ".ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT)");
+        }
+        try (FaultyServerRelay far = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
+                ProxyUnderTest proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(1).workerThreads(1)
+                        .backendUrl(far.jdbcUrl()).start();
+                RawMySqlClient session = trackingLogin(proxy)) {
+            ok(session.query("INSERT INTO " + db + ".ai (n) VALUES (1)"));
+            far.slowReplies(REPLY_DELAY_MILLIS);
+            ok(session.query("DO LAST_INSERT_ID(0)")); // the id it sets is read back before the connection goes
+            // sent at once, while that read runs
+            assertThat(session.query("SELECT LAST_INSERT_ID()").rows()).as("the id set, as directly")
+                    .containsExactly(List.of("0"));
+            ok(session.query("DO LAST_INSERT_ID(42)"));
+            assertThat(session.query("SELECT LAST_INSERT_ID() + 0").rows()).containsExactly(List.of("42"));
+        } finally {
+            try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
+                s.execute("DROP DATABASE IF EXISTS " + db);
+            }
+        }
+    }
+
     /** A client that negotiates CLIENT_SESSION_TRACK, as libmariadb (mariadb-test's client) does. */
     private static RawMySqlClient trackingLogin(ProxyUnderTest proxy) throws Exception {
         RawMySqlClient client = RawMySqlClient.connect(proxy.host(), proxy.port());
