@@ -141,13 +141,17 @@ final class QueryRewrites {
     /**
      * Rewrites each {@code LAST_INSERT_ID()} of a SELECT to {@code LAST_INSERT_ID(<id> | 0)}: the session's own
      * last insert id, with the function's type and width (LAST_INSERT_ID with an argument returns it). A call that
-     * is a whole item of the select list keeps its column name with an alias.
+     * is a whole item of the select list keeps its column name with an alias. In any other statement (an INSERT of a
+     * child row with its parent's id) to {@code IF(1, CAST(<id> AS UNSIGNED), LAST_INSERT_ID())}, the same value and
+     * type without the argument form's side effect: in an INSERT it would become the id the OK packet reports.
      *
+     * @param select whether the statement is a SELECT
      * @return the rewritten statement ({@code sql} itself when nothing matched)
      */
-    static String withLastInsertId(String sql, long lastInsertId) {
-        return withValue(sql, "LAST_INSERT_ID",
-                "LAST_INSERT_ID(" + Long.toUnsignedString(lastInsertId) + " | 0)");
+    static String withLastInsertId(String sql, long lastInsertId, boolean select) {
+        String id = Long.toUnsignedString(lastInsertId);
+        return withValue(sql, "LAST_INSERT_ID", select ? "LAST_INSERT_ID(" + id + " | 0)"
+                : "IF(1, CAST(" + id + " AS UNSIGNED), LAST_INSERT_ID())");
     }
 
     /**
@@ -169,7 +173,8 @@ final class QueryRewrites {
         StringBuilder out = new StringBuilder(sql.length() + 32);
         int depth = 0;
         boolean afterFrom = false;
-        boolean itemStart = false; // the last code token was SELECT, DISTINCT or a comma
+        boolean itemStart = false; // the last code token was SELECT, DISTINCT or a comma of a select list
+        boolean selects = false; // a SELECT came: commas part its items (not a DO's or a SET's)
         int copied = 0;
         int n = sql.length();
         for (int i = 0; i < n; ) {
@@ -190,8 +195,9 @@ final class QueryRewrites {
             }
             int close = kind == Kind.WORD && is(sql, start, i, name) ? emptyCallEnd(sql, i) : -1;
             if (close < 0) {
+                selects |= kind == Kind.WORD && is(sql, start, i, "SELECT");
                 itemStart = kind == Kind.WORD && (is(sql, start, i, "SELECT") || is(sql, start, i, "DISTINCT"))
-                        || kind == Kind.PUNCTUATION && c == ',';
+                        || selects && kind == Kind.PUNCTUATION && c == ',';
                 continue;
             }
             int next = SqlLexer.skipToCode(SqlLexer.CHARS, sql, close, n);

@@ -151,7 +151,10 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 var executed = frame.readableBytes() >= Packets.HEADER_SIZE + 5
                         ? statements.get(frame.getIntLE(base + 1)) : null;
                 int sniffed = executed == null ? 0 : executed.sniffed();
-                beforeHiddenCode(sniffed);
+                // A prepared LAST_INSERT_ID() cannot have the session's id written into it as a query's text can:
+                // the server's must be the session's, as before code the text does not show.
+                beforeHiddenCode((sniffed & SessionEffects.CALLS_LAST_INSERT_ID) != 0
+                        ? sniffed | SessionEffects.STORED_CODE : sniffed);
                 follower.statementSent(sniffed);
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
@@ -203,7 +206,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
             }
             return rewritten.equals(sql) ? frame : replaceQuery(frame, rewritten);
         }
-        int ownValues = flags & (SessionEffects.SELECT_CALLS_LAST_INSERT_ID | SessionEffects.SELECT_CALLS_ROW_COUNT
+        int ownValues = flags & (SessionEffects.CALLS_LAST_INSERT_ID | SessionEffects.CALLS_ROW_COUNT
                 | SessionEffects.CALLS_FOUND_ROWS);
         if (ownValues != 0) {
             ownValues &= ~serverValuesTrusted();
@@ -215,10 +218,11 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
             if ((ownValues & SessionEffects.CALLS_FOUND_ROWS) != 0) {
                 sql = QueryRewrites.withFoundRows(sql, follower.foundRows());
             }
-            if ((ownValues & SessionEffects.SELECT_CALLS_LAST_INSERT_ID) != 0) {
-                sql = QueryRewrites.withLastInsertId(sql, follower.lastInsertId());
+            if ((ownValues & SessionEffects.CALLS_LAST_INSERT_ID) != 0) {
+                sql = QueryRewrites.withLastInsertId(sql, follower.lastInsertId(),
+                        (flags & SessionEffects.SELECT_STATEMENT) != 0);
             }
-            if ((ownValues & SessionEffects.SELECT_CALLS_ROW_COUNT) != 0) {
+            if ((ownValues & SessionEffects.CALLS_ROW_COUNT) != 0) {
                 sql = QueryRewrites.withRowCount(sql, previousRowCount);
             }
             return replaceQuery(frame, sql);
@@ -227,8 +231,9 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     }
 
     /**
-     * Code the text does not show is about to run (a stored procedure, a stored function, {@code EXECUTE IMMEDIATE}):
-     * the server's {@code LAST_INSERT_ID()} is made the session's first, there (see {@link OwnLastInsertId}).
+     * Code the text does not show is about to run (a stored procedure, a stored function, {@code EXECUTE IMMEDIATE}),
+     * or a prepared statement that reads {@code LAST_INSERT_ID()}: the server's {@code LAST_INSERT_ID()} is made the
+     * session's first, there (see {@link OwnLastInsertId}).
      */
     private void beforeHiddenCode(int flags) {
         if ((flags & SessionEffects.STORED_CODE) != 0) {
@@ -259,9 +264,9 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
             return 0;
         }
         int trusted = held.ownRuns() == lastStatementOwnRuns
-                ? SessionEffects.SELECT_CALLS_ROW_COUNT | SessionEffects.CALLS_FOUND_ROWS : 0;
+                ? SessionEffects.CALLS_ROW_COUNT | SessionEffects.CALLS_FOUND_ROWS : 0;
         return pins.has(PinReason.STORED_CODE) && ownLastInsertId.isOwn(held)
-                ? trusted | SessionEffects.SELECT_CALLS_LAST_INSERT_ID : trusted;
+                ? trusted | SessionEffects.CALLS_LAST_INSERT_ID : trusted;
     }
 
     private static String sql(ByteBuf frame, int base, int end) {

@@ -35,8 +35,11 @@ public final class SessionEffects {
     public static final int SQL_PREPARE = 1 << 10;
     /** SET TRANSACTION ... (for the next transaction only, unlike SET SESSION TRANSACTION). */
     public static final int SET_TRANSACTION = 1 << 11;
-    /** A SELECT that calls {@code LAST_INSERT_ID()} without argument somewhere: see transaction pooling's rewrite of it. */
-    public static final int SELECT_CALLS_LAST_INSERT_ID = 1 << 14;
+    /**
+     * Calls {@code LAST_INSERT_ID()} without argument somewhere (a SELECT, or an INSERT of a child row with its
+     * parent's id): see transaction pooling's rewrite of it.
+     */
+    public static final int CALLS_LAST_INSERT_ID = 1 << 14;
     /** Calls {@code LAST_INSERT_ID(expr)}, which sets the value {@code LAST_INSERT_ID()} returns next. */
     public static final int SETS_LAST_INSERT_ID = 1 << 15;
     /**
@@ -68,8 +71,8 @@ public final class SessionEffects {
      * another session's INSERT.
      */
     public static final int STATEMENT_VARIABLE = 1 << 21;
-    /** A SELECT that calls {@code ROW_COUNT()}: the previous statement's count, see transaction pooling's rewrite of it. */
-    public static final int SELECT_CALLS_ROW_COUNT = 1 << 22;
+    /** Calls {@code ROW_COUNT()}: the previous statement's count, see transaction pooling's rewrite of it. */
+    public static final int CALLS_ROW_COUNT = 1 << 22;
     /** Starts with SELECT: a new SELECT replaces what {@code FOUND_ROWS()} returns. */
     public static final int SELECT_STATEMENT = 1 << 23;
     /** Calls {@code FOUND_ROWS()}. */

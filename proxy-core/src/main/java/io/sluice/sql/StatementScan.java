@@ -242,7 +242,7 @@ public final class StatementScan {
             effects |= laterWordEffect(s, text, word, firstWord, i, to);
         }
         if (word != null) {
-            effects |= wordEffect(s, text, word, effectFirst, i, to);
+            effects |= wordEffect(s, text, word, i, to);
         }
     }
 
@@ -313,10 +313,10 @@ public final class StatementScan {
     }
 
     /** What a word adds wherever it is: the functions and words that leave state. */
-    private static <T> int wordEffect(Source<T> s, T text, Keyword word, Keyword firstWord, int i, int to) {
+    private static <T> int wordEffect(Source<T> s, T text, Keyword word, int i, int to) {
         switch (word) {
             case ROW_COUNT:
-                return firstWord == Keyword.SELECT && emptyCall(s, text, i, to) ? SessionEffects.SELECT_CALLS_ROW_COUNT : 0;
+                return emptyCall(s, text, i, to) ? SessionEffects.CALLS_ROW_COUNT : 0;
             case FOUND_ROWS:
                 return RouteWords.opensCall(s, text, i, to) ? SessionEffects.CALLS_FOUND_ROWS : 0;
             case LAST_INSERT_ID:
@@ -326,7 +326,7 @@ public final class StatementScan {
                 }
                 int close = SqlLexer.skipToCode(s, text, open + 1, to);
                 return close >= to || s.at(text, close) != ')' ? SessionEffects.SETS_LAST_INSERT_ID
-                        : firstWord == Keyword.SELECT ? SessionEffects.SELECT_CALLS_LAST_INSERT_ID : 0;
+                        : SessionEffects.CALLS_LAST_INSERT_ID;
             case GET_LOCK, RELEASE_LOCK, RELEASE_ALL_LOCKS:
                 return lockFunction(word);
             case TEMPORARY:

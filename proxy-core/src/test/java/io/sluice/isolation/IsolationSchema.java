@@ -57,6 +57,7 @@ final class IsolationSchema {
             s.execute("CREATE TABLE o (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=MyISAM");
             s.execute("CREATE TABLE lt (id INT PRIMARY KEY) ENGINE=InnoDB");
             s.execute("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT) ENGINE=MyISAM");
+            s.execute("CREATE TABLE lid (v BIGINT UNSIGNED) ENGINE=MyISAM"); // no id of its own: reads, not makes
             s.execute("CREATE TABLE tx (id INT AUTO_INCREMENT PRIMARY KEY, n INT) ENGINE=InnoDB");
             s.execute("CREATE TABLE hd (id INT PRIMARY KEY) ENGINE=MyISAM");
             s.execute("INSERT INTO lt VALUES (1), (2)");
@@ -156,7 +157,7 @@ final class IsolationSchema {
             // TABLE_ROWS is an estimate, its counter is not), rolled back or not.
             try (ResultSet rs = s.executeQuery("SELECT TABLE_NAME FROM information_schema.TABLES"
                     + " WHERE TABLE_SCHEMA = DATABASE()"
-                    + " AND (TABLE_NAME IN ('ai', 'tx') OR TABLE_NAME LIKE 'iso\\_trg\\_%')"
+                    + " AND (TABLE_NAME IN ('ai', 'tx', 'lid') OR TABLE_NAME LIKE 'iso\\_trg\\_%')"
                     + " AND (TABLE_ROWS > 0 OR AUTO_INCREMENT > 1)")) {
                 while (rs.next()) {
                     written.add(rs.getString(1));

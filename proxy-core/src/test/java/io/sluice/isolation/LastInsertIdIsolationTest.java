@@ -85,9 +85,21 @@ class LastInsertIdIsolationTest {
             Step.make(1, StateKind.ROW_COUNT, Way.PROCEDURE, 6), // code that inserts nothing
             probe(1, 7)), 3, 2, 2);
 
+    /**
+     * The id read by an INSERT (a child row with its parent's id) and by a server-prepared SELECT: neither was
+     * answered with the session's id (only a text SELECT was), so each read the server's, the other session's.
+     */
+    static final Sequence READ_BY_AN_INSERT_AND_A_PREPARED_SELECT = new Sequence(List.of(
+            Step.make(0, StateKind.LAST_INSERT_ID, Way.DIRECT, 1), // id 1
+            Step.make(1, StateKind.LAST_INSERT_ID, Way.DIRECT, 2), // id 2, on the same connection
+            probe(0, 1, 3), // INSERT INTO lid (v) VALUES (LAST_INSERT_ID()) RETURNING v
+            probe(0, 2, 4), // the prepared SELECT
+            probe(1, 2, 5),
+            probe(1, 1, 6)), 1, 1, 2, 2);
+
     /** Every sequence, for the other modes (a read/write split group). */
     static final List<Sequence> ALL = List.of(ANOTHER_SESSIONS_ID, OWN_ID_ON_A_CONNECTION_TAKEN,
-            OWN_ID_ON_A_CONNECTION_HELD, ID_OF_A_PROCEDURE);
+            OWN_ID_ON_A_CONNECTION_HELD, ID_OF_A_PROCEDURE, READ_BY_AN_INSERT_AND_A_PREPARED_SELECT);
 
     /**
      * Fixed steps of {@link #SESSIONS} sessions, and what their probes read (directly, and so through Sluice), in
@@ -116,8 +128,18 @@ class LastInsertIdIsolationTest {
         assertSameBothWays(harness, ID_OF_A_PROCEDURE);
     }
 
+    @Test
+    void anIdReadByAnInsertOrAPreparedStatementIsTheSessionsOwn() throws Exception {
+        assertSameBothWays(harness, READ_BY_AN_INSERT_AND_A_PREPARED_SELECT);
+    }
+
     private static Step probe(int session, int n) {
-        return new Step(session, Step.Action.PROBE, StateKind.LAST_INSERT_ID, null, 0, n);
+        return probe(session, 0, n);
+    }
+
+    /** {@code probe}: which of the kind's probes ({@link StateKind#LAST_INSERT_ID}). */
+    private static Step probe(int session, int probe, int n) {
+        return new Step(session, Step.Action.PROBE, StateKind.LAST_INSERT_ID, null, probe, n);
     }
 
     private static Step end(int session, int n) {

@@ -56,7 +56,9 @@ enum StateKind {
             List.of("SELECT ROW_COUNT()"),
             "DO 0"),
     LAST_INSERT_ID("INSERT INTO ai (n) VALUES ({n})",
-            List.of("SELECT LAST_INSERT_ID()"),
+            // read by a SELECT, by an INSERT (a child row with its parent's id) and by a server-prepared SELECT
+            List.of("SELECT LAST_INSERT_ID()", "INSERT INTO lid (v) VALUES (LAST_INSERT_ID()) RETURNING v",
+                    StateKind.PREPARED + "SELECT LAST_INSERT_ID() + 0"),
             "DO LAST_INSERT_ID(0)"),
     HANDLER("HANDLER hd OPEN",
             List.of("HANDLER hd READ `PRIMARY` FIRST", "HANDLER hd READ `PRIMARY` NEXT"),
@@ -72,6 +74,9 @@ enum StateKind {
     TRANSACTION("START TRANSACTION",
             List.of("SELECT @@in_transaction, COUNT(*) FROM tx", "INSERT INTO tx (n) VALUES ({n})"),
             "COMMIT");
+
+    /** Begins a probe that runs as a server-side prepared statement (COM_STMT_PREPARE, COM_STMT_EXECUTE). */
+    static final String PREPARED = "/* prepared */ ";
 
     private final String make;
     private final List<String> probes;

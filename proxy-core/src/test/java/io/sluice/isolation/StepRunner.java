@@ -74,7 +74,8 @@ final class StepRunner implements AutoCloseable {
 
     private static void execute(Connection c, Step step, IsolationSchema schema, Trace trace) throws SQLException {
         String sql = step.sql(schema);
-        if (step.action() == Step.Action.MAKE && step.way() == Way.SERVER_PREPARED) {
+        if (step.action() == Step.Action.MAKE && step.way() == Way.SERVER_PREPARED
+                || step.action() == Step.Action.PROBE && sql.startsWith(StateKind.PREPARED)) {
             trace.add("prepared", sql);
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 trace.results(ps, ps.execute());

@@ -133,11 +133,12 @@ class SessionEffectsTest {
         ByteBuf buf = Unpooled.copiedBuffer("SELECT ROW_COUNT(), FOUND_ROWS() FROM t", StandardCharsets.UTF_8);
         try {
             assertThat(sniff(buf, 0, buf.writerIndex())).isEqualTo(SessionEffects.SELECT_STATEMENT
-                    | SessionEffects.SELECT_CALLS_ROW_COUNT | SessionEffects.CALLS_FOUND_ROWS);
+                    | SessionEffects.CALLS_ROW_COUNT | SessionEffects.CALLS_FOUND_ROWS);
         } finally {
             buf.release();
         }
-        assertThat(sniff("DO ROW_COUNT()")).isZero();
+        // the previous statement's count, wherever it is read
+        assertThat(sniff("INSERT INTO log (n) VALUES (ROW_COUNT())")).isEqualTo(SessionEffects.CALLS_ROW_COUNT);
         for (String begins : new String[] {"BEGIN", "begin work", "START TRANSACTION", "start  transaction read only"}) {
             ByteBuf b = Unpooled.copiedBuffer(begins, StandardCharsets.UTF_8);
             try {
@@ -256,30 +257,46 @@ class SessionEffectsTest {
     }
 
     @Test
-    void findsLastInsertIdCallsInSelects() {
-        int calls = SessionEffects.SELECT_CALLS_LAST_INSERT_ID;
+    void findsLastInsertIdCalls() {
+        int calls = SessionEffects.CALLS_LAST_INSERT_ID;
         assertThat(sniff("SELECT LAST_INSERT_ID()")).isEqualTo(calls);
         assertThat(sniff("  select last_insert_id ( ) ;  ")).isEqualTo(calls);
         assertThat(sniff("SELECT v FROM t WHERE id = LAST_INSERT_ID()")).isEqualTo(calls);
         assertThat(sniff("SELECT LAST_INSERT_ID(), @a")).isEqualTo(calls | SessionEffects.USER_VARIABLE);
         assertThat(sniff("SELECT LAST_INSERT_ID(5)")).isEqualTo(SessionEffects.SETS_LAST_INSERT_ID);
         assertThat(sniff("UPDATE seq SET id = LAST_INSERT_ID(id + 1)")).isEqualTo(SessionEffects.SETS_LAST_INSERT_ID);
-        assertThat(sniff("INSERT INTO t VALUES (LAST_INSERT_ID())")).isZero();
+        // a child row with its parent's id: the previous statement's id, as much as a SELECT's
+        assertThat(sniff("INSERT INTO t VALUES (LAST_INSERT_ID())")).isEqualTo(calls);
+        assertThat(sniff("UPDATE t SET parent = last_insert_id() WHERE id = 1")).isEqualTo(calls);
+        assertThat(sniff("SELECT last_insert_id FROM t")).isZero(); // a column of that name
     }
 
     @Test
     void putsTheSessionsLastInsertIdIntoSelects() {
-        assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID()", 42))
+        assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID()", 42, true))
                 .isEqualTo("SELECT LAST_INSERT_ID(42 | 0) AS `LAST_INSERT_ID()`");
-        assertThat(QueryRewrites.withLastInsertId("select last_insert_id( ) ;", 7))
+        assertThat(QueryRewrites.withLastInsertId("select last_insert_id( ) ;", 7, true))
                 .isEqualTo("select LAST_INSERT_ID(7 | 0) AS `last_insert_id( )` ;");
-        assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID() AS last, 'x'", 71))
+        assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID() AS last, 'x'", 71, true))
                 .isEqualTo("SELECT LAST_INSERT_ID(71 | 0) AS last, 'x'");
-        assertThat(QueryRewrites.withLastInsertId("SELECT v FROM t WHERE id = LAST_INSERT_ID()", 71))
+        assertThat(QueryRewrites.withLastInsertId("SELECT v FROM t WHERE id = LAST_INSERT_ID()", 71, true))
                 .isEqualTo("SELECT v FROM t WHERE id = LAST_INSERT_ID(71 | 0)");
-        assertThat(QueryRewrites.withLastInsertId("SELECT 1, LAST_INSERT_ID() FROM dual", 3))
+        assertThat(QueryRewrites.withLastInsertId("SELECT 1, LAST_INSERT_ID() FROM dual", 3, true))
                 .isEqualTo("SELECT 1, LAST_INSERT_ID(3 | 0) AS `LAST_INSERT_ID()` FROM dual");
-        assertThat(QueryRewrites.withLastInsertId("SELECT 'LAST_INSERT_ID()'", 3)).isEqualTo("SELECT 'LAST_INSERT_ID()'");
+        assertThat(QueryRewrites.withLastInsertId("SELECT 'LAST_INSERT_ID()'", 3, true)).isEqualTo("SELECT 'LAST_INSERT_ID()'");
+    }
+
+    @Test
+    void putsTheSessionsLastInsertIdIntoOtherStatementsWithoutSettingIt() {
+        String id = "IF(1, CAST(9 AS UNSIGNED), LAST_INSERT_ID())";
+        assertThat(QueryRewrites.withLastInsertId("INSERT INTO child (parent) VALUES (LAST_INSERT_ID())", 9, false))
+                .isEqualTo("INSERT INTO child (parent) VALUES (" + id + ")");
+        assertThat(QueryRewrites.withLastInsertId("DO 1, LAST_INSERT_ID()", 9, false))
+                .as("no alias outside a select list").isEqualTo("DO 1, " + id);
+        assertThat(QueryRewrites.withLastInsertId("SET @a = 1, @p = LAST_INSERT_ID()", 9, false))
+                .isEqualTo("SET @a = 1, @p = " + id);
+        assertThat(QueryRewrites.withLastInsertId("INSERT INTO t SELECT 1, LAST_INSERT_ID()", 9, false))
+                .isEqualTo("INSERT INTO t SELECT 1, " + id + " AS `LAST_INSERT_ID()`");
     }
 
     @Test
