@@ -151,7 +151,7 @@ final class QueryRewrites {
     static String withLastInsertId(String sql, long lastInsertId, boolean select) {
         String id = Long.toUnsignedString(lastInsertId);
         return withValue(sql, "LAST_INSERT_ID", select ? "LAST_INSERT_ID(" + id + " | 0)"
-                : "IF(1, CAST(" + id + " AS UNSIGNED), LAST_INSERT_ID())");
+                : "IF(1, CAST(" + id + " AS UNSIGNED), LAST_INSERT_ID())", true);
     }
 
     /**
@@ -160,16 +160,20 @@ final class QueryRewrites {
      */
     static String withRowCount(String sql, long rowCount) {
         // IF keeps ROW_COUNT()'s type (BIGINT, 21 wide) without evaluating it: a CAST of a small number is an INT
-        return withValue(sql, "ROW_COUNT", "IF(1, " + rowCount + ", ROW_COUNT())");
+        return withValue(sql, "ROW_COUNT", "IF(1, " + rowCount + ", ROW_COUNT())", false);
     }
 
     /** As {@link #withRowCount}, for {@code FOUND_ROWS()}: the rows of the session's own last SELECT. */
     static String withFoundRows(String sql, long foundRows) {
-        return withValue(sql, "FOUND_ROWS", "IF(1, " + foundRows + ", FOUND_ROWS())");
+        return withValue(sql, "FOUND_ROWS", "IF(1, " + foundRows + ", FOUND_ROWS())", false);
     }
 
-    /** Rewrites each call {@code name()} to {@code replacement}, keeping a whole select item's column name. */
-    private static String withValue(String sql, String name, String replacement) {
+    /**
+     * Rewrites each call {@code name()} (or {@code `name`()}) to {@code replacement}, keeping a whole select item's
+     * column name; with {@code identity}, also each read of {@code @@last_insert_id} and {@code @@identity} (with or
+     * without {@code session.}), the same value, but not a SET's assignment to one.
+     */
+    private static String withValue(String sql, String name, String replacement, boolean identity) {
         StringBuilder out = new StringBuilder(sql.length() + 32);
         int depth = 0;
         boolean afterFrom = false;
@@ -193,7 +197,9 @@ final class QueryRewrites {
             } else if (kind == Kind.WORD && depth == 0 && is(sql, start, i, "FROM")) {
                 afterFrom = true;
             }
-            int close = kind == Kind.WORD && is(sql, start, i, name) ? emptyCallEnd(sql, i) : -1;
+            int close = kind == Kind.WORD && is(sql, start, i, name)
+                    || kind == Kind.QUOTED_IDENTIFIER && i - start > 2 && is(sql, start + 1, i - 1, name)
+                    ? emptyCallEnd(sql, i) : identity && kind == Kind.VARIABLE && isIdentity(sql, start, i) ? i : -1;
             if (close < 0) {
                 selects |= kind == Kind.WORD && is(sql, start, i, "SELECT");
                 itemStart = kind == Kind.WORD && (is(sql, start, i, "SELECT") || is(sql, start, i, "DISTINCT"))
@@ -202,6 +208,10 @@ final class QueryRewrites {
             }
             int next = SqlLexer.skipToCode(SqlLexer.CHARS, sql, close, n);
             int nextEnd = next < n ? SqlLexer.end(SqlLexer.next(SqlLexer.CHARS, sql, next, n)) : n;
+            if (close == i && (is(sql, next, nextEnd, "=") || is(sql, next, nextEnd, ":=")) && startsWithSet(sql)) {
+                itemStart = false;
+                continue; // SET @@last_insert_id = n assigns it
+            }
             boolean itemEnd = next == n || is(sql, next, nextEnd, ",") || is(sql, next, nextEnd, ";")
                     || is(sql, next, nextEnd, "FROM");
             out.append(sql, copied, start).append(replacement);
@@ -213,6 +223,24 @@ final class QueryRewrites {
             itemStart = false;
         }
         return out.append(sql, copied, n).toString();
+    }
+
+    /** Whether the variable token is {@code @@last_insert_id} or {@code @@identity}, {@code session.} or not. */
+    private static boolean isIdentity(String sql, int start, int end) {
+        if (end - start < 3 || sql.charAt(start + 1) != '@') {
+            return false;
+        }
+        int name = start + 2;
+        if (end - name > 8 && is(sql, name, name + 8, "SESSION.")) {
+            name += 8;
+        }
+        return is(sql, name, end, "LAST_INSERT_ID") || is(sql, name, end, "IDENTITY");
+    }
+
+    private static boolean startsWithSet(String sql) {
+        int first = SqlLexer.skipToCode(SqlLexer.CHARS, sql, 0, sql.length());
+        int end = first < sql.length() ? SqlLexer.end(SqlLexer.next(SqlLexer.CHARS, sql, first, sql.length())) : first;
+        return is(sql, first, end, "SET");
     }
 
     /** Past the {@code )} of an empty argument list that follows {@code i}, or -1. */

@@ -224,7 +224,9 @@ public final class StatementScan {
             return;
         }
         if (kind == Kind.QUOTED_IDENTIFIER && i - start > 2 && RouteWords.opensCall(s, text, i, to)) {
-            effects |= lockFunction(Keyword.of(s, text, start + 1, i - 1)); // `GET_LOCK`(...) is the same function
+            // `GET_LOCK`(...), `LAST_INSERT_ID`() are the same functions
+            Keyword quoted = Keyword.of(s, text, start + 1, i - 1);
+            effects |= quoted == null ? 0 : wordEffect(s, text, quoted, i, to);
             return;
         }
         if (kind != Kind.WORD) {
@@ -259,7 +261,11 @@ public final class StatementScan {
             effects |= SessionEffects.UNSCOPED_SYSTEM_VARIABLE;
         }
         int name = dot == i ? start + 2 : dot + 1;
-        if (effectFirst == Keyword.SET && statementVariable(Keyword.of(s, text, name, i))) {
+        Keyword variable = Keyword.of(s, text, name, i);
+        if (variable == Keyword.LAST_INSERT_ID || variable == Keyword.IDENTITY) {
+            effects |= SessionEffects.CALLS_LAST_INSERT_ID; // @@identity is LAST_INSERT_ID(), the connection's
+        }
+        if (effectFirst == Keyword.SET && statementVariable(variable)) {
             effects |= SessionEffects.STATEMENT_VARIABLE;
         } else if (SqlLexer.is(s, text, name, i, "WARNING_COUNT") || SqlLexer.is(s, text, name, i, "ERROR_COUNT")) {
             effects |= SessionEffects.DIAGNOSTICS; // reads the last statement's diagnostics, and leaves them

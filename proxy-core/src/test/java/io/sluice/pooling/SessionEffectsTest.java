@@ -269,6 +269,10 @@ class SessionEffectsTest {
         assertThat(sniff("INSERT INTO t VALUES (LAST_INSERT_ID())")).isEqualTo(calls);
         assertThat(sniff("UPDATE t SET parent = last_insert_id() WHERE id = 1")).isEqualTo(calls);
         assertThat(sniff("SELECT last_insert_id FROM t")).isZero(); // a column of that name
+        // the same value by other names
+        assertThat(sniff("SELECT `LAST_INSERT_ID`()")).isEqualTo(calls);
+        assertThat(sniff("SELECT @@identity")).isEqualTo(calls);
+        assertThat(sniff("SELECT @@SESSION.last_insert_id")).isEqualTo(calls);
     }
 
     @Test
@@ -297,6 +301,21 @@ class SessionEffectsTest {
                 .isEqualTo("SET @a = 1, @p = " + id);
         assertThat(QueryRewrites.withLastInsertId("INSERT INTO t SELECT 1, LAST_INSERT_ID()", 9, false))
                 .isEqualTo("INSERT INTO t SELECT 1, " + id + " AS `LAST_INSERT_ID()`");
+    }
+
+    @Test
+    void putsTheSessionsLastInsertIdInPlaceOfItsOtherNames() {
+        assertThat(QueryRewrites.withLastInsertId("SELECT @@identity, @@session.LAST_INSERT_ID", 5, true))
+                .isEqualTo("SELECT LAST_INSERT_ID(5 | 0) AS `@@identity`, LAST_INSERT_ID(5 | 0) AS `@@session.LAST_INSERT_ID`");
+        assertThat(QueryRewrites.withLastInsertId("SELECT `last_insert_id`()", 5, true))
+                .isEqualTo("SELECT LAST_INSERT_ID(5 | 0) AS ```last_insert_id``()`");
+        assertThat(QueryRewrites.withLastInsertId("SET @p = @@identity", 5, false))
+                .isEqualTo("SET @p = IF(1, CAST(5 AS UNSIGNED), LAST_INSERT_ID())");
+        assertThat(QueryRewrites.withLastInsertId("SET @@session.last_insert_id = 3, @p = LAST_INSERT_ID()", 5, false))
+                .as("an assignment to it stays").isEqualTo("SET @@session.last_insert_id = 3, @p = "
+                        + "IF(1, CAST(5 AS UNSIGNED), LAST_INSERT_ID())");
+        assertThat(QueryRewrites.withLastInsertId("SELECT @identity, @@insert_id", 5, true))
+                .as("a user variable, another variable").isEqualTo("SELECT @identity, @@insert_id");
     }
 
     @Test
