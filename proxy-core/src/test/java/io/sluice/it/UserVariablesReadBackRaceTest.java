@@ -71,12 +71,7 @@ class UserVariablesReadBackRaceTest {
     void aProcedureCalledWhileTheVariablesAreReadBackKeepsTheIdItGenerated() throws Exception {
         TestMariaDb mariaDb = TestMariaDb.get();
         String db = "sluice_lid_race";
-        try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + db);
-            s.execute("CREATE DATABASE " + db);
-            s.execute("CREATE TABLE " + db + ".ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT)");
-            s.execute("CREATE PROCEDURE " + db + ".add_one(IN v INT) INSERT INTO ai (n) VALUES (v)");
-        }
+        withTable(mariaDb, db, "CREATE PROCEDURE " + db + ".add_one(IN v INT) INSERT INTO ai (n) VALUES (v)");
         try (FaultyServerRelay far = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
                 ProxyUnderTest proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(1).workerThreads(1)
                         .backendUrl(far.jdbcUrl()).start();
@@ -87,9 +82,7 @@ class UserVariablesReadBackRaceTest {
             assertThat(session.query("SELECT LAST_INSERT_ID(), (SELECT MAX(id) FROM " + db + ".ai)").rows())
                     .as("the id the procedure generated, as directly").containsExactly(Arrays.asList("1", "1"));
         } finally {
-            try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
-                s.execute("DROP DATABASE IF EXISTS " + db);
-            }
+            root(mariaDb, "DROP DATABASE IF EXISTS " + db);
         }
     }
 
@@ -103,11 +96,7 @@ class UserVariablesReadBackRaceTest {
     void aLastInsertIdAskedForWhileTheIdSetIsReadBackIsTheOneSet() throws Exception {
         TestMariaDb mariaDb = TestMariaDb.get();
         String db = "sluice_lid_set_race";
-        try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + db);
-            s.execute("CREATE DATABASE " + db);
-            s.execute("CREATE TABLE " + db + ".ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT)");
-        }
+        withTable(mariaDb, db);
         try (FaultyServerRelay far = new FaultyServerRelay(mariaDb.host(), mariaDb.port());
                 ProxyUnderTest proxy = ProxyUnderTest.builder().transactionPooling().maxPoolSize(1).workerThreads(1)
                         .backendUrl(far.jdbcUrl()).start();
@@ -121,9 +110,23 @@ class UserVariablesReadBackRaceTest {
             ok(session.query("DO LAST_INSERT_ID(42)"));
             assertThat(session.query("SELECT LAST_INSERT_ID() + 0").rows()).containsExactly(List.of("42"));
         } finally {
-            try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
-                s.execute("DROP DATABASE IF EXISTS " + db);
-            }
+            root(mariaDb, "DROP DATABASE IF EXISTS " + db);
+        }
+    }
+
+    /** A fresh database {@code db} with an auto-increment table {@code ai}, then {@code more}, as root. */
+    private static void withTable(TestMariaDb mariaDb, String db, String... more) throws Exception {
+        root(mariaDb, "DROP DATABASE IF EXISTS " + db);
+        root(mariaDb, "CREATE DATABASE " + db);
+        root(mariaDb, "CREATE TABLE " + db + ".ai (id INT AUTO_INCREMENT PRIMARY KEY, n INT)");
+        for (String sql : more) {
+            root(mariaDb, sql);
+        }
+    }
+
+    private static void root(TestMariaDb mariaDb, String sql) throws Exception {
+        try (java.sql.Connection root = mariaDb.rootConnection(); java.sql.Statement s = root.createStatement()) {
+            s.execute(sql);
         }
     }
 
