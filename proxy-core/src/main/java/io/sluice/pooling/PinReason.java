@@ -68,6 +68,11 @@ public enum PinReason {
      */
     STATEMENT_VARIABLE,
     /**
+     * {@code NEXTVAL(s)} or {@code NEXT VALUE FOR s}: {@code LASTVAL(s)} and {@code PREVIOUS VALUE FOR s} read the
+     * value it returned on this server connection, which no tracker reports and Sluice does not carry.
+     */
+    SEQUENCE,
+    /**
      * The last statement left warnings or an error: {@code SHOW WARNINGS} and {@code @@warning_count} read them on
      * this connection. The session keeps it until its next statement, and no other session sees them: MariaDB keeps
      * them through statements on no table, so a connection that held them is reset before it goes back.

@@ -34,6 +34,7 @@ final class Pins {
         new Rule(SessionEffects.HANDLER, PinReason.HANDLER),
         new Rule(SessionEffects.SET_ROLE, PinReason.ROLE),
         new Rule(SessionEffects.STATEMENT_VARIABLE, PinReason.STATEMENT_VARIABLE),
+        new Rule(SessionEffects.NEXT_SEQUENCE_VALUE, PinReason.SEQUENCE),
     };
 
     /** Flags that end a pin. Named locks end only once every lock taken is released (see {@link #apply}). */
@@ -45,7 +46,7 @@ final class Pins {
     /** Flags of state the trackers cannot describe: a statement carrying one explains a "state changed" report. */
     static final int UNTRACKED_STATE = SessionEffects.USER_VARIABLE | SessionEffects.TEMPORARY | SessionEffects.SQL_PREPARE
             | SessionEffects.GET_LOCK | SessionEffects.LOCK_TABLES | SessionEffects.STORED_CODE | SessionEffects.HANDLER
-            | SessionEffects.SET_ROLE | SessionEffects.STATEMENT_VARIABLE;
+            | SessionEffects.SET_ROLE | SessionEffects.STATEMENT_VARIABLE | SessionEffects.NEXT_SEQUENCE_VALUE;
 
     private final Consumer<PinReason> onPinned;
     private final BiConsumer<PinReason, PinReason> onFirstChanged;

@@ -51,11 +51,11 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
             | SessionEffects.RELEASE_ALL_LOCKS;
     /**
      * What the session's server does not tell at a move either: code the text does not show (a procedure, EXECUTE
-     * IMMEDIATE), which may take a named lock or a table lock, an open HANDLER, and the role (not read by the
-     * move's snapshot). Each keeps the session on its server for good (issue #38).
+     * IMMEDIATE), which may take a named lock or a table lock, an open HANDLER, the role (not read by the
+     * move's snapshot) and a sequence's last value. Each keeps the session on its server for good (issue #38).
      */
     private static final int FOLLOWED = LOCK_FUNCTIONS | SessionEffects.STORED_CODE | SessionEffects.HANDLER
-            | SessionEffects.SET_ROLE;
+            | SessionEffects.SET_ROLE | SessionEffects.NEXT_SEQUENCE_VALUE;
 
     private final SessionPort port;
     /** The one scan of a statement, reused (decision 136). */

@@ -79,6 +79,11 @@ public final class SessionEffects {
     public static final int CALLS_FOUND_ROWS = 1 << 24;
     /** BEGIN or START TRANSACTION: the transaction that uses what a SET TRANSACTION set. */
     public static final int BEGINS_TRANSACTION = 1 << 25;
+    /**
+     * {@code NEXTVAL(s)} or {@code NEXT VALUE FOR s}: what {@code LASTVAL(s)} and {@code PREVIOUS VALUE FOR s} then
+     * return is the server connection's, and no tracker reports it.
+     */
+    public static final int NEXT_SEQUENCE_VALUE = 1 << 26;
     /** The flags that only qualify a statement, for the pins' ends: a statement with no other leaves nothing. */
     public static final int QUALIFIERS = SELECT_STATEMENT | BEGINS_TRANSACTION;
 

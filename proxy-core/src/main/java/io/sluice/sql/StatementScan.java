@@ -246,6 +246,9 @@ public final class StatementScan {
         if (word != null) {
             effects |= wordEffect(s, text, word, i, to);
         }
+        if (word == Keyword.VALUE && previous == Keyword.NEXT) {
+            effects |= SessionEffects.NEXT_SEQUENCE_VALUE; // NEXT VALUE FOR s (the route's previous word)
+        }
     }
 
     private <T> void variableEffect(Source<T> s, T text, int start, int i, int to) {
@@ -335,6 +338,8 @@ public final class StatementScan {
                         : SessionEffects.CALLS_LAST_INSERT_ID;
             case GET_LOCK, RELEASE_LOCK, RELEASE_ALL_LOCKS:
                 return lockFunction(word);
+            case NEXTVAL:
+                return RouteWords.opensCall(s, text, i, to) ? SessionEffects.NEXT_SEQUENCE_VALUE : 0;
             case TEMPORARY:
                 return SessionEffects.TEMPORARY;
             case SQL_CALC_FOUND_ROWS:

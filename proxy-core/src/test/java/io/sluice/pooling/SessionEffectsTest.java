@@ -276,6 +276,15 @@ class SessionEffectsTest {
     }
 
     @Test
+    void findsTheNextValueOfASequence() {
+        int next = SessionEffects.NEXT_SEQUENCE_VALUE;
+        assertThat(sniff("SELECT NEXTVAL(s)")).isEqualTo(next);
+        assertThat(sniff("INSERT INTO t VALUES (next value for s)")).isEqualTo(next);
+        assertThat(sniff("SELECT LASTVAL(s), PREVIOUS VALUE FOR s")).isZero(); // reads what the connection holds
+        assertThat(sniff("SELECT nextval FROM t")).isZero();
+    }
+
+    @Test
     void putsTheSessionsLastInsertIdIntoSelects() {
         assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID()", 42, true))
                 .isEqualTo("SELECT LAST_INSERT_ID(42 | 0) AS `LAST_INSERT_ID()`");

@@ -42,6 +42,7 @@ class SessionIsolationTest {
                     "CREATE TABLE other (id INT PRIMARY KEY)",
                     "INSERT INTO t (v) VALUES ('a'), ('b')",
                     "INSERT INTO other VALUES (1)",
+                    "CREATE SEQUENCE sq",
                     "CREATE DATABASE IF NOT EXISTS sluice_iso",
                     "CREATE FUNCTION IF NOT EXISTS sluice_iso.lock_f(k VARCHAR(64)) RETURNS INT RETURN GET_LOCK(k, 0)",
                     "CREATE PROCEDURE take_lock(IN k VARCHAR(64)) BEGIN DO GET_LOCK(k, 0); END",
@@ -411,6 +412,27 @@ class SessionIsolationTest {
             try (Connection b = afterALeft(driver, a)) {
                 assertThatThrownBy(() -> run(b, "HANDLER h_iso READ FIRST")).isInstanceOf(SQLException.class)
                         .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1109));
+            }
+        }
+    }
+
+    /**
+     * A sequence's NEXTVAL: LASTVAL and PREVIOUS VALUE FOR read the value it returned on the server connection,
+     * which no tracker reports. Before, the session went back to the pool after it and read NULL, or another
+     * session's value, on the connection it got next; it now keeps its connection (pinned by {@code sequence}), and
+     * the next user meets none of it.
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aSequencesLastValueStaysWithItsSession(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            String next = one(a, "SELECT NEXTVAL(sq)");
+            assertThat(pinnedBy(a)).isEqualTo("sequence");
+            run(a, "SELECT NEXT VALUE FOR sq");
+            next = one(a, "SELECT LASTVAL(sq)");
+            assertThat(one(a, "SELECT PREVIOUS VALUE FOR sq")).isEqualTo(next);
+            try (Connection b = afterALeft(driver, a)) {
+                assertThat(one(b, "SELECT LASTVAL(sq)")).isNull();
             }
         }
     }
