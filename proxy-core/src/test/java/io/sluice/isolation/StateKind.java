@@ -60,6 +60,10 @@ enum StateKind {
             List.of("SELECT LAST_INSERT_ID()", "INSERT INTO lid (v) VALUES (LAST_INSERT_ID()) RETURNING v",
                     StateKind.PREPARED + "SELECT LAST_INSERT_ID() + 0"),
             "DO LAST_INSERT_ID(0)"),
+    SEQUENCE("DO NEXTVAL(sq)",
+            // the value the session's own NEXTVAL returned: NULL for a session that drew none
+            List.of("SELECT LASTVAL(sq)", "SELECT PREVIOUS VALUE FOR sq"),
+            "DO 0"),
     HANDLER("HANDLER hd OPEN",
             List.of("HANDLER hd READ `PRIMARY` FIRST", "HANDLER hd READ `PRIMARY` NEXT"),
             "HANDLER hd CLOSE"),
