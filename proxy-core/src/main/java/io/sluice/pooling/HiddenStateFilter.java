@@ -34,7 +34,7 @@ final class HiddenStateFilter {
     /**
      * Whether the SQL text may leave state on its connection that only the scan tells: it may call a lock function
      * ({@link #mayCallLockFunction}), or its first word starts a statement that runs code its text does not show
-     * (CALL, EXECUTE, BINLOG), HANDLER, or SET (SET ROLE).
+     * (CALL, EXECUTE, BINLOG), HANDLER, SET (SET ROLE), or BACKUP (a lock no reset releases).
      */
     static boolean mayLeaveHiddenState(ByteBuf buf, int from, int to) {
         if (mayCallLockFunction(buf, from, to)) {
@@ -48,8 +48,10 @@ final class HiddenStateFilter {
         if (SqlLexer.kind(token) != Kind.WORD) {
             return false;
         }
-        Keyword first = Keyword.of(StatementClassifier.BYTES, buf, start, SqlLexer.end(token));
+        int end = SqlLexer.end(token);
+        Keyword first = Keyword.of(StatementClassifier.BYTES, buf, start, end);
         return first == Keyword.CALL || first == Keyword.EXECUTE || first == Keyword.BINLOG
-                || first == Keyword.HANDLER || first == Keyword.SET;
+                || first == Keyword.HANDLER || first == Keyword.SET
+                || first == null && SqlLexer.is(StatementClassifier.BYTES, buf, start, end, "BACKUP");
     }
 }

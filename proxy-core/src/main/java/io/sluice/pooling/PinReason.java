@@ -73,6 +73,11 @@ public enum PinReason {
      */
     SEQUENCE,
     /**
+     * {@code BACKUP STAGE} or {@code BACKUP LOCK} (MariaDB): a lock COM_RESET_CONNECTION does not release. The session
+     * keeps its connection, which is closed when the session ends, never pooled again.
+     */
+    BACKUP_LOCK,
+    /**
      * The last statement left warnings or an error: {@code SHOW WARNINGS} and {@code @@warning_count} read them on
      * this connection. The session keeps it until its next statement, and no other session sees them: MariaDB keeps
      * them through statements on no table, so a connection that held them is reset before it goes back.

@@ -35,6 +35,7 @@ final class Pins {
         new Rule(SessionEffects.SET_ROLE, PinReason.ROLE),
         new Rule(SessionEffects.STATEMENT_VARIABLE, PinReason.STATEMENT_VARIABLE),
         new Rule(SessionEffects.NEXT_SEQUENCE_VALUE, PinReason.SEQUENCE),
+        new Rule(SessionEffects.BACKUP_LOCK, PinReason.BACKUP_LOCK),
     };
 
     /** Flags that end a pin. Named locks end only once every lock taken is released (see {@link #apply}). */
@@ -46,7 +47,8 @@ final class Pins {
     /** Flags of state the trackers cannot describe: a statement carrying one explains a "state changed" report. */
     static final int UNTRACKED_STATE = SessionEffects.USER_VARIABLE | SessionEffects.TEMPORARY | SessionEffects.SQL_PREPARE
             | SessionEffects.GET_LOCK | SessionEffects.LOCK_TABLES | SessionEffects.STORED_CODE | SessionEffects.HANDLER
-            | SessionEffects.SET_ROLE | SessionEffects.STATEMENT_VARIABLE | SessionEffects.NEXT_SEQUENCE_VALUE;
+            | SessionEffects.SET_ROLE | SessionEffects.STATEMENT_VARIABLE | SessionEffects.NEXT_SEQUENCE_VALUE
+            | SessionEffects.BACKUP_LOCK;
 
     private final Consumer<PinReason> onPinned;
     private final BiConsumer<PinReason, PinReason> onFirstChanged;

@@ -55,7 +55,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
      * move's snapshot) and a sequence's last value. Each keeps the session on its server for good (issue #38).
      */
     private static final int FOLLOWED = LOCK_FUNCTIONS | SessionEffects.STORED_CODE | SessionEffects.HANDLER
-            | SessionEffects.SET_ROLE | SessionEffects.NEXT_SEQUENCE_VALUE;
+            | SessionEffects.SET_ROLE | SessionEffects.NEXT_SEQUENCE_VALUE | SessionEffects.BACKUP_LOCK;
 
     private final SessionPort port;
     /** The one scan of a statement, reused (decision 136). */
@@ -115,7 +115,12 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
             case Command.COM_QUERY:
                 int end = frame.writerIndex();
                 if (HiddenStateFilter.mayLeaveHiddenState(frame, base + 1, end)) {
-                    pins.apply(scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects());
+                    int effects = scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
+                    pins.apply(effects);
+                    BackendConnection held = port.connection();
+                    if ((effects & SessionEffects.BACKUP_LOCK) != 0 && held != null) {
+                        held.state().taint(); // no reset releases it: closed when the session ends
+                    }
                 }
                 return frame;
             case Command.COM_STMT_EXECUTE:

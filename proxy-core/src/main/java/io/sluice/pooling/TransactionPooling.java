@@ -306,6 +306,9 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
             pins.pin(PinReason.DIAGNOSTICS);
             connection.state().diagnosticsLeft();
         }
+        if (pins.has(PinReason.BACKUP_LOCK)) {
+            connection.state().taint(); // no reset releases it: closed when the session ends
+        }
         if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
             int wanted = follower.takeReadBack();
             if (wanted != 0) {

@@ -84,6 +84,11 @@ public final class SessionEffects {
      * return is the server connection's, and no tracker reports it.
      */
     public static final int NEXT_SEQUENCE_VALUE = 1 << 26;
+    /**
+     * Starts with BACKUP ({@code BACKUP STAGE}, {@code BACKUP LOCK}, MariaDB): a lock that COM_RESET_CONNECTION does
+     * not release (checked on 10.11), so the connection must be closed, never pooled again.
+     */
+    public static final int BACKUP_LOCK = 1 << 27;
     /** The flags that only qualify a statement, for the pins' ends: a statement with no other leaves nothing. */
     public static final int QUALIFIERS = SELECT_STATEMENT | BEGINS_TRANSACTION;
 

@@ -237,6 +237,9 @@ public final class StatementScan {
         if (effectWords == 1) {
             effectFirst = word;
             effects |= firstWordEffect(word);
+            if (word == null && SqlLexer.is(s, text, start, i, "BACKUP")) {
+                effects |= SessionEffects.BACKUP_LOCK; // not a keyword: the router knows no such first word either
+            }
             if (word == Keyword.BEGIN && !RouteWords.opensCall(s, text, i, to)) {
                 effects |= SessionEffects.BEGINS_TRANSACTION;
             }

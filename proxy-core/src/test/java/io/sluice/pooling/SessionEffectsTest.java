@@ -285,6 +285,13 @@ class SessionEffectsTest {
     }
 
     @Test
+    void findsABackupLock() {
+        assertThat(sniff("BACKUP STAGE START")).isEqualTo(SessionEffects.BACKUP_LOCK);
+        assertThat(sniff("backup lock t")).isEqualTo(SessionEffects.BACKUP_LOCK);
+        assertThat(sniff("SELECT backup FROM t")).isZero();
+    }
+
+    @Test
     void putsTheSessionsLastInsertIdIntoSelects() {
         assertThat(QueryRewrites.withLastInsertId("SELECT LAST_INSERT_ID()", 42, true))
                 .isEqualTo("SELECT LAST_INSERT_ID(42 | 0) AS `LAST_INSERT_ID()`");

@@ -436,4 +436,29 @@ class SessionIsolationTest {
             }
         }
     }
+
+    /**
+     * MariaDB's BACKUP STAGE and BACKUP LOCK are held by the connection, and COM_RESET_CONNECTION does not release
+     * them (checked on 10.11). Before, the connection went back to the pool holding the stage: nobody could start
+     * another backup, and its later stages block every commit. The session now keeps its connection
+     * ({@code backup_lock}), which is closed when it ends.
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aBackupStageIsNeverLeftOnAPooledConnection(JdbcDriver driver) throws Exception {
+        try (Connection a = userA(driver)) {
+            run(a, "BACKUP STAGE START");
+            assertThat(pinnedBy(a)).isEqualTo("backup_lock");
+            run(a, "BACKUP STAGE END");
+        }
+        try (Connection a = userA(driver)) {
+            run(a, "BACKUP STAGE START"); // left without an END
+        }
+        try (Connection direct = proxy.mariaDb().connect(JdbcDriver.MARIADB, null, "");
+                Statement s = direct.createStatement()) {
+            s.execute("SET SESSION lock_wait_timeout = 5");
+            s.execute("BACKUP STAGE START"); // waited for the first session's server connection to close
+            s.execute("BACKUP STAGE END");
+        }
+    }
 }
