@@ -153,8 +153,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 int sniffed = executed == null ? 0 : executed.sniffed();
                 // A prepared LAST_INSERT_ID() cannot have the session's id written into it as a query's text can:
                 // the server's must be the session's, as before code the text does not show.
-                beforeHiddenCode((sniffed & SessionEffects.CALLS_LAST_INSERT_ID) != 0
-                        ? sniffed | SessionEffects.STORED_CODE : sniffed);
+                beforeHiddenCode(sniffed, SessionEffects.STORED_CODE | SessionEffects.CALLS_LAST_INSERT_ID);
                 follower.statementSent(sniffed);
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
@@ -179,7 +178,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         int end = frame.writerIndex();
         int flags = scanned ? scan.effects() : scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
         long previousRowCount = follower.rowCount(); // this statement's own is not known yet
-        beforeHiddenCode(flags);
+        beforeHiddenCode(flags, SessionEffects.STORED_CODE);
         follower.statementSent(flags);
         pins.nextStatement(flags);
         pinsBeforeStatement = pins.snapshot();
@@ -234,9 +233,11 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
      * Code the text does not show is about to run (a stored procedure, a stored function, {@code EXECUTE IMMEDIATE}),
      * or a prepared statement that reads {@code LAST_INSERT_ID()}: the server's {@code LAST_INSERT_ID()} is made the
      * session's first, there (see {@link OwnLastInsertId}).
+     *
+     * @param readsServerId the flags of {@code flags} that make the statement read the server's id
      */
-    private void beforeHiddenCode(int flags) {
-        if ((flags & SessionEffects.STORED_CODE) != 0) {
+    private void beforeHiddenCode(int flags, int readsServerId) {
+        if ((flags & readsServerId) != 0) {
             BackendConnection held = port.connection();
             // A replica's connection may be let go for the primary, which runs such code (read/write splitting)
             boolean staysOnHeld = held != null && port.isQuiet() && !held.state().readOnly()
