@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TimedStatement implements StatementRecord {
     private static final Logger log = LoggerFactory.getLogger(TimedStatement.class);
+    /** How many times the process list is read for one statement before it is left alone. */
+    private static final int MAX_LOOKS = 10;
 
     private final StatementRecord statistics;
     private final QueryRule rule;
@@ -37,9 +39,6 @@ final class TimedStatement implements StatementRecord {
     private final ClientSession session;
     private final BackendPool pool;
     private final boolean mariaDb;
-    /** How many times the process list is read for one statement before it is left alone. */
-    static final int MAX_LOOKS = 10;
-
     private ScheduledFuture<?> timer;
     private boolean ended;
     private int looks;
