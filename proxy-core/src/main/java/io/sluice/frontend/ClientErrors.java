@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.sluice.backend.BackendConnection;
 import io.sluice.backend.BackendException;
 import io.sluice.backend.pool.PoolExhaustedException;
+import io.sluice.pooling.PinReason;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.ErrorCode;
 import io.sluice.protocol.Packets;
@@ -234,13 +235,16 @@ final class ClientErrors {
     /**
      * A statement of a read/write split session that would make its replica's connection writable (START TRANSACTION
      * READ WRITE, a SET of the access mode) where it must run on that replica: inside a read-only transaction, or
-     * while the session keeps the connection (decision 110). Nothing ran.
+     * while the session keeps the connection (decision 110), for {@code pinnedBy} if not {@code null}. Nothing ran.
      */
-    static ByteBuf accessModeOnReplica(ByteBufAllocator alloc, int sequenceId, String group, String replica) {
+    static ByteBuf accessModeOnReplica(ByteBufAllocator alloc, int sequenceId, String group, String replica,
+            PinReason pinnedBy) {
         return Packets.err(alloc, sequenceId, ErrorCode.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, "Read/write group '"
                 + group + "': this statement would make the connection to replica '" + replica + "' read-write, and "
-                + "a replica is never written through Sluice; it did not run. End the read-only transaction (COMMIT) "
-                + "first: the statement then runs on the primary");
+                + "a replica is never written through Sluice; it did not run. " + (pinnedBy == null
+                ? "End the read-only transaction (COMMIT) first: the statement then runs on the primary"
+                : "The session keeps that connection (" + pinnedBy.label() + ": what it did there may still be there)"
+                + " until it ends or resets (COM_RESET_CONNECTION); a new session runs it on the primary"));
     }
 
     static ByteBuf acquireFailed(ByteBufAllocator alloc, int sequenceId, Throwable cause, String dataSource,

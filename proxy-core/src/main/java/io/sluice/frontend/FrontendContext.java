@@ -64,6 +64,8 @@ public final class FrontendContext {
     private final Map<EventExecutor, StatementMirror> mirrors = new ConcurrentHashMap<>();
     /** Each loop's {@link CommandObserver}, made once per loop. */
     private final Map<EventExecutor, CommandObserver> observers = new ConcurrentHashMap<>();
+    /** The tables and views whose code leaves session state (decision 200); read only where sessions pool. */
+    private final HiddenCode hiddenCode;
     private volatile DirectMemoryHeadroom headroom = DirectMemoryHeadroom.ofThisJvm();
     /** Running out of direct memory is logged at WARN once a minute, however many clients it turns away. */
     private final RateLimitedWarning directMemoryWarning = new RateLimitedWarning(
@@ -86,6 +88,7 @@ public final class FrontendContext {
             readWriteGroups.put(split.name(), new ReadWriteGroup(split, group));
         }
         this.pools = new ConcurrentHashMap<>(pools);
+        this.hiddenCode = new HiddenCode(() -> List.copyOf(this.pools.values()));
         this.registry = registry;
         this.poolExhaustion = new PoolExhaustion(registry, pooling.transactionPooling());
         this.traffic = traffic;
@@ -168,6 +171,11 @@ public final class FrontendContext {
         this.serverAccounts = accounts;
         accounts.start();
         return accounts;
+    }
+
+    /** The tables and views whose triggers or definitions leave session state: transaction pooling's scans read it. */
+    public HiddenCode hiddenCode() {
+        return hiddenCode;
     }
 
     /** A reading of the server's accounts: logins are checked against it from now on. */

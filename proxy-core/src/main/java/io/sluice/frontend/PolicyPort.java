@@ -7,6 +7,8 @@ import io.sluice.pooling.SessionPort;
 import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
+import io.sluice.sql.HiddenCodeNames;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +34,16 @@ final class PolicyPort implements SessionPort {
     @Override
     public Channel clientChannel() {
         return session.channel();
+    }
+
+    @Override
+    public Supplier<HiddenCodeNames> hiddenCode() {
+        return context.hiddenCode();
+    }
+
+    @Override
+    public void hiddenCodeDefined() {
+        context.hiddenCode().refresh();
     }
 
     @Override

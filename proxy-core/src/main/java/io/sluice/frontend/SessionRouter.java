@@ -114,7 +114,8 @@ final class SessionRouter implements Router {
 
     @Override
     public void refuseAccessModeOnReplica(int sequenceId, String group, String replica) {
-        relay.answer(ClientErrors.accessModeOnReplica(session.channel().alloc(), sequenceId, group, replica));
+        relay.answer(ClientErrors.accessModeOnReplica(session.channel().alloc(), sequenceId, group, replica,
+                lease.policy().pinnedBy()));
     }
 
     @Override

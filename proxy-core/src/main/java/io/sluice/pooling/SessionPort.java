@@ -3,6 +3,8 @@ package io.sluice.pooling;
 import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
 import io.sluice.protocol.Packets.BackendError;
+import io.sluice.sql.HiddenCodeNames;
+import java.util.function.Supplier;
 
 /**
  * What a {@link CommandPolicy} may ask of the client session it serves. Implemented by the frontend's command relay;
@@ -51,6 +53,18 @@ public interface SessionPort {
      */
     default boolean visiting() {
         return false;
+    }
+
+    /**
+     * The names of tables and views whose triggers or definitions leave session state (decision 200), as the scans
+     * of the session's statements read them.
+     */
+    default Supplier<HiddenCodeNames> hiddenCode() {
+        return () -> HiddenCodeNames.NONE;
+    }
+
+    /** The session's statement defined a trigger or a view, or renamed a table: they are read again. */
+    default void hiddenCodeDefined() {
     }
 
     /** Gives the connection back to be reset (COM_RESET_CONNECTION answered by Sluice). */

@@ -29,7 +29,7 @@ import java.util.Arrays;
 final class StatementIds {
     private final SessionPort port;
     /** The one scan of a statement (decision 136), reused for every prepare. */
-    private final StatementScan scan = new StatementScan();
+    private final StatementScan scan;
     /**
      * Told when the server refuses to prepare again the statement an execute waits for; true when the policy takes
      * the execute elsewhere (read/write splitting: a replica refused it as a write, decision 110), else the execute
@@ -59,6 +59,7 @@ final class StatementIds {
     StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus,
             boolean followsDefinitions) {
         this.port = port;
+        this.scan = new StatementScan(port.hiddenCode());
         this.pins = pins;
         this.localStatus = localStatus;
         this.followsDefinitions = followsDefinitions;

@@ -7,6 +7,7 @@ import io.sluice.backend.SetSessionVariables;
 import io.sluice.balancer.replication.CausalWait;
 import io.sluice.protocol.Command;
 import io.sluice.protocol.Packets;
+import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.ServerStatus;
 import io.sluice.readwrite.StatementClassifier;
 import io.sluice.relay.ResponseKind;
@@ -14,12 +15,12 @@ import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.SessionStateFilter;
 import io.sluice.relay.SessionStateListener;
 import io.sluice.sql.SessionEffects;
-import io.sluice.sql.StatementScan;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.SessionVariables;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 
 /**
@@ -33,13 +34,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     private final SessionPort port;
     private final Pins pins;
     /** The one scan of a statement (decision 136), shared with a read/write split that wraps this policy. */
-    private final StatementScan scan = new StatementScan();
-    /** {@link #scan} holds the COM_QUERY about to be handled: the wrapping policy scanned it already. */
-    private boolean scanned;
-    /** The frame {@link #classifyQuery} read last, until {@link #queryScanned} (borrowed, never kept longer). */
-    private ByteBuf scannedFrame;
-    private int scannedFrom;
-    private int scannedTo;
+    private final QueryScan scan;
     private final SessionStateFollower follower;
     private final OwnLastInsertId ownLastInsertId;
     private final StatementIds statements;
@@ -74,6 +69,8 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     private boolean variablesUnknownBeforeStatement;
     /** A read-back of the session's last-insert id runs: see {@link #readsBackForNext()}. */
     private boolean readingLastInsertId;
+    /** The last statement defined a trigger or a view: they are read again once it has run (decision 200). */
+    private boolean definedHiddenCode;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -89,6 +86,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         this.carriesUserVariables = carriesUserVariables;
         this.clientTrackers = clientTracksState ? new ClientTrackers() : null;
         this.pins = new Pins(port::pinned, port::pinChanged);
+        this.scan = new QueryScan(port.hiddenCode());
         this.follower = new SessionStateFollower(port, pins, clientTrackers);
         this.ownLastInsertId = new OwnLastInsertId(port);
         this.statements = new StatementIds(port, pins, follower::localStatus);
@@ -112,8 +110,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     @Override
     public ByteBuf onCommand(int command, ByteBuf frame) {
         int base = frame.readerIndex() + Packets.HEADER_SIZE;
-        boolean wasScanned = scanned;
-        scanned = false; // the scan stands for this command only
+        boolean wasScanned = scan.take();
         switch (command) {
             case Command.COM_QUERY:
                 return beforeQuery(frame, base, wasScanned);
@@ -176,11 +173,12 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     /** Sniffs a COM_QUERY for pinning state; answers SELECT LAST_INSERT_ID() from the session's last OK packet. */
     private ByteBuf beforeQuery(ByteBuf frame, int base, boolean scanned) {
         int end = frame.writerIndex();
-        int flags = scanned ? scan.effects() : scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
+        int flags = scan.effects(frame, base, end, scanned);
         long previousRowCount = follower.rowCount(); // this statement's own is not known yet
         beforeHiddenCode(flags, SessionEffects.STORED_CODE);
         follower.statementSent(flags);
         pins.nextStatement(flags);
+        definedHiddenCode |= (flags & SessionEffects.DEFINES_HIDDEN_CODE) != 0;
         pinsBeforeStatement = pins.snapshot();
         variablesUnknownBeforeStatement = follower.userVariablesUnknown();
         if ((flags & ~SessionEffects.QUALIFIERS) == 0) {
@@ -310,6 +308,10 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         if (pins.has(PinReason.BACKUP_LOCK)) {
             connection.state().taint(); // no reset releases it: closed when the session ends
         }
+        if (definedHiddenCode && port.isQuiet()) {
+            definedHiddenCode = false;
+            port.hiddenCodeDefined();
+        }
         if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
             int wanted = follower.takeReadBack();
             if (wanted != 0) {
@@ -404,8 +406,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
      * Read/write splitting: told first when a connection refuses to prepare again the statement an execute waits for;
      * true when it takes the execute elsewhere (decision 110).
      */
-    public void onPrepareRefused(
-            java.util.function.BiPredicate<BackendConnection, io.sluice.protocol.Packets.BackendError> policy) {
+    public void onPrepareRefused(BiPredicate<BackendConnection, BackendError> policy) {
         statements.onPrepareRefused(policy);
     }
 
@@ -438,29 +439,17 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 && !follower.userVariablesUnknown();
     }
 
-    /** The session's prepared statement of this client id, or {@code null}. */
-    /**
-     * Scans the COM_QUERY {@code frame} and classifies it for a read/write split (decision 136); see
-     * {@link #queryScanned(ByteBuf)}.
-     */
+    /** Scans the COM_QUERY {@code frame} and classifies it for a read/write split (decision 136). */
     public int classifyQuery(ByteBuf frame) {
-        scannedFrame = frame;
-        scannedFrom = frame.readerIndex();
-        scannedTo = frame.writerIndex();
-        return StatementClassifier.classify(scan, StatementClassifier.BYTES, frame, scannedFrom + Packets.HEADER_SIZE + 1,
-                scannedTo);
+        return scan.classify(frame);
     }
 
-    /**
-     * The frame passed next to {@link #onCommand} is a COM_QUERY that {@link #classifyQuery} read: if it is the one
-     * read last, unchanged, its scan stands for it, so a statement is read once. It holds for that one command.
-     */
+    /** The frame passed next to {@link #onCommand} is a COM_QUERY {@link #classifyQuery} read: see {@link QueryScan}. */
     public void queryScanned(ByteBuf frame) {
-        // the same buffer, unmoved, still in hand: no other statement was scanned since
-        scanned = frame == scannedFrame && frame.readerIndex() == scannedFrom && frame.writerIndex() == scannedTo;
-        scannedFrame = null;
+        scan.scanned(frame);
     }
 
+    /** The session's prepared statement of this client id, or {@code null}. */
     public PreparedStatement statement(int clientId) {
         return statements.get(clientId);
     }

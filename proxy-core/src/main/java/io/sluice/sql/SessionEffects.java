@@ -89,6 +89,12 @@ public final class SessionEffects {
      * not release (checked on 10.11), so the connection must be closed, never pooled again.
      */
     public static final int BACKUP_LOCK = 1 << 27;
+    /**
+     * CREATE, ALTER or DROP of a TRIGGER or a VIEW, or RENAME TABLE: which tables and views run hidden code may have
+     * changed ({@link HiddenCodeNames}, decision 200), so they are read again once the statement has run. Comes with
+     * {@link #STORED_CODE}: the session's next statement may use the definition before it is read.
+     */
+    public static final int DEFINES_HIDDEN_CODE = 1 << 12;
     /** The flags that only qualify a statement, for the pins' ends: a statement with no other leaves nothing. */
     public static final int QUALIFIERS = SELECT_STATEMENT | BEGINS_TRANSACTION;
 

@@ -23,6 +23,10 @@ public final class StatementScan {
     /** UTF-8 bytes in an array, as the lexer reads them. */
     public static final Source<byte[]> BYTE_ARRAY = (bytes, index) -> bytes[index] & 0xFF;
 
+    /** Where the names of tables and views with hidden code come from; read once per scan. */
+    private final java.util.function.Supplier<HiddenCodeNames> hiddenCode;
+    private HiddenCodeNames hidden = HiddenCodeNames.NONE;
+
     // The result.
     private int effects;
     private int facts;
@@ -39,6 +43,7 @@ public final class StatementScan {
     private boolean tableNext; // the next name is a table's (INSERT INTO t (a)), not a function's
     private boolean effectAfterDot; // the last code token was '.' (db.f(), db.t)
     private boolean lastWasTable; // the last code token named a table (db in INTO db.t)
+    private boolean compound; // a stored program's body: BEGIN, THEN, ELSE, DO, LOOP, REPEAT start statements
 
     // What the route's reading keeps; a multi-statement is one statement to it (MULTI).
     private int words;
@@ -50,6 +55,19 @@ public final class StatementScan {
     private int codeEnd; // where the previous code token ended, and what it was
     private Kind codeKind;
     private boolean inVersioned;
+
+    /** A scan that knows no table or view with hidden code. */
+    public StatementScan() {
+        this(() -> HiddenCodeNames.NONE);
+    }
+
+    /**
+     * A scan that counts a name of {@code hiddenCode}'s (a table with triggers, a view, whose code leaves session
+     * state) as {@link SessionEffects#STORED_CODE} and {@link RouteFacts#SIDE_EFFECT} (decision 200).
+     */
+    public StatementScan(java.util.function.Supplier<HiddenCodeNames> hiddenCode) {
+        this.hiddenCode = hiddenCode;
+    }
 
     /** Scans SQL text; {@code text} is borrowed, and nothing of it is kept. */
     public <T> StatementScan scan(Source<T> s, T text, int from, int to) {
@@ -65,6 +83,20 @@ public final class StatementScan {
     /** Scans SQL text in UTF-8. */
     public StatementScan scan(byte[] sql) {
         return scan(BYTE_ARRAY, sql, 0, sql.length);
+    }
+
+    /**
+     * Scans the body of a trigger, a routine or an event, whose statements may start after {@code BEGIN},
+     * {@code THEN}, {@code ELSE}, {@code DO}, {@code LOOP} and {@code REPEAT} as well as after {@code ;}: a
+     * {@code SET TRANSACTION} there is read as one (decision 200). The route's facts are not meant for it.
+     */
+    public StatementScan scanBody(CharSequence sql) {
+        compound = true;
+        try {
+            return scan(sql);
+        } finally {
+            compound = false;
+        }
     }
 
     /**
@@ -137,6 +169,7 @@ public final class StatementScan {
         versioned = false;
         resetRoute();
         inVersioned = false;
+        hidden = hiddenCode.get();
         if (!routeOnly) {
             effects = 0;
             placeholders = 0;
@@ -208,6 +241,9 @@ public final class StatementScan {
                 && !tableName && RouteWords.opensCall(s, text, i, to) && (dotBefore || !builtIn(s, text, start, i, kind))) {
             effects |= SessionEffects.STORED_CODE; // a stored function: its body may take a lock the text does not show
         }
+        if (namesHiddenCode(s, text, kind, start, i)) {
+            effects |= SessionEffects.STORED_CODE; // a table's trigger, a view's function (decision 200)
+        }
         if (kind == Kind.VARIABLE || kind == Kind.PUNCTUATION && c == '@') {
             variableEffect(s, text, start, i, to);
             return;
@@ -230,6 +266,11 @@ public final class StatementScan {
             return;
         }
         if (kind != Kind.WORD) {
+            return;
+        }
+        if (compound && startsBodyStatement(word)) {
+            effectWords = 0; // as after ';': the next word is a statement's first
+            effectFirst = null;
             return;
         }
         effectWords++;
@@ -320,6 +361,11 @@ public final class StatementScan {
             return SessionEffects.DIAGNOSTICS;
         } else if (firstWord == Keyword.FLUSH && (word == Keyword.LOCK || word == Keyword.EXPORT)) {
             return SessionEffects.LOCK_TABLES;
+        } else if (isDdl(firstWord) && (word == Keyword.TRIGGER || word == Keyword.VIEW)
+                || firstWord == Keyword.RENAME && effectWords == 2) {
+            // a trigger moves with its table's new name; the session keeps its connection, since its next statement
+            // may come before the new definition is read
+            return SessionEffects.DEFINES_HIDDEN_CODE | SessionEffects.STORED_CODE;
         }
         return 0;
     }
@@ -381,6 +427,9 @@ public final class StatementScan {
             facts |= adjacent && s.at(text, start + 1) != '@' ? 0 : RouteWords.variable(s, text, start, i, to);
             return;
         }
+        if (words > 0 && namesHiddenCode(s, text, kind, start, i)) {
+            facts |= RouteFacts.SIDE_EFFECT; // to the primary: a trigger's or a view's code may write (decision 200)
+        }
         if (kind == Kind.QUOTED_IDENTIFIER) {
             if (words > 0 && RouteWords.opensCall(s, text, i, to) && !cteName(commaBefore)) {
                 facts |= RouteWords.quotedCall(s, text, start, i, to, dotBefore, depth);
@@ -422,6 +471,15 @@ public final class StatementScan {
         previous = word;
     }
 
+    /** Whether the token (a word, or a name in back quotes) is a name of {@link #hidden}'s. */
+    private <T> boolean namesHiddenCode(Source<T> s, T text, Kind kind, int start, int end) {
+        if (hidden.isEmpty()) {
+            return false;
+        }
+        return kind == Kind.WORD ? hidden.contains(s, text, start, end)
+                : kind == Kind.QUOTED_IDENTIFIER && end - start > 2 && hidden.contains(s, text, start + 1, end - 1);
+    }
+
     /** Whether a word before {@code (} names a common table expression: {@code WITH [RECURSIVE] c (n) AS (...)}. */
     private boolean cteName(boolean commaBefore) {
         return first == Keyword.WITH && depth == 0
@@ -439,6 +497,12 @@ public final class StatementScan {
             default:
                 return false;
         }
+    }
+
+    /** Whether, in a stored program's body, the word is followed by a statement. */
+    private static boolean startsBodyStatement(Keyword word) {
+        return word == Keyword.BEGIN || word == Keyword.THEN || word == Keyword.ELSE || word == Keyword.DO
+                || word == Keyword.LOOP || word == Keyword.REPEAT;
     }
 
     /** CREATE, ALTER, DROP...: a routine's or a view's body is defined there, not run. */

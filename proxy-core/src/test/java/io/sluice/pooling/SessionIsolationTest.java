@@ -74,14 +74,14 @@ class SessionIsolationTest {
         return driver.connect(proxy.jdbcUrl(driver, proxy.db(), ""), proxy.user2(), proxy.password2());
     }
 
-    private static String one(Connection c, String sql) throws SQLException {
+    static String one(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             assertThat(rs.next()).as(sql).isTrue();
             return rs.getString(1);
         }
     }
 
-    private static void run(Connection c, String sql) throws SQLException {
+    static void run(Connection c, String sql) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(sql);
         }
@@ -99,8 +99,13 @@ class SessionIsolationTest {
 
     /** Why Sluice keeps the session of {@code c} on its connection, or {@code null}. */
     private static String pinnedBy(Connection c) throws SQLException {
+        return pinnedBy(proxy.sluice(), c);
+    }
+
+    /** Why {@code sluice} keeps the session of {@code c} on its connection, or {@code null}. */
+    static String pinnedBy(io.sluice.Sluice sluice, Connection c) throws SQLException {
         long id = DifferentialHarness.greetingId(c);
-        for (SessionSnapshot s : proxy.sluice().sessions()) {
+        for (SessionSnapshot s : sluice.sessions()) {
             if (s.id() == (int) id) {
                 return s.pinnedBy();
             }
@@ -173,7 +178,8 @@ class SessionIsolationTest {
     void aNextTransactionCharacteristicSetByATriggerStaysWithItsSession(JdbcDriver driver) throws Exception {
         try (Connection a = userA(driver)) {
             run(a, "INSERT INTO next_ro (n) VALUES (1)");
-            assertThat(pinnedBy(a)).isEqualTo("set_transaction");
+            // the tracker's report (decision 197), or, once Sluice has read the trigger, its table (decision 200)
+            assertThat(pinnedBy(a)).isIn("set_transaction", "stored_code");
             try (Connection b = afterALeft(driver, a)) {
                 String v = "'after ro " + driver.ordinal() + "'";
                 run(b, "INSERT INTO t (v) VALUES (" + v + ")"); // 1792 if A's READ ONLY had been left for B

@@ -47,7 +47,11 @@ class ReplicaWritesTest {
                 // a stored function that writes, unqualified in the statements, and a view that calls it
                 "CREATE FUNCTION app.add_row(x VARCHAR(40)) RETURNS INT DETERMINISTIC MODIFIES SQL DATA"
                         + " BEGIN INSERT INTO app.t (v) VALUES (x); RETURN 1; END",
-                "CREATE VIEW app.v AS SELECT app.add_row('from view') AS added");
+                "CREATE VIEW app.adding_v AS SELECT app.add_row('from view') AS added",
+                // the same in a server's own schema, whose views Sluice does not read (decision 200): a view the
+                // router cannot know, so that the replicas' read-only mode is what stops its writes (decision 110).
+                // Not named v: Sluice matches such names anywhere in a statement, and t has a column v
+                "CREATE VIEW mysql.sluice_unseen_v AS SELECT app.add_row('from unseen view') AS added");
         servers.awaitCaughtUp();
         ProxyConfig config = servers.sluiceConfig(3000)
                 .pooling(PoolingConfig.defaults())
@@ -132,22 +136,27 @@ class ReplicaWritesTest {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             // a version comment MariaDB does not run: the DELETE outside it is the statement
             s.execute("/*!99999 SELECT 1 */ DELETE FROM t WHERE v = 'victim'");
-            // a view that calls the writing function: a replica read the replica refuses, run again on the primary
-            assertThat(one(s, "SELECT * FROM v")).isEqualTo("1");
+            // a view that calls the writing function: known from the servers' catalogue, it goes to the primary
+            assertThat(one(s, "SELECT * FROM adding_v")).isEqualTo("1");
+        }
+        try (Connection c = connect(); Statement s = c.createStatement()) { // the view's function pinned the one before
+            // one the router cannot know: a replica read the replica refuses, run again on the primary
+            assertThat(one(s, "SELECT * FROM mysql.sluice_unseen_v")).isEqualTo("1");
             // the client forces the read onto a replica, and the read writes
-            assertThat(one(s, "/* sluice: replica */ SELECT * FROM v")).isEqualTo("1");
+            assertThat(one(s, "/* sluice: replica */ SELECT * FROM mysql.sluice_unseen_v")).isEqualTo("1");
             assertThat(one(s, "/* sluice: replica */ SELECT add_row('hinted')")).isEqualTo("1");
         }
         try (Connection c = connect(); Statement s = c.createStatement()) { // add_row pinned the one before
             // the session asks for READ WRITE: the replicas' connections stay READ ONLY
             s.execute("SET SESSION TRANSACTION READ WRITE");
             s.execute("SET tx_read_only = 0");
-            assertThat(one(s, "SELECT * FROM v")).isEqualTo("1");
+            assertThat(one(s, "SELECT * FROM mysql.sluice_unseen_v")).isEqualTo("1");
         }
         // the same view through a server-side prepared statement: its execute runs again on the primary too
         try (Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), "app_rw",
                 "useServerPrepStmts=true"), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
-             java.sql.PreparedStatement view = c.prepareStatement("SELECT * FROM v WHERE added = ?")) {
+             java.sql.PreparedStatement view = c.prepareStatement(
+                     "SELECT * FROM mysql.sluice_unseen_v WHERE added = ?")) {
             view.setInt(1, 1);
             try (ResultSet rs = view.executeQuery()) {
                 assertThat(rs.next()).isTrue();
@@ -170,8 +179,8 @@ class ReplicaWritesTest {
         }
         assertThat(rows(servers.primary())).extracting(row -> row.substring(row.indexOf(':') + 1))
                 .doesNotContain("victim")
-                .containsSubsequence("unqualified", "from view", "from view", "hinted", "from view", "from view",
-                        "after");
+                .containsSubsequence("unqualified", "from view", "from unseen view", "from unseen view", "hinted",
+                        "from unseen view", "from unseen view", "after");
         assertThat(routes() - refusedBefore).as("reads the replicas refused, run again on the primary")
                 .isEqualTo(4);
     }
@@ -203,7 +212,7 @@ class ReplicaWritesTest {
             assertThat(Integer.parseInt(port)).as("the read-only transaction runs on a replica")
                     .isNotEqualTo(servers.primary().port());
             // in a transaction the replica's refusal is the client's: it is not run again elsewhere
-            assertThatThrownBy(() -> one(s, "SELECT * FROM v")).isInstanceOf(SQLException.class)
+            assertThatThrownBy(() -> one(s, "SELECT * FROM mysql.sluice_unseen_v")).isInstanceOf(SQLException.class)
                     .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1792));
             // what would make the replica's connection read-write never runs there
             assertThatThrownBy(() -> s.execute("START TRANSACTION READ WRITE")).isInstanceOf(SQLException.class)
@@ -224,6 +233,32 @@ class ReplicaWritesTest {
             servers.awaitApplied(i, primaryPosition);
             assertThat(one(servers.replica(i), "SELECT @@GLOBAL.gtid_binlog_pos")).isEqualTo(primaryPosition);
             assertThat(rows(servers.replica(i))).as("replica_" + i).isEqualTo(rows(servers.primary()));
+        }
+    }
+
+    /**
+     * A view known to run code (decision 200), read inside a read-only transaction on a replica: the replica refuses
+     * it, and since the code may have left state there before its write failed, the session keeps that connection
+     * until it ends; what would make it read-write is refused with the reason, and nothing reaches the replica.
+     */
+    @Test
+    void aViewThatRunsCodeReadInAReadOnlyTransactionKeepsItsSessionOnTheReplica() throws Exception {
+        awaitReplicasUsable();
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("START TRANSACTION READ ONLY");
+            assertThat(Integer.parseInt(one(s, "SELECT @@port"))).isNotEqualTo(servers.primary().port());
+            assertThatThrownBy(() -> one(s, "SELECT * FROM adding_v")).isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1792));
+            s.execute("COMMIT");
+            assertThatThrownBy(() -> s.execute("SET SESSION TRANSACTION READ WRITE"))
+                    .isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1792))
+                    .hasMessageContaining("keeps that connection (stored_code");
+        }
+        String primaryPosition = servers.primaryPosition();
+        for (int i = 0; i < 2; i++) {
+            servers.awaitApplied(i, primaryPosition);
+            assertThat(one(servers.replica(i), "SELECT @@GLOBAL.gtid_binlog_pos")).isEqualTo(primaryPosition);
         }
     }
 

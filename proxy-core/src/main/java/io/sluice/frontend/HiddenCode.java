@@ -1,0 +1,180 @@
+package io.sluice.frontend;
+
+import io.sluice.backend.pool.BackendPool;
+import io.sluice.sql.HiddenCodeNames;
+import io.sluice.sql.SessionEffects;
+import io.sluice.sql.StatementScan;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tables whose triggers, and the views whose definitions, run code that leaves state on the session (decision
+ * 200): an {@code INSERT} into a table whose trigger calls {@code GET_LOCK()} takes a named lock its text does not
+ * show, and so does a {@code SELECT} from a view that calls a stored function. Read from every data source with its
+ * own account ({@code information_schema.TRIGGERS} and {@code VIEWS}, which show what the account may see: the
+ * TRIGGER and SHOW VIEW privileges), at start, every {@link #REFRESH_MILLIS} and after a session's statement that
+ * defines a trigger or a view; the bodies are read with the one statement analysis ({@link StatementScan}), and
+ * transaction pooling's scans count a statement that names one as code the text does not show.
+ *
+ * <p>A body counts when it leaves any state but user variables (the server's tracker reports those, and they move
+ * with the session) or names a table or view that counts (a trigger's INSERT into a table with such a trigger). A view
+ * whose definition the account may not read counts too: what it runs is not known.
+ */
+public final class HiddenCode implements Supplier<HiddenCodeNames> {
+    private static final Logger log = LoggerFactory.getLogger(HiddenCode.class);
+
+    /** How often the catalogue is read again, for triggers and views made other than through Sluice. */
+    static final long REFRESH_MILLIS = 10_000;
+    /** The longest one reading may take, whatever the data source's connection timeout. */
+    private static final long MAX_READ_MILLIS = 10_000;
+    /** The server's own schemas: their views (MySQL's and MariaDB's {@code sys}) are no application's. */
+    private static final String NOT_SYSTEM = " NOT IN ('mysql', 'sys', 'information_schema', 'performance_schema')";
+    static final String TRIGGERS = "SELECT EVENT_OBJECT_TABLE AS name, ACTION_STATEMENT AS code FROM TRIGGERS"
+            + " WHERE EVENT_OBJECT_SCHEMA" + NOT_SYSTEM;
+    static final String VIEWS = "SELECT TABLE_NAME AS name, VIEW_DEFINITION AS code FROM VIEWS"
+            + " WHERE TABLE_SCHEMA" + NOT_SYSTEM;
+    /** What a body may leave and still count as leaving nothing: user variables, and words that only qualify. */
+    private static final int HARMLESS = SessionEffects.QUALIFIERS | SessionEffects.USER_VARIABLE
+            | SessionEffects.DEFINES_HIDDEN_CODE;
+
+    private final Supplier<Collection<BackendPool>> pools;
+    /** Each data source's last reading: a reading that fails keeps the last one. */
+    private final Map<String, List<Map<String, String>>> readings = new ConcurrentHashMap<>();
+    private final AtomicBoolean reading = new AtomicBoolean();
+    private final AtomicBoolean again = new AtomicBoolean();
+    private volatile HiddenCodeNames names = HiddenCodeNames.NONE;
+    private volatile CompletableFuture<Void> lastReading = CompletableFuture.completedFuture(null);
+    private volatile ScheduledFuture<?> schedule;
+
+    /** @param pools the data sources to read from: all of them, since a session may run on any */
+    public HiddenCode(Supplier<Collection<BackendPool>> pools) {
+        this.pools = pools;
+    }
+
+    /** The names of the last reading (none before the first). */
+    @Override
+    public HiddenCodeNames get() {
+        return names;
+    }
+
+    /**
+     * Reads now, then every {@link #REFRESH_MILLIS} on {@code scheduler}.
+     *
+     * @return the first reading's end (never exceptional)
+     */
+    public CompletableFuture<Void> start(ScheduledExecutorService scheduler) {
+        CompletableFuture<Void> first = refresh();
+        schedule = scheduler.scheduleWithFixedDelay(this::refresh, REFRESH_MILLIS, REFRESH_MILLIS,
+                TimeUnit.MILLISECONDS);
+        return first;
+    }
+
+    public void stop() {
+        ScheduledFuture<?> running = schedule;
+        if (running != null) {
+            running.cancel(false);
+        }
+    }
+
+    /**
+     * Reads the catalogue again: a session defined a trigger or a view, or renamed a table. A reading under way is
+     * followed by another, so that the definition is seen even when it ended after that reading's query ran.
+     *
+     * @return the end of a reading that began after this call (never exceptional)
+     */
+    public CompletableFuture<Void> refresh() {
+        if (!reading.compareAndSet(false, true)) {
+            again.set(true);
+            return lastReading;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        lastReading = done;
+        List<CompletableFuture<Void>> each = new ArrayList<>();
+        for (BackendPool pool : pools.get()) {
+            each.add(read(pool));
+        }
+        CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
+            publish(analyse(readings.values()));
+            reading.set(false);
+            done.complete(null);
+            if (again.getAndSet(false)) {
+                refresh();
+            }
+        });
+        return done;
+    }
+
+    private CompletableFuture<Void> read(BackendPool pool) {
+        String name = pool.dataSource().name();
+        long timeout = Math.min(MAX_READ_MILLIS, pool.dataSource().connectionTimeoutMilliseconds());
+        var own = pool.ownConnections();
+        return own.query("information_schema", TRIGGERS, timeout)
+                .thenCombine(own.query("information_schema", VIEWS, timeout), (triggers, views) -> {
+                    List<Map<String, String>> rows = new ArrayList<>(triggers);
+                    rows.addAll(views);
+                    return rows;
+                })
+                .handle((rows, error) -> {
+                    if (rows != null) {
+                        readings.put(name, rows);
+                    } else {
+                        log.warn("{}: cannot read the triggers and views whose code leaves session state, the last"
+                                + " reading stands: {}", name, error.getMessage());
+                    }
+                    return null;
+                });
+    }
+
+    private void publish(HiddenCodeNames read) {
+        HiddenCodeNames before = names;
+        names = read;
+        if (!before.names().equals(read.names())) {
+            log.info("tables and views whose triggers or definitions leave session state (their statements keep"
+                    + " the session on its connection): {}", read.names().isEmpty() ? "none" : read.names());
+        }
+    }
+
+    /**
+     * The names whose code leaves state: a body that leaves any but {@link #HARMLESS} effects, or that names such a
+     * name, until no more are found.
+     *
+     * @param readings rows of {@code name} and {@code code}, of every data source
+     */
+    static HiddenCodeNames analyse(Collection<List<Map<String, String>>> readings) {
+        Set<String> found = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        boolean more = true;
+        while (more) {
+            more = false;
+            HiddenCodeNames known = HiddenCodeNames.of(found);
+            StatementScan scan = new StatementScan(() -> known);
+            for (List<Map<String, String>> rows : readings) {
+                for (Map<String, String> row : rows) {
+                    String name = row.get("name");
+                    String code = row.get("code");
+                    if (name == null || found.contains(name)) {
+                        continue;
+                    }
+                    // An empty definition: the account may not read the view's (no SHOW VIEW), what it runs is unknown
+                    if (code == null || code.isEmpty() || (scan.scanBody(code).effects() & ~HARMLESS) != 0) {
+                        found.add(name);
+                        more = true;
+                    }
+                }
+            }
+        }
+        return HiddenCodeNames.of(found);
+    }
+}
