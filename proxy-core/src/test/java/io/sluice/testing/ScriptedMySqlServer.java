@@ -46,6 +46,7 @@ import java.util.regex.Pattern;
  *       log in to it (error 2061, "Authentication requires secure connection"), as on a real server whose cache
  *       does not hold the account yet;</li>
  *   <li>{@code GET_LOCK(name, 0)}: 1, or 0 while another connection holds it; a lock ends with its connection.</li>
+ *   <li>Sluice's reading of the triggers and views whose code leaves session state: none.</li>
  * </ul>
  *
  * MySQL 8.4 removed {@code SHOW SLAVE STATUS}, {@code CHANGE MASTER}, {@code START SLAVE}, {@code STOP SLAVE} and
@@ -337,6 +338,10 @@ public final class ScriptedMySqlServer implements AutoCloseable {
         byte[] refusal = refuseOnce.remove(sql);
         if (refusal != null) {
             return List.of(refusal);
+        }
+        if (sql.startsWith("SELECT EVENT_OBJECT_TABLE AS name, ACTION_STATEMENT AS code FROM TRIGGERS")
+                || sql.startsWith("SELECT TABLE_NAME AS name, VIEW_DEFINITION AS code FROM VIEWS")) {
+            return row(deprecateEof, new String[] {"name", "code"}); // no trigger, no view (decision 200)
         }
         if (sql.equals("SELECT @@GLOBAL.read_only, @@GLOBAL.super_read_only, @@GLOBAL.gtid_executed")) {
             return row(deprecateEof, new String[] {"@@GLOBAL.read_only", "@@GLOBAL.super_read_only",
