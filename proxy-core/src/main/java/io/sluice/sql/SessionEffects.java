@@ -90,7 +90,7 @@ public final class SessionEffects {
      */
     public static final int BACKUP_LOCK = 1 << 27;
     /**
-     * CREATE, ALTER or DROP of a TRIGGER or a VIEW, or RENAME TABLE: which tables and views run hidden code may have
+     * CREATE, ALTER or DROP of a TRIGGER or a VIEW, RENAME TABLE or ALTER TABLE ... RENAME: which tables and views run hidden code may have
      * changed ({@link HiddenCodeNames}, decision 200), so they are read again once the statement has run. Comes with
      * {@link #STORED_CODE}: the session's next statement may use the definition before it is read.
      */

@@ -362,9 +362,10 @@ public final class StatementScan {
         } else if (firstWord == Keyword.FLUSH && (word == Keyword.LOCK || word == Keyword.EXPORT)) {
             return SessionEffects.LOCK_TABLES;
         } else if (isDdl(firstWord) && (word == Keyword.TRIGGER || word == Keyword.VIEW)
-                || firstWord == Keyword.RENAME && effectWords == 2) {
-            // a trigger moves with its table's new name; the session keeps its connection, since its next statement
-            // may come before the new definition is read
+                || firstWord == Keyword.RENAME && word == Keyword.TABLE && effectWords == 2
+                || firstWord == Keyword.ALTER && word == Keyword.RENAME) {
+            // a trigger moves with its table's new name (RENAME TABLE, ALTER TABLE ... RENAME TO); the session keeps
+            // its connection, since its next statement may come before the new definition is read
             return SessionEffects.DEFINES_HIDDEN_CODE | SessionEffects.STORED_CODE;
         }
         return 0;

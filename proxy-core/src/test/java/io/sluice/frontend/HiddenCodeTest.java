@@ -100,13 +100,13 @@ class HiddenCodeTest {
         String[] defining = {"CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.n = 1",
             "create or replace view v as select 1", "ALTER VIEW v AS SELECT 2", "DROP TRIGGER IF EXISTS tr",
             "DROP VIEW v", "CREATE DEFINER = CURRENT_USER TRIGGER tr AFTER UPDATE ON t FOR EACH ROW DO 0",
-            "CREATE ALGORITHM = MERGE VIEW v AS SELECT 1", "RENAME TABLE t TO u"};
+            "CREATE ALGORITHM = MERGE VIEW v AS SELECT 1", "RENAME TABLE t TO u", "ALTER TABLE t RENAME TO u"};
         for (String sql : defining) {
             assertThat(effects(HiddenCodeNames.NONE, sql)).as(sql)
                     .isEqualTo(SessionEffects.DEFINES_HIDDEN_CODE | SessionEffects.STORED_CODE);
         }
         String[] others = {"CREATE TABLE view_log (n INT)", "SELECT trigger_name FROM information_schema.TRIGGERS",
-            "CREATE TABLE t (a INT)", "DROP TABLE t", "INSERT INTO v VALUES (1)"};
+            "CREATE TABLE t (a INT)", "DROP TABLE t", "INSERT INTO v VALUES (1)", "RENAME USER a TO b"};
         for (String sql : others) {
             assertThat(effects(HiddenCodeNames.NONE, sql) & (SessionEffects.DEFINES_HIDDEN_CODE
                     | SessionEffects.STORED_CODE)).as(sql).isZero();
