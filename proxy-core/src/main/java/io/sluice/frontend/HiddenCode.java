@@ -93,7 +93,7 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
      * Reads the catalogue again: a session defined a trigger or a view, or renamed a table. A reading under way is
      * followed by another, so that the definition is seen even when it ended after that reading's query ran.
      *
-     * @return the end of a reading that began after this call (never exceptional)
+     * @return the end of this reading, or of the one under way (never exceptional)
      */
     public CompletableFuture<Void> refresh() {
         if (!reading.compareAndSet(false, true)) {
@@ -103,7 +103,10 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
         CompletableFuture<Void> done = new CompletableFuture<>();
         lastReading = done;
         List<CompletableFuture<Void>> each = new ArrayList<>();
-        for (BackendPool pool : pools.get()) {
+        Collection<BackendPool> current = pools.get();
+        // a data source a reload removed is no longer read, and what it had no longer counts
+        readings.keySet().retainAll(current.stream().map(pool -> pool.dataSource().name()).toList());
+        for (BackendPool pool : current) {
             each.add(read(pool));
         }
         CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
