@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A long run of the differential isolation test (issue #38, item 3): many interleavings, in chunks of seeds, resumable.
 #
-#   benchmark/isolation/run.sh [--test CLASS] [--from SEED] [--total N] [--chunk N] [--state DIR] [--until HH:MM]
+#   benchmark/isolation/run.sh [--test CLASS] [--from SEED] [--total N] [--chunk N] [--state DIR] [--until [DATE] HH:MM]
 #
-# --until: no chunk starts after that time of day (UTC, today), so a sitting can stop at a chunk's end and nothing
-# run is lost (a chunk stopped in the middle counts for nothing).
+# --until: no chunk starts after that time (UTC: HH:MM is today's, "YYYY-MM-DD HH:MM" any day's, for a sitting
+# that crosses midnight), so a sitting can stop at a chunk's end and nothing run is lost (a chunk stopped in the
+# middle counts for nothing).
 #
 # Each chunk is one Maven run of the random interleavings of CLASS (default TransactionPoolingIsolationTest; also ReadWriteSplitIsolationTest,
 # MovedSessionIsolationTest) with -Dsluice.isolation.seed=START -Dsluice.isolation.interleavings=CHUNK and a time
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
         --budget) BUDGET=$2; shift 2 ;;
         --state) STATE=$2; shift 2 ;;
         --until) UNTIL=$(date -u -d "$2" +%s); shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
 done
