@@ -26,6 +26,8 @@ public final class StatementScan {
     /** Where the names of tables and views with hidden code come from; read once per scan. */
     private final java.util.function.Supplier<HiddenCodeNames> hiddenCode;
     private HiddenCodeNames hidden = HiddenCodeNames.NONE;
+    /** The code token being read is a name of {@link #hidden}'s: looked up once for both readings. */
+    private boolean namesHidden;
 
     // The result.
     private int effects;
@@ -189,6 +191,7 @@ public final class StatementScan {
                 continue;
             }
             Keyword word = kind == Kind.WORD ? Keyword.of(s, text, start, i) : null;
+            namesHidden = namesHiddenCode(s, text, kind, start, i);
             if (!routeOnly) {
                 effect(s, text, kind, word, start, i, to);
             }
@@ -241,7 +244,7 @@ public final class StatementScan {
                 && !tableName && RouteWords.opensCall(s, text, i, to) && (dotBefore || !builtIn(s, text, start, i, kind))) {
             effects |= SessionEffects.STORED_CODE; // a stored function: its body may take a lock the text does not show
         }
-        if (namesHiddenCode(s, text, kind, start, i)) {
+        if (namesHidden) {
             effects |= SessionEffects.STORED_CODE; // a table's trigger, a view's function (decision 200)
         }
         if (kind == Kind.VARIABLE || kind == Kind.PUNCTUATION && c == '@') {
@@ -428,7 +431,7 @@ public final class StatementScan {
             facts |= adjacent && s.at(text, start + 1) != '@' ? 0 : RouteWords.variable(s, text, start, i, to);
             return;
         }
-        if (words > 0 && namesHiddenCode(s, text, kind, start, i)) {
+        if (words > 0 && namesHidden) {
             facts |= RouteFacts.SIDE_EFFECT; // to the primary: a trigger's or a view's code may write (decision 200)
         }
         if (kind == Kind.QUOTED_IDENTIFIER) {

@@ -339,8 +339,7 @@ public final class ScriptedMySqlServer implements AutoCloseable {
         if (refusal != null) {
             return List.of(refusal);
         }
-        if (sql.startsWith("SELECT EVENT_OBJECT_TABLE AS name, ACTION_STATEMENT AS code FROM TRIGGERS")
-                || sql.startsWith("SELECT TABLE_NAME AS name, VIEW_DEFINITION AS code FROM VIEWS")) {
+        if (sql.startsWith("SELECT EVENT_OBJECT_TABLE AS name, ACTION_STATEMENT AS code FROM TRIGGERS")) {
             return row(deprecateEof, new String[] {"name", "code"}); // no trigger, no view (decision 200)
         }
         if (sql.equals("SELECT @@GLOBAL.read_only, @@GLOBAL.super_read_only, @@GLOBAL.gtid_executed")) {

@@ -79,9 +79,10 @@ public final class OwnConnections {
 
     /**
      * Runs one query of Sluice's own on the check loop, on a connection of its own as the data source's account (not
-     * counted in {@code maxPoolSize}): reading the server's accounts for {@code users: FROM_BACKEND}. The connection
-     * logs in to {@code schema}: tables are named without it, since a client's CLIENT_NO_SCHEMA, which the data
-     * source's connections may carry, makes the server drop {@code db.} from {@code db.table}.
+     * counted in {@code maxPoolSize}): reading the server's accounts for {@code users: FROM_BACKEND}, its triggers and
+     * views for transaction pooling. The connection logs in to {@code schema}: tables are named without it, since a
+     * client's CLIENT_NO_SCHEMA, which the data source's connections may carry, makes the server drop {@code db.} from
+     * {@code db.table}.
      *
      * @return the rows by column name, or a failure (the server unreachable, the query refused)
      */
