@@ -50,8 +50,18 @@ class QueryRuleTimeoutTest {
         }
     }
 
+    /** The counter once it reaches {@code expected}, or as it is after {@code millis}. */
+    private static long actedWithin(QueryRule.Counters counters, long expected, long millis)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (counters.actedCount() < expected && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return counters.actedCount();
+    }
+
     @Test
-    void sleepTenEndsAfterTheLimitWithTheServersErrorAndNothingLeft() throws SQLException {
+    void sleepTenEndsAfterTheLimitWithTheServersErrorAndNothingLeft() throws Exception {
         long acted = counters().actedCount();
         try (Connection c = proxy.connect(JdbcDriver.MARIADB, proxy.db(), ""); Statement s = c.createStatement()) {
             long start = System.nanoTime();
@@ -68,7 +78,7 @@ class QueryRuleTimeoutTest {
                 assertThat(rs.getInt(1)).isEqualTo(42);
             }
         }
-        assertThat(counters().actedCount()).isEqualTo(acted + 1);
+        assertThat(actedWithin(counters(), acted + 1, 2_000)).isEqualTo(acted + 1);
     }
 
     @Test
@@ -130,7 +140,9 @@ class QueryRuleTimeoutTest {
             long millis = (System.nanoTime() - start) / 1_000_000;
             // ran the limit on the server (arrived after 300 ms), and was not left to run its 10 s
             assertThat(millis).as("ended after").isBetween(300L + 450L, 3_000L);
-            assertThat(lateCounters.actedCount()).isEqualTo(1);
+            // counted when the KILL's own OK arrives, on another socket than the statement's ERR: either may come
+            // first (CI once read the counter between the two)
+            assertThat(actedWithin(lateCounters, 1, 2_000)).as("acted").isEqualTo(1);
             assertThat(lateCounters.errorCount()).isZero();
             try (ResultSet rs = s.executeQuery("SELECT 41 + 1")) { // the connection is in step
                 assertThat(rs.next()).isTrue();
