@@ -155,6 +155,15 @@ final class QueryRewrites {
     }
 
     /**
+     * {@code sql} with the session's own {@code FOUND_ROWS()} and {@code ROW_COUNT()} written in, those of them that
+     * {@code calls} names ({@link SessionEffects#CALLS_FOUND_ROWS}, {@link SessionEffects#CALLS_ROW_COUNT}).
+     */
+    static String withPreviousValues(String sql, int calls, long foundRows, long rowCount) {
+        String out = (calls & SessionEffects.CALLS_FOUND_ROWS) != 0 ? withFoundRows(sql, foundRows) : sql;
+        return (calls & SessionEffects.CALLS_ROW_COUNT) != 0 ? withRowCount(out, rowCount) : out;
+    }
+
+    /**
      * Rewrites each {@code ROW_COUNT()} of a SELECT to the session's own count, as {@link #withLastInsertId} does: the
      * server's is the previous statement run on the connection, which may be another session's.
      */

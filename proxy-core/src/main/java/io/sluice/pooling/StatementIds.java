@@ -11,6 +11,7 @@ import io.sluice.readwrite.StatementClassifier;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.sql.SessionEffects;
 import io.sluice.sql.StatementScan;
 import io.sluice.state.PreparedStatement;
 import io.sluice.state.StatementCache;
@@ -50,6 +51,9 @@ final class StatementIds {
      * receives are recorded, and a statement prepared again lazily must answer with those.
      */
     private final boolean followsDefinitions;
+    /** A statement whose next execute runs as another text ({@link #runsWithOwnValues}), and that text. */
+    private PreparedStatement runsAs;
+    private String runsAsText;
 
     StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus) {
         this(port, pins, localStatus, false);
@@ -92,6 +96,19 @@ final class StatementIds {
         }
     }
 
+    /**
+     * A prepared {@code ROW_COUNT()} or {@code FOUND_ROWS()} reads the server's, which on a connection the session's
+     * last statement did not run on is another session's: unless {@code trusted} (flags of {@link SessionEffects})
+     * says the server's are the session's, the statement's next execute (and the long data sent ahead of it) runs a
+     * statement Sluice prepares there from the text with the session's own written in, as a query's is (issue #38;
+     * the same parameters, the same columns).
+     */
+    void runsWithOwnValues(PreparedStatement statement, int trusted, long foundRows, long rowCount) {
+        int own = statement.sniffed() & SessionEffects.PREVIOUS_VALUES & ~trusted;
+        runsAs = own == 0 ? null : statement;
+        runsAsText = own == 0 ? null : QueryRewrites.withPreviousValues(statement.sql(), own, foundRows, rowCount);
+    }
+
     /** COM_STMT_CLOSE: forgets the statement; the server's stays in its connection's cache, for other sessions too. */
     void close(int clientId) {
         if (statements != null && statements.remove(clientId) != null) {
@@ -103,6 +120,7 @@ final class StatementIds {
     void forget() {
         statements = null;
         lastPrepared = null;
+        runsAs = null;
     }
 
     /**
@@ -137,15 +155,19 @@ final class StatementIds {
         if (!statement.isPrepared()) {
             return false; // sent right behind its prepare (MariaDB's id -1): its parameters are not known yet
         }
-        StatementCache.Entry entry = connection.state().statements().get(statement.sql());
+        String text = statement == runsAs ? runsAsText : statement.sql();
+        StatementCache.Entry entry = connection.state().statements().get(text);
         if (entry == null) {
             if (command == Command.COM_STMT_RESET) {
                 frame.release(); // never used on this connection: nothing to reset here
                 port.replyOk(replySequenceId, localStatus.getAsInt());
                 return true;
             }
-            prepareAgain(connection, statement);
+            prepareAgain(connection, statement, text);
             return false;
+        }
+        if (command == Command.COM_STMT_EXECUTE) {
+            runsAs = null;
         }
         frame.setIntLE(base + 1, entry.serverId());
         if (command == Command.COM_STMT_EXECUTE && statement.parameters() > 0) {
@@ -217,12 +239,12 @@ final class StatementIds {
      * Prepares, on the connection in use, a statement the session prepared on another one. Only once the client's
      * responses on the connection have ended: Sluice's own response must not come between them.
      */
-    private void prepareAgain(BackendConnection connection, PreparedStatement statement) {
+    private void prepareAgain(BackendConnection connection, PreparedStatement statement, String text) {
         if (!connection.isBetweenCommands() || connection.runsOwnCommand()) {
             return; // tried again when the responses have been relayed
         }
         PrepareStatement[] own = new PrepareStatement[1];
-        own[0] = new PrepareStatement(statement.sql(), new PrepareStatement.Outcome() {
+        own[0] = new PrepareStatement(text, new PrepareStatement.Outcome() {
             @Override
             public void prepared(int serverId, int parameters) {
                 MetadataCheck.Verdict verdict = followsDefinitions
@@ -236,8 +258,7 @@ final class StatementIds {
                     return;
                 }
                 statement.definitionsExpected(verdict == MetadataCheck.Verdict.SENDS);
-                connection.state().statements().put(statement.sql(), serverId, parameters,
-                        connection::closeStatement);
+                connection.state().statements().put(text, serverId, parameters, connection::closeStatement);
                 port.resume();
             }
 

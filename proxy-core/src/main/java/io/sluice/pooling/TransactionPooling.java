@@ -57,6 +57,9 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     private BackendConnection lastStatementOn;
     private long lastStatementLending;
     private long lastStatementOwnRuns;
+    /** Statements sent, and their count when {@link #lastStatementOn} was: a prepare leaves the server's values. */
+    private int statementsSent;
+    private int statementsRecorded;
     /**
      * The response just ended was a replica's refusal that the client never saw (read/write splitting runs the
      * statement again on the primary): its error is no diagnostics of the session's. The connection that holds it is
@@ -141,6 +144,9 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 return null;
             case Command.COM_STMT_SEND_LONG_DATA, Command.COM_STMT_RESET:
                 pins.statementCommand(command, frame, base);
+                if (command == Command.COM_STMT_SEND_LONG_DATA && frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+                    ownValues(statements.get(frame.getIntLE(base + 1))); // where its execute will run
+                }
                 return frame;
             case Command.COM_STMT_EXECUTE:
                 // The data sent ahead is this execute's: it runs on the pinned connection, then the pin ends.
@@ -151,6 +157,8 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 // A prepared LAST_INSERT_ID() cannot have the session's id written into it as a query's text can:
                 // the server's must be the session's, as before code the text does not show.
                 beforeHiddenCode(sniffed, SessionEffects.STORED_CODE | SessionEffects.CALLS_LAST_INSERT_ID);
+                ownValues(executed);
+                statementsSent++;
                 follower.statementSent(sniffed);
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
@@ -176,6 +184,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         int flags = scan.effects(frame, base, end, scanned);
         long previousRowCount = follower.rowCount(); // this statement's own is not known yet
         beforeHiddenCode(flags, SessionEffects.STORED_CODE);
+        statementsSent++;
         follower.statementSent(flags);
         pins.nextStatement(flags);
         definedHiddenCode |= (flags & SessionEffects.DEFINES_HIDDEN_CODE) != 0;
@@ -203,28 +212,26 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
             }
             return rewritten.equals(sql) ? frame : replaceQuery(frame, rewritten);
         }
-        int ownValues = flags & (SessionEffects.CALLS_LAST_INSERT_ID | SessionEffects.CALLS_ROW_COUNT
-                | SessionEffects.CALLS_FOUND_ROWS);
-        if (ownValues != 0) {
-            ownValues &= ~serverValuesTrusted();
-        }
-        if (ownValues != 0) {
+        int ownValues = flags & (SessionEffects.CALLS_LAST_INSERT_ID | SessionEffects.PREVIOUS_VALUES);
+        if (ownValues != 0 && (ownValues &= ~serverValuesTrusted()) != 0) {
             // The server's LAST_INSERT_ID(), ROW_COUNT() and FOUND_ROWS() belong to whichever connection the session
             // now has: the session's own go into the statement instead (issue #38).
-            String sql = sql(frame, base, end);
-            if ((ownValues & SessionEffects.CALLS_FOUND_ROWS) != 0) {
-                sql = QueryRewrites.withFoundRows(sql, follower.foundRows());
-            }
+            String sql = QueryRewrites.withPreviousValues(sql(frame, base, end), ownValues, follower.foundRows(),
+                    previousRowCount);
             if ((ownValues & SessionEffects.CALLS_LAST_INSERT_ID) != 0) {
                 sql = QueryRewrites.withLastInsertId(sql, follower.lastInsertId(),
                         (flags & SessionEffects.SELECT_STATEMENT) != 0);
             }
-            if ((ownValues & SessionEffects.CALLS_ROW_COUNT) != 0) {
-                sql = QueryRewrites.withRowCount(sql, previousRowCount);
-            }
             return replaceQuery(frame, sql);
         }
         return frame;
+    }
+
+    /** A prepared ROW_COUNT() or FOUND_ROWS() is about to run: see {@link StatementIds#runsWithOwnValues}. */
+    private void ownValues(PreparedStatement statement) {
+        if (statement != null && (statement.sniffed() & SessionEffects.PREVIOUS_VALUES) != 0) {
+            statements.runsWithOwnValues(statement, serverValuesTrusted(), follower.foundRows(), follower.rowCount());
+        }
     }
 
     /**
@@ -289,9 +296,12 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
 
     @Override
     public void afterResponses(BackendConnection connection) {
-        lastStatementOn = connection;
-        lastStatementLending = connection.lendings();
-        lastStatementOwnRuns = connection.ownRuns();
+        if (statementsRecorded != statementsSent) {
+            statementsRecorded = statementsSent;
+            lastStatementOn = connection;
+            lastStatementLending = connection.lendings();
+            lastStatementOwnRuns = connection.ownRuns();
+        }
         var tracker = connection.tracker();
         boolean clients = !refusalKept;
         refusalKept = false;

@@ -77,6 +77,8 @@ public final class SessionEffects {
     public static final int SELECT_STATEMENT = 1 << 23;
     /** Calls {@code FOUND_ROWS()}. */
     public static final int CALLS_FOUND_ROWS = 1 << 24;
+    /** Calls {@code ROW_COUNT()} or {@code FOUND_ROWS()}: reads what the previous statement left. */
+    public static final int PREVIOUS_VALUES = CALLS_ROW_COUNT | CALLS_FOUND_ROWS;
     /** BEGIN or START TRANSACTION: the transaction that uses what a SET TRANSACTION set. */
     public static final int BEGINS_TRANSACTION = 1 << 25;
     /**

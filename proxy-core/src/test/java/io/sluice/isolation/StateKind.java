@@ -50,10 +50,11 @@ enum StateKind {
             List.of("SHOW WARNINGS", "SELECT @@warning_count", "SHOW COUNT(*) WARNINGS"),
             "DO 0"),
     FOUND_ROWS("SELECT SQL_CALC_FOUND_ROWS id INTO @iso_fr FROM o WHERE id <= {n} % 9 + 1 ORDER BY id LIMIT 1",
-            List.of("SELECT FOUND_ROWS()"),
+            List.of("SELECT FOUND_ROWS()", StateKind.PREPARED + "SELECT FOUND_ROWS()"),
             "DO 0"),
     ROW_COUNT("UPDATE o SET v = v + 1 WHERE id <= {n} % 9",
-            List.of("SELECT ROW_COUNT()"),
+            // a server-prepared one too: its text cannot be rewritten on the way, the statement prepared can
+            List.of("SELECT ROW_COUNT()", StateKind.PREPARED + "SELECT ROW_COUNT()"),
             "DO 0"),
     LAST_INSERT_ID("INSERT INTO ai (n) VALUES ({n})",
             // read by a SELECT, by an INSERT (a child row with its parent's id) and by a server-prepared SELECT
