@@ -18,13 +18,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * pooling on one server connection that another session inserts on in between (issue #38): the function in any
  * case, back-quoted, inside a CTE or a VALUES, and its system-variable names {@code @@last_insert_id} and
  * {@code @@identity}. Before, the back-quoted call and the variables read the server's value, the other session's
- * (0 after the reset between them).
+ * (0 after the reset between them). One event loop: with two, the loop without the connection waits a second for
+ * the other to yield it (the slot balancer keeps a connection idle only between transactions, {@code SlotBalancer}), per
+ * statement.
  */
 @Tag("server")
 class LastInsertIdFormsTest {
 
     @RegisterExtension
-    static final SluiceExtension proxy = SluiceExtension.with(b -> b.transactionPooling().maxPoolSize(1))
+    static final SluiceExtension proxy = SluiceExtension.with(b -> b.transactionPooling().maxPoolSize(1).workerThreads(1))
             .sluiceOnly("Sluice's transaction pooling").database("sluice_lid_forms_");
 
     @ParameterizedTest
