@@ -221,6 +221,7 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
             if (captured != null) {
                 captured.onNoResponse();
             }
+            giveBackIfDone(); // a COM_STMT_CLOSE may end a cursor's pin: no response will come to give it back
             return;
         }
         if (holdNextToRoute) {
@@ -355,7 +356,6 @@ final class CommandRelayHandler extends ChannelInboundHandlerAdapter implements 
     }
 
     // ---- acquiring a connection -----------------------------------------------------------------------------
-
     // A command's acquire (the one per transaction in transaction pooling) reuses these.
     private final Consumer<BackendConnection> onBound = this::bound;
     private final Consumer<Throwable> onAcquireFailed = cause -> acquireFailed(cause, -1);

@@ -51,7 +51,10 @@ final class StatementIds {
      * receives are recorded, and a statement prepared again lazily must answer with those.
      */
     private final boolean followsDefinitions;
-    /** A statement whose next execute runs as another text ({@link #runsWithOwnValues}), and that text. */
+    /**
+     * A statement whose execute runs as another text ({@link #runsWithOwnValues}), and that text: kept after the
+     * execute, for the COM_STMT_FETCH of a cursor it opened, until the statement's next execute decides again.
+     */
     private PreparedStatement runsAs;
     private String runsAsText;
 
@@ -165,9 +168,6 @@ final class StatementIds {
             }
             prepareAgain(connection, statement, text);
             return false;
-        }
-        if (command == Command.COM_STMT_EXECUTE) {
-            runsAs = null;
         }
         frame.setIntLE(base + 1, entry.serverId());
         if (command == Command.COM_STMT_EXECUTE && statement.parameters() > 0) {

@@ -82,6 +82,31 @@ class PreparedPreviousValuesTest {
         }
     }
 
+    /** MySQL Connector/J's cursor: the rows come by COM_STMT_FETCH, from the statement the execute ran on. */
+    @org.junit.jupiter.api.Test
+    void aCursorOverAPreparedRowCountFetchesItsRows() throws Exception {
+        JdbcDriver driver = JdbcDriver.MYSQL;
+        try (Connection a = user(driver, false);
+                Connection b = driver.connect(proxy.jdbcUrl(driver, proxy.db(), PARAMS + "&useCursorFetch=true"),
+                        proxy.user2(), proxy.password2())) {
+            run(b, "INSERT INTO w VALUES (309)");
+            run(a, "INSERT INTO w VALUES (300), (301), (302)");
+            try (PreparedStatement p = b.prepareStatement("SELECT id, ROW_COUNT() FROM t ORDER BY id")) {
+                p.setFetchSize(2);
+                try (ResultSet rs = p.executeQuery()) {
+                    int rows = 0;
+                    while (rs.next()) {
+                        rows++;
+                        assertThat(rs.getInt(1)).isEqualTo(rows);
+                        assertThat(rs.getLong(2)).as("B's own INSERT").isEqualTo(1);
+                    }
+                    assertThat(rows).isEqualTo(5);
+                }
+            }
+            run(a, "DELETE FROM w WHERE id BETWEEN 300 AND 309");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void aPreparedFoundRowsIsTheSessionsOwn(JdbcDriver driver) throws Exception {

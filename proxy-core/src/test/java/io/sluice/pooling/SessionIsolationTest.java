@@ -314,6 +314,29 @@ class SessionIsolationTest {
         }
     }
 
+    /**
+     * A cursor pins its session until its statement closes; COM_STMT_CLOSE has no response, so nothing after it gave
+     * the connection back: the session held it, unpinned, until its next command, and the other user waited out the
+     * pool's timeout (ERR 1040). Found with {@code PreparedPreviousValuesTest}'s cursor.
+     */
+    @Test
+    void aClosedCursorGivesItsConnectionBackAtOnce() throws Exception {
+        JdbcDriver driver = JdbcDriver.MYSQL;
+        String cursors = "useServerPrepStmts=true&useCursorFetch=true";
+        try (Connection a = driver.connect(proxy.jdbcUrl(driver, proxy.db(), cursors), proxy.user(), proxy.password());
+                Connection b = userB(driver)) {
+            try (PreparedStatement p = a.prepareStatement("SELECT id FROM t ORDER BY id")) {
+                p.setFetchSize(1);
+                try (ResultSet rs = p.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(pinnedBy(a)).isEqualTo("cursor");
+                }
+            }
+            assertThat(pinnedBy(a)).isNull();
+            assertThat(one(b, "SELECT 'served'")).as("the other user, on the one connection").isEqualTo("served");
+        }
+    }
+
     /** F16: ROW_COUNT() is the previous statement's of the session, not the connection's last user's. */
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
