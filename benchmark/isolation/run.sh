@@ -5,7 +5,8 @@
 #
 # --until: no chunk starts after that time (UTC: HH:MM is today's, "YYYY-MM-DD HH:MM" any day's, for a sitting
 # that crosses midnight), so a sitting can stop at a chunk's end and nothing run is lost (a chunk stopped in the
-# middle counts for nothing).
+# middle counts for nothing). Likewise a file STATE/stop: no chunk starts while it exists (touch it to end a run
+# early at its current chunk's end, remove it before the next run).
 #
 # Each chunk is one Maven run of the random interleavings of CLASS (default TransactionPoolingIsolationTest; also ReadWriteSplitIsolationTest,
 # MovedSessionIsolationTest) with -Dsluice.isolation.seed=START -Dsluice.isolation.interleavings=CHUNK and a time
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
         --budget) BUDGET=$2; shift 2 ;;
         --state) STATE=$2; shift 2 ;;
         --until) UNTIL=$(date -u -d "$2" +%s); shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -59,6 +60,10 @@ while true; do
     [ "$start" -lt "$END" ] || break
     if [ -n "$UNTIL" ] && [ "$(date +%s)" -ge "$UNTIL" ]; then
         echo "stopped before seed $start: it is past --until"
+        break
+    fi
+    if [ -e "$STATE/stop" ]; then
+        echo "stopped before seed $start: $STATE/stop exists"
         break
     fi
     count=$(( END - start < CHUNK ? END - start : CHUNK ))
