@@ -260,8 +260,9 @@ final class IsolationHarness {
     }
 
     private Outcome run(List<Step> steps, int sessions, Connection root, boolean directTwice) throws Exception {
-        // Twice: a step whose direct observations differ between the two is not compared (it depends on timing or
-        // on what a driver does on its own, e.g. FOUND_ROWS() right after a reconnect), and is counted as unstable.
+        // Twice (up front when asked, else once a step differs): a step whose direct observations differ between the
+        // two is not compared (it depends on timing or on what a driver does on its own, e.g. FOUND_ROWS() right
+        // after a reconnect), and is counted as unstable.
         List<String> direct = runDirect(steps, sessions, root);
         Set<Integer> unstable = directTwice ? unstable(direct, runDirect(steps, sessions, root)) : new TreeSet<>();
         schema.reset(root);
@@ -447,8 +448,8 @@ final class IsolationHarness {
                         + " %.1f s; refused by the server: %s", mode, ran, settings.seed(),
                 settings.sessions(), settings.steps(), failed, failures.size(), sharedRuns,
                 (System.nanoTime() - started) / 1e9, schema.refused().keySet());
-        summary += String.format("; %d of %d steps unstable directly (not compared; counted in every %dth"
-                + " interleaving); %d interleavings looked at directly again for a differing step",
+        summary += String.format("; %d of %d steps unstable directly (not compared; counted where the"
+                + " ground truth ran twice up front: every %dth interleaving, scenarios, shrinking); %d interleavings looked at directly again for a differing step",
                 unstableSteps, comparedSteps, NOISE_SAMPLE, secondLooks);
         log.info(summary);
         System.out.println("ISOLATION-SUMMARY " + summary);
