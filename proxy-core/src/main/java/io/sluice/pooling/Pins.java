@@ -56,6 +56,7 @@ final class Pins {
     private final int followed;
     private int bits;
     private int namedLocks;
+    private int namedLocksAtSnapshot;
     private Set<Integer> cursors;
 
     /**
@@ -195,13 +196,21 @@ final class Pins {
         return (bits & ~(1 << reason.ordinal())) != 0;
     }
 
-    /** The reasons pinning now, as bits: what {@link #restore} takes back to. */
+    /**
+     * The reasons pinning now, as bits: what {@link #restore} takes back to, with the count of named locks as it is
+     * now (there is one statement in flight to restore for).
+     */
     int snapshot() {
+        namedLocksAtSnapshot = namedLocks;
         return bits;
     }
 
-    /** Back to the reasons of a {@link #snapshot}: a statement the server refused before doing anything. */
+    /**
+     * Back to the reasons of the last {@link #snapshot}, and its count of named locks: a statement the server refused
+     * before doing anything, which runs again elsewhere and counts again there.
+     */
     void restore(int snapshot) {
+        namedLocks = namedLocksAtSnapshot;
         setBits(snapshot);
     }
 

@@ -70,6 +70,11 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
     private PreparedStatement lastPrepared;
     /** After the first move: the statements, mapped onto each connection; {@code null} before. */
     private StatementIds mapped;
+    /**
+     * Whether a statement the session prepared may leave what {@link #pins} follow (a lock function in its text, or
+     * any mapped one): until then an execute is not looked up for it.
+     */
+    private boolean effectsPrepared;
 
     /**
      * The COM_STMT_PREPARE in flight: its text, and the parameter types of an execute sent right behind it (MariaDB's
@@ -81,7 +86,10 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         PreparedStatement guess;
         /** With MariaDB's metadata caching: what records the definitions its client receives; else {@code null}. */
         ClientDefinitions definitions;
-        /** What {@link SessionEffects} found of the lock functions in its text (decision 108); usually 0. */
+        /**
+         * What {@link SessionEffects} found in its text when it may call a lock function (decision 108), which each of
+         * its executes applies (decision 202); usually 0.
+         */
         int locks;
 
         Pending(String sql) {
@@ -127,6 +135,9 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
                 return frame;
             case Command.COM_STMT_EXECUTE:
                 pins.unpin(PinReason.LONG_DATA); // the data sent ahead is this execute's
+                if (effectsPrepared && frame.readableBytes() >= Packets.HEADER_SIZE + 5) {
+                    pins.apply(effects(frame.getIntLE(base + 1))); // each execute takes its locks again (decision 202)
+                }
                 if (frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
                     pins.cursorOpened(frame.getIntLE(base + 1)); // CURSOR_TYPE_*: rows come by COM_STMT_FETCH
                 }
@@ -193,6 +204,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         int end = frame.writerIndex();
         prepare.locks = HiddenStateFilter.mayCallLockFunction(frame, base + 1, end)
                 ? scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects() : 0;
+        effectsPrepared |= prepare.locks != 0;
         connection.forward(frame, ResponseKind.PREPARE, captured, new ResponseObserver() {
             @Override
             public boolean digestsDefinitions() {
@@ -214,10 +226,8 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         if (tracker.lastResponseFailed() || mapped != null) {
             return;
         }
-        if (prepare.locks != 0) {
-            pins.apply(prepare.locks); // a prepared GET_LOCK(?) pins at its prepare, as in transaction pooling
-        }
         PreparedStatement statement = new PreparedStatement(tracker.outcome().serverStatementId(), prepare.sql);
+        statement.sniffed(prepare.locks); // applied at each execute, not here: nothing runs at a prepare
         if (prepare.definitions != null) {
             prepare.definitions.follow(statement, tracker.outcome().definitionsDigest());
         }
@@ -234,6 +244,22 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         if (pending == null) {
             lastPrepared = statement;
         }
+    }
+
+    /**
+     * What the statement an execute names leaves (its lock functions, before a move; what the mapped statement's scan
+     * found, after one): 0 for a statement not known.
+     */
+    private int effects(int id) {
+        if (mapped != null) {
+            PreparedStatement statement = mapped.get(id);
+            return statement == null ? 0 : statement.sniffed();
+        }
+        if (id == -1 && pending != null) {
+            return pending.locks; // sent right behind its prepare, before the answer
+        }
+        PreparedStatement statement = id == -1 ? lastPrepared : recorded == null ? null : recorded.get(id);
+        return statement == null ? 0 : statement.sniffed();
     }
 
     /**
@@ -279,6 +305,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         BackendConnection connection = port.connection();
         mapped = new StatementIds(port, pins, this::localStatus,
                 connection != null && connection.key().cacheMetadata());
+        effectsPrepared = true; // its prepares read every statement
         if (recorded != null) {
             for (PreparedStatement statement : recorded.values()) {
                 mapped.adopt(statement);

@@ -190,6 +190,8 @@ final class StatementIds {
         int flags = scan.effects();
         PreparedStatement statement = new PreparedStatement(++nextStatementId, sql);
         statement.statementClass(statementClass);
+        // Known before the answer: an execute sent right behind the prepare (MariaDB's id -1) reads it too
+        statement.sniffed(flags);
         lastPrepared = statement;
         connection.forward(frame, ResponseKind.PREPARE, captured, new ResponseObserver() {
             @Override
@@ -199,13 +201,13 @@ final class StatementIds {
 
             @Override
             public void onResponse(ResponseTracker tracker) {
-                prepared(connection, statement, sql, flags, tracker);
+                prepared(connection, statement, sql, tracker);
             }
         }, statement.clientId());
     }
 
     /** The answer to the client's COM_STMT_PREPARE went by: the mapping is recorded. */
-    private void prepared(BackendConnection connection, PreparedStatement statement, String sql, int flags,
+    private void prepared(BackendConnection connection, PreparedStatement statement, String sql,
             ResponseTracker tracker) {
         if (tracker.lastResponseFailed()) {
             if (lastPrepared == statement) {
@@ -214,7 +216,6 @@ final class StatementIds {
             return;
         }
         statement.prepared(tracker.outcome().parameters());
-        statement.sniffed(flags);
         if (followsDefinitions) {
             new ClientDefinitions().follow(statement, tracker.outcome().definitionsDigest());
         }
@@ -225,14 +226,10 @@ final class StatementIds {
             statements = new IntObjectHashMap<>();
         }
         statements.put(statement.clientId(), statement);
-        if (flags != 0 && connection.state().readOnly()) {
-            // Prepared on a replica's connection (the session held it, for a pin of its own): pinned there, the
-            // session could not take the execute to the primary, and a GET_LOCK(?) or a write would run on the
-            // replica (issue #38, split long run seed 55). Its pins come with each execute instead.
-            statement.pinsAtExecute(true);
-        } else if (flags != 0) {
-            pins.apply(flags); // a prepared SET @v = ? or GET_LOCK(?) pins like its text would
-        }
+        // Nothing it pins for is there before it runs: its pins come with each execute (decision 202). Applied once
+        // here, a GET_LOCK(?) its driver keeps prepared and executes again after its release took the lock uncounted
+        // (moves long run seed 32426); a pin here on a replica's connection kept the execute, which may take a lock
+        // or write, from going to the primary (split long run seed 55).
     }
 
     /**

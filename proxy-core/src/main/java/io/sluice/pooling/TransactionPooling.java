@@ -163,8 +163,10 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
                 variablesUnknownBeforeStatement = follower.userVariablesUnknown();
-                if (executed != null && executed.pinsAtExecute()) {
-                    pins.apply(sniffed); // after the snapshot, as for a query: its route may still leave a replica
+                if (sniffed != 0) {
+                    // Each execute leaves its effects again (decision 202); after the snapshot, as for a query: its
+                    // route may still leave a replica
+                    pins.apply(sniffed);
                 }
                 if (executed != null && frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
                     pins.cursorOpened(executed.clientId()); // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, here

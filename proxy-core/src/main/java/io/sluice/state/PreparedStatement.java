@@ -9,10 +9,11 @@ public final class PreparedStatement {
     private final String sql;
     /** Its parameter count, once the server has prepared it; -1 while the first prepare is in flight. */
     private int parameters = -1;
-    /** What transaction pooling's look at the text found (its flags), which each execution leaves again. */
+    /**
+     * What the one look at the text found (its {@code SessionEffects} flags), at its prepare: each execution leaves
+     * it again, so the pins it brings are applied at each execute (decision 202).
+     */
     private int sniffed;
-    /** Prepared on a replica's connection: its pins are applied at each execute, not at the prepare. */
-    private boolean pinsAtExecute;
     /** Where a read/write split group runs it (a {@code StatementClassifier} class), or -2 when not known yet. */
     private int statementClass = -2;
     /** The parameter types of the last execute that sent them (2 bytes each), or {@code null} before one did. */
@@ -64,7 +65,6 @@ public final class PreparedStatement {
         this.parameters = parameterCount;
     }
 
-    /** What transaction pooling's look at the statement's text found; 0 when nothing or not looked at. */
     /** Where a read/write split group runs the statement, as the scan at its prepare found; -2 when not known yet. */
     public int statementClass() {
         return statementClass;
@@ -75,25 +75,13 @@ public final class PreparedStatement {
         this.statementClass = statementClass;
     }
 
+    /** What the look at the statement's text found; 0 when nothing or not looked at. */
     public int sniffed() {
         return sniffed;
     }
 
     public void sniffed(int flags) {
         sniffed = flags;
-    }
-
-    /**
-     * Whether what the statement pins for is applied when it executes rather than when it was prepared: it was
-     * prepared on a replica's connection (read/write splitting), where a pin would keep its execute, which may take a
-     * lock or write, from going to the primary.
-     */
-    public boolean pinsAtExecute() {
-        return pinsAtExecute;
-    }
-
-    public void pinsAtExecute(boolean atExecute) {
-        pinsAtExecute = atExecute;
     }
 
     public int parameters() {

@@ -61,6 +61,30 @@ final class Interleaving {
         return steps;
     }
 
+    /**
+     * The same state made again by the same statement text, which a driver that caches server-side prepared
+     * statements sends as an execute only: session 0 makes it, ends it and makes it again ({@code endedBetween}), or
+     * makes it twice and ends it once (a named lock is then still held: MariaDB counts them); then every probe as in
+     * {@link #scenario}. The two makes carry the same number, so that their texts are the same.
+     */
+    static List<Step> madeAgain(StateKind kind, Way way, boolean endedBetween) {
+        List<Step> steps = new ArrayList<>();
+        steps.add(Step.make(0, kind, way, 1));
+        if (endedBetween) {
+            steps.add(new Step(0, Step.Action.END, kind, null, 0, 2));
+            steps.add(Step.make(0, kind, way, 1));
+        } else {
+            steps.add(Step.make(0, kind, way, 1));
+            steps.add(new Step(0, Step.Action.END, kind, null, 0, 3));
+        }
+        probeAll(steps, 1, kind);
+        probeAll(steps, 0, kind);
+        steps.add(new Step(0, Step.Action.RECONNECT, null, null, 0, steps.size() + 1));
+        probeAll(steps, 1, kind);
+        probeAll(steps, 0, kind);
+        return steps;
+    }
+
     private static void probeAll(List<Step> steps, int session, StateKind kind) {
         for (int p = 0; p < kind.probes().size(); p++) {
             steps.add(new Step(session, Step.Action.PROBE, kind, null, p, steps.size() + 1));

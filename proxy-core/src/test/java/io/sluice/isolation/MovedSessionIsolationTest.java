@@ -96,6 +96,29 @@ class MovedSessionIsolationTest {
     }
 
     /**
+     * As {@code TransactionPoolingIsolationTest}'s made-again scenarios, with a move before every step: the moves
+     * long run's seed 32426 (a prepared GET_LOCK executed again after its release left the session free to move
+     * without its lock, and the other user's session got the connection holding it). Session pooling follows only the
+     * lock functions from the statements (what else a session has, its server tells at a move): its named lock.
+     */
+    @ParameterizedTest
+    @EnumSource(PoolingMode.class)
+    void aStateMadeAgainByTheSamePreparedStatementMovesWithItsSession(PoolingMode pooling) throws Exception {
+        IsolationHarness.Server server = new IsolationHarness.Server(TestMariaDb.HOST, TestMariaDb.get().port());
+        IsolationHarness harness = new IsolationHarness(schema, server, List.of(server), () -> start(pooling, 2),
+                pooling == PoolingMode.TRANSACTION ? List.of(StateKind.values()) : List.of(StateKind.NAMED_LOCK))
+                .beforeEachStep(MovedSessionIsolationTest::flip);
+        harness.setUp();
+        try {
+            harness.checkMadeAgain("sessions moved between two data sources, " + pooling + " pooling");
+        } catch (AssertionError mismatches) {
+            assertMoved(harness, 1, mismatches);
+            throw mismatches;
+        }
+        assertMoved(harness, 1, null);
+    }
+
+    /**
      * {@link LastInsertIdIsolationTest}'s sequences with a move before every step (transaction pooling): a session
      * that moved runs code the text does not show on a connection of the other pool, which gets its last-insert id
      * first.

@@ -120,6 +120,25 @@ class ReadWriteSplitIsolationTest {
     }
 
     /**
+     * The moves long run's seed 32426 behind the split: a server-side prepared {@code DO GET_LOCK(...)} that its
+     * driver keeps prepared, executed again after its release (or twice before one release). Counted once, at its
+     * prepare, the lock taken again was not counted: the session let the primary's connection go with it, and the
+     * other user's session got that connection and the lock.
+     */
+    @ParameterizedTest
+    @EnumSource(PoolingMode.class)
+    void aLockTakenAgainByTheSamePreparedStatementStaysWithItsSession(PoolingMode pooling) throws Exception {
+        for (boolean endedBetween : new boolean[] {true, false}) {
+            List<Step> steps = new ArrayList<>(Interleaving.madeAgain(StateKind.NAMED_LOCK, Way.SERVER_PREPARED,
+                    endedBetween));
+            List<String> proxied = assertSameAsDirect(pooling, steps);
+            assertThat(proxied.get(3)).as("the other user's IS_USED_LOCK = CONNECTION_ID()").contains("rows=[[0]]");
+            assertThat(proxied.get(4)).as("the other user's GET_LOCK").contains("rows=[[0]]");
+            assertThat(proxied.get(5)).as("the owner's IS_USED_LOCK = CONNECTION_ID()").contains("rows=[[1]]");
+        }
+    }
+
+    /**
      * The split long run's seeds 184 and 324, shrunk: held on a replica by its diagnostics, a session's
      * {@code SELECT SQL_CALC_FOUND_ROWS ... INTO @v} (which belongs on the primary) was kept there because the user
      * variable it names itself counted as one to read back first; pinned there by it, the session's next statement,

@@ -50,6 +50,16 @@ class TransactionPoolingIsolationTest {
         harness.checkEveryWay("transaction pooling, one data source");
     }
 
+    /**
+     * Each kind a server-side prepared statement makes, made again by the statement its driver keeps prepared: after
+     * its end, or twice before one end. Before decision 202 a prepared GET_LOCK counted its lock once, at the
+     * prepare: the connection went back to the pool with the lock taken again, and the other user's session got it.
+     */
+    @Test
+    void aStateMadeAgainByTheSamePreparedStatementStaysWithItsSession() throws Exception {
+        harness.checkMadeAgain("transaction pooling, one data source");
+    }
+
     @Test
     void everySessionSeesOnlyItsOwnState() throws Exception {
         harness.check("transaction pooling, one data source", IsolationHarness.Settings.fromProperties(20));

@@ -150,11 +150,13 @@ class HiddenCodeIsolationTest {
             // the first reason: the body's GET_LOCK is read as the text's own
             assertThat(pinnedBy(a)).isIn("stored_code", "named_lock");
         }
-        assertThat(pinWithin(3_000, "INSERT INTO made (n) VALUES (1)")).isEqualTo("stored_code");
+        assertThat(pinWithin(3_000, "INSERT INTO made (n) VALUES (1)", "stored_code")).isEqualTo("stored_code");
         try (Connection a = userA(JdbcDriver.MARIADB)) {
             run(a, "DROP TRIGGER made_t");
         }
-        assertThat(pinWithin(3_000, "INSERT INTO made (n) VALUES (2)")).isNull();
+        // Until the reading the DROP starts has ended, the table still counts (erring towards keeping the session):
+        // a session that comes sooner keeps its connection. Once read, it pools again.
+        assertThat(pinWithin(3_000, "INSERT INTO made (n) VALUES (2)", null)).isNull();
     }
 
     /** A trigger made on the server directly (a migration run without Sluice) counts from the next reading. */
@@ -162,14 +164,14 @@ class HiddenCodeIsolationTest {
     void aTriggerMadeOnTheServerCountsFromTheNextReading() throws Exception {
         TestMariaDb.get().executeIn(db, "CREATE TABLE direct (n INT) ENGINE=MyISAM",
                 "CREATE TRIGGER direct_t BEFORE INSERT ON direct FOR EACH ROW DO GET_LOCK('" + db + "_direct', 0)");
-        assertThat(pinWithin(15_000, "INSERT INTO direct (n) VALUES (1)")).isEqualTo("stored_code");
+        assertThat(pinWithin(15_000, "INSERT INTO direct (n) VALUES (1)", "stored_code")).isEqualTo("stored_code");
     }
 
     /**
-     * Runs {@code sql} in new sessions of user B until its session's pin is {@code stored_code} or the time is up;
-     * the last pin seen.
+     * Runs {@code sql} in new sessions of user B until its session's pin is {@code expected} ({@code null}: none) or
+     * the time is up; the last pin seen.
      */
-    private static String pinWithin(long millis, String sql) throws Exception {
+    private static String pinWithin(long millis, String sql, String expected) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         String pin;
         do {
@@ -177,7 +179,7 @@ class HiddenCodeIsolationTest {
                 run(b, sql);
                 pin = pinnedBy(b);
             }
-            if ("stored_code".equals(pin)) {
+            if (java.util.Objects.equals(expected, pin)) {
                 return pin;
             }
             Thread.sleep(100);

@@ -244,6 +244,36 @@ class SessionIsolationTest {
         }
     }
 
+    /**
+     * Decision 202: a server-side prepared GET_LOCK counts its lock at each execute: the first (which MariaDB
+     * Connector/J sends right behind the prepare, before its answer) and each later one, which the drivers send alone
+     * for the statement they keep prepared. Counted once, at the prepare, the lock taken again after its release was
+     * not counted: the session was let go with it, and the next user's RELEASE_LOCK released it (1).
+     */
+    @ParameterizedTest
+    @EnumSource(JdbcDriver.class)
+    void aNamedLockTakenAgainByTheSamePreparedStatementPins(JdbcDriver driver) throws Exception {
+        String prepared = "useServerPrepStmts=true&cachePrepStmts=true";
+        try (Connection a = driver.connect(proxy.jdbcUrl(driver, proxy.db(), prepared), proxy.user(), proxy.password())) {
+            for (int i = 0; i < 2; i++) {
+                try (PreparedStatement p = a.prepareStatement("SELECT GET_LOCK('iso_kp', 0)");
+                        ResultSet rs = p.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("1");
+                }
+                assertThat(pinnedBy(a)).as("execute %d", i + 1).isEqualTo("named_lock");
+                if (i == 0) {
+                    run(a, "DO RELEASE_LOCK('iso_kp')");
+                    assertThat(pinnedBy(a)).as("released").isNull();
+                }
+            }
+            assertThat(one(a, "SELECT IS_USED_LOCK('iso_kp') = CONNECTION_ID()")).isEqualTo("1");
+            try (Connection b = afterALeft(driver, a)) {
+                assertThat(one(b, "SELECT RELEASE_LOCK('iso_kp')")).isNull(); // released by the reset
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(JdbcDriver.class)
     void aRoleIsGoneForTheNextUser(JdbcDriver driver) throws Exception {
