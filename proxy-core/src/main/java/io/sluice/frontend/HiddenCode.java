@@ -1,6 +1,7 @@
 package io.sluice.frontend;
 
 import io.sluice.backend.pool.BackendPool;
+import io.sluice.sql.DefinedNames;
 import io.sluice.sql.HiddenCodeNames;
 import io.sluice.sql.SessionEffects;
 import io.sluice.sql.StatementScan;
@@ -15,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +58,15 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
     private final AtomicBoolean again = new AtomicBoolean();
     private volatile HiddenCodeNames names = HiddenCodeNames.NONE;
     private volatile CompletableFuture<Void> lastReading = CompletableFuture.completedFuture(null);
+    /** What the last reading found, before the {@link #provisional} names are added; guarded by {@code this}. */
+    private HiddenCodeNames read = HiddenCodeNames.NONE;
+    /**
+     * Names a session's definition may make count (decision 203), each with the number of the first reading that may
+     * drop it: {@link Long#MAX_VALUE} while the definition runs, then the next reading to begin after it ran.
+     */
+    private final Map<String, Long> provisional = new ConcurrentHashMap<>();
+    /** Readings begun. */
+    private final AtomicLong begun = new AtomicLong();
 
     /** @param pools the data sources to read from: all of them, since a session may run on any */
     public HiddenCode(Supplier<Collection<BackendPool>> pools) {
@@ -81,6 +92,34 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
     }
 
     /**
+     * A session is sending {@code sql}, which defines a trigger or a view or renames a table: the names it may make
+     * count ({@link DefinedNames}) count from now, whatever the last reading found, until a reading begun after the
+     * statement ran ({@link #defined}) has ended. A session's statement on one of them in between keeps its
+     * connection, as it would once the catalogue is read (decision 203).
+     */
+    public void defining(String sql) {
+        Set<String> defined = DefinedNames.in(sql);
+        if (!defined.isEmpty()) {
+            for (String name : defined) {
+                provisional.put(name, Long.MAX_VALUE); // folded as statements are by HiddenCodeNames
+            }
+            publish(null); // the last reading stands
+        }
+    }
+
+    /**
+     * The definition {@code sql} has run (the session's responses have ended): the catalogue is read again, and the
+     * names it provisionally made count are dropped once that reading has ended, its own finding standing.
+     */
+    public CompletableFuture<Void> defined(String sql) {
+        long next = begun.get() + 1;
+        for (String name : DefinedNames.in(sql)) {
+            provisional.replace(name, next);
+        }
+        return refresh();
+    }
+
+    /**
      * Reads the catalogue again: a session defined a trigger or a view, or renamed a table. A reading under way is
      * followed by another, so that the definition is seen even when it ended after that reading's query ran.
      *
@@ -91,9 +130,10 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
             again.set(true);
             return lastReading;
         }
+        long number = begun.incrementAndGet();
         CompletableFuture<Void> done = new CompletableFuture<>();
         lastReading = done;
-        List<CompletableFuture<Void>> each = new ArrayList<>();
+        List<CompletableFuture<Boolean>> each = new ArrayList<>();
         Collection<BackendPool> current = pools.get();
         // a data source a reload removed is no longer read, and what it had no longer counts
         readings.keySet().retainAll(current.stream().map(pool -> pool.dataSource().name()).toList());
@@ -101,6 +141,10 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
             each.add(read(pool));
         }
         CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
+            if (each.stream().allMatch(CompletableFuture::join)) {
+                // a data source not read keeps its last reading, which may not have the definition yet
+                provisional.values().removeIf(firstToDrop -> firstToDrop <= number);
+            }
             publish(analyse(readings.values()));
             reading.set(false);
             done.complete(null);
@@ -111,7 +155,8 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
         return done;
     }
 
-    private CompletableFuture<Void> read(BackendPool pool) {
+    /** @return whether the data source was read (never exceptional) */
+    private CompletableFuture<Boolean> read(BackendPool pool) {
         String name = pool.dataSource().name();
         long timeout = Math.min(MAX_READ_MILLIS, pool.dataSource().connectionTimeoutMilliseconds());
         return pool.ownConnections().query("information_schema", CATALOGUE, timeout)
@@ -122,17 +167,28 @@ public final class HiddenCode implements Supplier<HiddenCodeNames> {
                         log.warn("{}: cannot read the triggers and views whose code leaves session state, the last"
                                 + " reading stands: {}", name, error.getMessage());
                     }
-                    return null;
+                    return rows != null;
                 });
     }
 
-    private void publish(HiddenCodeNames read) {
-        HiddenCodeNames before = names;
-        names = read;
-        if (!before.names().equals(read.names())) {
-            log.info("tables and views whose triggers or definitions leave session state (their statements keep"
-                    + " the session on its connection): {}", read.names().isEmpty() ? "none" : read.names());
+    /**
+     * What the last reading found, with the {@link #provisional} names: one at a time, so that a reading's end and
+     * a definition's start never publish over each other.
+     */
+    private synchronized void publish(HiddenCodeNames reading) {
+        HiddenCodeNames found = reading == null ? read : reading;
+        HiddenCodeNames now = found;
+        if (!provisional.isEmpty()) {
+            Set<String> all = new TreeSet<>(found.names());
+            all.addAll(provisional.keySet());
+            now = HiddenCodeNames.of(all);
         }
+        if (!read.names().equals(found.names())) {
+            log.info("tables and views whose triggers or definitions leave session state (their statements keep"
+                    + " the session on its connection): {}", found.names().isEmpty() ? "none" : found.names());
+        }
+        read = found;
+        names = now;
     }
 
     /**

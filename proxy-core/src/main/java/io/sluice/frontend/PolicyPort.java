@@ -42,8 +42,13 @@ final class PolicyPort implements SessionPort {
     }
 
     @Override
-    public void hiddenCodeDefined() {
-        context.hiddenCode().refresh();
+    public void hiddenCodeDefining(String sql) {
+        context.hiddenCode().defining(sql);
+    }
+
+    @Override
+    public void hiddenCodeDefined(String sql) {
+        context.hiddenCode().defined(sql);
     }
 
     @Override

@@ -81,6 +81,9 @@ final class Pins {
     /** Pins and unpins for what {@link SessionEffects} found in a statement. */
     void apply(int sniffed) {
         int flags = sniffed & followed;
+        if (flags == 0) {
+            return; // most statements, and every execute of one without effects
+        }
         for (Rule rule : PINS) {
             if ((flags & rule.flag()) != 0) {
                 pin(rule.reason());

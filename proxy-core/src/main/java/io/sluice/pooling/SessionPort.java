@@ -63,8 +63,15 @@ public interface SessionPort {
         return () -> HiddenCodeNames.NONE;
     }
 
-    /** The session's statement defined a trigger or a view, or renamed a table: they are read again. */
-    default void hiddenCodeDefined() {
+    /**
+     * The session is sending {@code sql}, which defines a trigger or a view or renames a table: what it names counts
+     * from now for every session's statements (decision 203).
+     */
+    default void hiddenCodeDefining(String sql) {
+    }
+
+    /** The definitions {@code sql} (sent before, joined by {@code ;}) have run: they are read again (decision 200). */
+    default void hiddenCodeDefined(String sql) {
     }
 
     /** Gives the connection back to be reset (COM_RESET_CONNECTION answered by Sluice). */

@@ -72,8 +72,8 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     private boolean variablesUnknownBeforeStatement;
     /** A read-back of the session's last-insert id runs: see {@link #readsBackForNext()}. */
     private boolean readingLastInsertId;
-    /** The last statement defined a trigger or a view: they are read again once it has run (decision 200). */
-    private boolean definedHiddenCode;
+    /** Statements that define a trigger or a view: what they name counts at once, read again once run (203). */
+    private final CodeDefinitions definitions;
 
     /**
      * For a session whose connections negotiate CLIENT_SESSION_TRACK (a server without it: {@link PinnedSession}).
@@ -90,6 +90,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         this.clientTrackers = clientTracksState ? new ClientTrackers() : null;
         this.pins = new Pins(port::pinned, port::pinChanged);
         this.scan = new QueryScan(port.hiddenCode());
+        this.definitions = new CodeDefinitions(port);
         this.follower = new SessionStateFollower(port, pins, clientTrackers);
         this.ownLastInsertId = new OwnLastInsertId(port);
         this.statements = new StatementIds(port, pins, follower::localStatus);
@@ -163,11 +164,8 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
                 pins.nextStatement(sniffed); // it replaces the last statement's warnings, as a query does
                 pinsBeforeStatement = pins.snapshot();
                 variablesUnknownBeforeStatement = follower.userVariablesUnknown();
-                if (sniffed != 0) {
-                    // Each execute leaves its effects again (decision 202); after the snapshot, as for a query: its
-                    // route may still leave a replica
-                    pins.apply(sniffed);
-                }
+                pins.apply(sniffed); // each execute leaves them again (decision 202); after the snapshot, as a query's
+                definitions.sent(executed);
                 if (executed != null && frame.readableBytes() >= Packets.HEADER_SIZE + 6 && frame.getByte(base + 5) != 0) {
                     pins.cursorOpened(executed.clientId()); // CURSOR_TYPE_*: the rows come by COM_STMT_FETCH, here
                 }
@@ -189,7 +187,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         statementsSent++;
         follower.statementSent(flags);
         pins.nextStatement(flags);
-        definedHiddenCode |= (flags & SessionEffects.DEFINES_HIDDEN_CODE) != 0;
+        definitions.sent(flags, frame, base, end);
         pinsBeforeStatement = pins.snapshot();
         variablesUnknownBeforeStatement = follower.userVariablesUnknown();
         if ((flags & ~SessionEffects.QUALIFIERS) == 0) {
@@ -320,10 +318,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         if (pins.has(PinReason.BACKUP_LOCK)) {
             connection.state().taint(); // no reset releases it: closed when the session ends
         }
-        if (definedHiddenCode && port.isQuiet()) {
-            definedHiddenCode = false;
-            port.hiddenCodeDefined();
-        }
+        definitions.answered();
         if (connection.isBetweenCommands() && !connection.runsOwnCommand()) {
             int wanted = follower.takeReadBack();
             if (wanted != 0) {
@@ -580,6 +575,7 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     @Override
     public void sessionEnded() {
         pins.end();
+        definitions.ended();
     }
 
     @Override

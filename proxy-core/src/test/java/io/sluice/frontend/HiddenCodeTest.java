@@ -112,4 +112,24 @@ class HiddenCodeTest {
                     | SessionEffects.STORED_CODE)).as(sql).isZero();
         }
     }
+
+    /**
+     * Decision 203: what a definition names counts from its sending, through any reading that began before it ran,
+     * until a reading begun after it ran has ended; that reading's own finding then stands. (No data source here:
+     * each reading reads none and ends at once, finding nothing.)
+     */
+    @Test
+    void aDefinitionsNamesCountFromItsSendingUntilAReadingAfterItRanHasEnded() {
+        HiddenCode code = new HiddenCode(List::of);
+        String trigger = "CREATE TRIGGER tr BEFORE INSERT ON orders FOR EACH ROW DO GET_LOCK('k', 0)";
+        code.defining(trigger);
+        assertThat(code.get().names()).containsExactly("orders");
+        assertThat(effects(code.get(), "INSERT INTO orders (n) VALUES (1)") & SessionEffects.STORED_CODE).isNotZero();
+        code.refresh().join(); // a scheduled reading, while the definition still runs: it may not have seen it
+        assertThat(code.get().names()).containsExactly("orders");
+        code.defined(trigger).join();
+        assertThat(code.get().names()).as("the reading after it ran found no such trigger").isEmpty();
+        code.defining("DROP TRIGGER tr"); // names nothing new: what was read stands until the next reading
+        assertThat(code.get().names()).isEmpty();
+    }
 }
