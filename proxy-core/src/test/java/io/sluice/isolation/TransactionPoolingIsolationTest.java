@@ -1,5 +1,7 @@
 package io.sluice.isolation;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sluice.config.PoolingConfig;
 import io.sluice.testing.ProxyUnderTest;
 import io.sluice.testing.SluiceExtension;
@@ -58,6 +60,25 @@ class TransactionPoolingIsolationTest {
     @Test
     void aStateMadeAgainByTheSamePreparedStatementStaysWithItsSession() throws Exception {
         harness.checkMadeAgain("transaction pooling, one data source");
+    }
+
+    /**
+     * The long run's seed 117161, shrunk: a trigger's SET TRANSACTION READ ONLY, a SET timestamp (Sluice reads the
+     * clock back: its own statement on the connection), then a server-side prepared UPDATE whose prepare the read-only
+     * transaction refuses (1792). The refused prepare leaves the server's ROW_COUNT() at -1; Sluice, writing the
+     * session's own value into a prepared ROW_COUNT(), still had the SET's 0.
+     */
+    @Test
+    void rowCountAfterARefusedPrepareIsMinusOne() throws Exception {
+        List<Step> steps = List.of(
+                Step.make(1, StateKind.NEXT_TRANSACTION, Way.TRIGGER, 9),
+                Step.make(1, StateKind.TIMESTAMP, Way.DIRECT, 15),
+                Step.make(1, StateKind.ROW_COUNT, Way.SERVER_PREPARED, 29),
+                new Step(1, Step.Action.PROBE, StateKind.ROW_COUNT, null, 1, 30));
+        IsolationHarness.Outcome outcome = harness.run(steps, 2);
+        assertThat(outcome.unstable()).isEmpty();
+        assertThat(outcome.mismatch()).as("direct %s%nsluice %s", outcome.direct(), outcome.proxied()).isEqualTo(-1);
+        assertThat(outcome.proxied().get(3)).contains("rows=[[-1]]");
     }
 
     @Test
