@@ -54,9 +54,7 @@ final class CodeDefinitions {
     /** The session's responses may have ended: if they have, the definitions sent have run. */
     void answered() {
         if (running != null && port.isQuiet()) {
-            String ran = running;
-            running = null;
-            port.hiddenCodeDefined(ran);
+            ended();
         }
     }
 }

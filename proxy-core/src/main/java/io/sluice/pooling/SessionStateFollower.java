@@ -112,16 +112,17 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         }
     }
 
-    /**
-     * The responses relayed last ended with warnings or an error: they stay readable until a statement other than
-     * diagnostics. After an error {@code ROW_COUNT()} is -1, also after one that answered no statement of the
-     * session's (a refused COM_STMT_PREPARE, which leaves the server's at -1: the long run's seed 117161).
-     */
-    void warningsLeft(boolean failed) {
+    /** The responses relayed last ended with warnings: they stay readable until a statement other than diagnostics. */
+    void warningsLeft() {
         warningsPending = true;
-        if (failed) {
-            rowCount = -1;
-        }
+    }
+
+    /**
+     * The client's last response was an error: {@code ROW_COUNT()} is -1, also after one that answered no statement
+     * (a refused COM_STMT_PREPARE leaves the server's at -1: the long run's seed 117161).
+     */
+    void failed() {
+        rowCount = -1;
     }
 
     /** Whether warnings a client may still read are on the connection. */

@@ -311,7 +311,10 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
             // statement runs here, and no other session gets the connection with them (issue #38). Not on another
             // group's connection a rule sent one statement to: the session's next is its own group's (decision 194),
             // and the connection is reset before it is pooled again.
-            follower.warningsLeft(tracker.lastResponseFailed());
+            follower.warningsLeft();
+            if (tracker.lastResponseFailed()) {
+                follower.failed();
+            }
             pins.pin(PinReason.DIAGNOSTICS);
             connection.state().diagnosticsLeft();
         }

@@ -53,12 +53,7 @@ final class Interleaving {
     static List<Step> scenario(StateKind kind, Way way) {
         List<Step> steps = new ArrayList<>();
         steps.add(Step.make(0, kind, way, 1));
-        probeAll(steps, 1, kind);
-        probeAll(steps, 0, kind);
-        steps.add(new Step(0, Step.Action.RECONNECT, null, null, 0, steps.size() + 1));
-        probeAll(steps, 1, kind);
-        probeAll(steps, 0, kind);
-        return steps;
+        return probedAroundReconnect(steps, kind);
     }
 
     /**
@@ -77,6 +72,11 @@ final class Interleaving {
             steps.add(Step.make(0, kind, way, 1));
             steps.add(new Step(0, Step.Action.END, kind, null, 0, 3));
         }
+        return probedAroundReconnect(steps, kind);
+    }
+
+    /** Session 1, then 0, run every probe; session 0 reconnects; both run every probe again. */
+    private static List<Step> probedAroundReconnect(List<Step> steps, StateKind kind) {
         probeAll(steps, 1, kind);
         probeAll(steps, 0, kind);
         steps.add(new Step(0, Step.Action.RECONNECT, null, null, 0, steps.size() + 1));

@@ -80,19 +80,7 @@ class MovedSessionIsolationTest {
         Assumptions.assumeTrue(
                 pooling == PoolingMode.TRANSACTION || Boolean.getBoolean("sluice.isolation.allScenarios"),
                 "SESSION pooling's scenarios run with -Dsluice.isolation.allScenarios=true (about 40 s)");
-        int sessions = 2;
-        IsolationHarness.Server server = new IsolationHarness.Server(TestMariaDb.HOST, TestMariaDb.get().port());
-        IsolationHarness harness = new IsolationHarness(schema, server, List.of(server),
-                () -> start(pooling, sessions), List.of(StateKind.values()))
-                .beforeEachStep(MovedSessionIsolationTest::flip);
-        harness.setUp();
-        try {
-            harness.checkEveryWay("sessions moved between two data sources, " + pooling + " pooling");
-        } catch (AssertionError mismatches) {
-            assertMoved(harness, 1, mismatches);
-            throw mismatches;
-        }
-        assertMoved(harness, 1, null);
+        checkScenariosMoved(pooling, List.of(StateKind.values()), IsolationHarness::checkEveryWay);
     }
 
     /**
@@ -104,13 +92,29 @@ class MovedSessionIsolationTest {
     @ParameterizedTest
     @EnumSource(PoolingMode.class)
     void aStateMadeAgainByTheSamePreparedStatementMovesWithItsSession(PoolingMode pooling) throws Exception {
+        checkScenariosMoved(pooling,
+                pooling == PoolingMode.TRANSACTION ? List.of(StateKind.values()) : List.of(StateKind.NAMED_LOCK),
+                IsolationHarness::checkMadeAgain);
+    }
+
+    /** A fixed-scenario check of the harness ({@code checkEveryWay}, {@code checkMadeAgain}), for a mode's name. */
+    @FunctionalInterface
+    private interface ScenarioCheck {
+        void check(IsolationHarness harness, String mode) throws Exception;
+    }
+
+    /**
+     * Runs {@code check} over {@code kinds} for two sessions with a move before every step, then checks that they
+     * moved (also when the check failed).
+     */
+    private static void checkScenariosMoved(PoolingMode pooling, List<StateKind> kinds, ScenarioCheck check)
+            throws Exception {
         IsolationHarness.Server server = new IsolationHarness.Server(TestMariaDb.HOST, TestMariaDb.get().port());
         IsolationHarness harness = new IsolationHarness(schema, server, List.of(server), () -> start(pooling, 2),
-                pooling == PoolingMode.TRANSACTION ? List.of(StateKind.values()) : List.of(StateKind.NAMED_LOCK))
-                .beforeEachStep(MovedSessionIsolationTest::flip);
+                kinds).beforeEachStep(MovedSessionIsolationTest::flip);
         harness.setUp();
         try {
-            harness.checkMadeAgain("sessions moved between two data sources, " + pooling + " pooling");
+            check.check(harness, "sessions moved between two data sources, " + pooling + " pooling");
         } catch (AssertionError mismatches) {
             assertMoved(harness, 1, mismatches);
             throw mismatches;
