@@ -1,5 +1,8 @@
 package io.sluice.sql;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -16,13 +19,22 @@ import java.util.Set;
  * <p>Read only for the statements {@link StatementScan} flags {@link SessionEffects#DEFINES_HIDDEN_CODE}, which are
  * rare: it allocates freely. Without schema, as {@link HiddenCodeNames} matches them; every statement of a
  * multi-statement is read.
+ *
+ * <p>Sluice does not know the character set a statement's bytes are in, so it reads them one character per byte
+ * (ISO-8859-1), as it keeps a prepared statement's text. A name that is not ASCII then comes twice: as read, which is
+ * its name for a client in latin1 and also, since {@link HiddenCodeNames} matches a name's characters against a
+ * statement's bytes, for any client whose bytes are the same; and decoded as UTF-8 where its bytes are UTF-8, whose
+ * characters and UTF-8 bytes match every other client's statements.
  */
 public final class DefinedNames {
 
     private DefinedNames() {
     }
 
-    /** The names {@code sql} defines code for, in the order they appear; empty when it defines none. */
+    /**
+     * The names {@code sql} defines code for, in the order they appear; empty when it defines none. {@code sql} holds
+     * the statement's bytes, one character each (see the class comment).
+     */
     public static Set<String> in(CharSequence sql) {
         Set<String> names = new LinkedHashSet<>();
         List<String> statement = new ArrayList<>();
@@ -86,8 +98,34 @@ public final class DefinedNames {
         if (at + 2 < words.size() && words.get(at + 1).equals(".")) {
             at += 2;
         }
-        String name = words.get(at);
-        names.add(name.startsWith("`") ? name.substring(1) : name);
+        String word = words.get(at);
+        String name = word.startsWith("`") ? word.substring(1) : word;
+        names.add(name);
+        String utf8 = asUtf8(name);
+        if (utf8 != null) {
+            names.add(utf8);
+        }
+    }
+
+    /** {@code name}'s characters as bytes decoded as UTF-8, when they are such bytes, not all ASCII; else null. */
+    private static String asUtf8(String name) {
+        boolean ascii = true;
+        for (int k = 0; k < name.length(); k++) {
+            char c = name.charAt(k);
+            if (c > 0xFF) {
+                return null; // not bytes: a name given as text
+            }
+            ascii &= c < 0x80;
+        }
+        if (ascii) {
+            return null;
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .decode(ByteBuffer.wrap(name.getBytes(StandardCharsets.ISO_8859_1))).toString();
+        } catch (CharacterCodingException e) {
+            return null; // latin1 or another single-byte set: the name as read is the one
+        }
     }
 
     private static int indexOf(List<String> words, String keyword) {

@@ -38,6 +38,8 @@ class HiddenCodeDefinitionWindowTest {
             .beforeStart(mariaDb -> {
                 db = mariaDb.createDatabase("sluice_hidden_window");
                 mariaDb.executeIn(db, "CREATE TABLE waits (n INT) ENGINE=MyISAM");
+                mariaDb.executeIn(db, "CREATE TABLE `attentes_é` (n INT) ENGINE=MyISAM");
+                mariaDb.executeIn(db, "CREATE TABLE `attentes_è` (n INT) ENGINE=MyISAM");
             });
 
     @AfterAll
@@ -46,23 +48,52 @@ class HiddenCodeDefinitionWindowTest {
     }
 
     private static Connection user(boolean a) throws SQLException {
-        JdbcDriver driver = JdbcDriver.MARIADB;
-        return a ? driver.connect(proxy.jdbcUrl(driver, db, ""), proxy.user(), proxy.password())
-                : driver.connect(proxy.jdbcUrl(driver, db, ""), proxy.user2(), proxy.password2());
+        return user(a, JdbcDriver.MARIADB, "");
+    }
+
+    private static Connection user(boolean a, JdbcDriver driver, String params) throws SQLException {
+        return a ? driver.connect(proxy.jdbcUrl(driver, db, params), proxy.user(), proxy.password())
+                : driver.connect(proxy.jdbcUrl(driver, db, params), proxy.user2(), proxy.password2());
     }
 
     @Test
     void aStatementSentWhileATriggerIsBeingMadeCountsItsCode() throws Exception {
-        String lock = db + "_w";
+        checkWindow("waits", "_w", user(true));
+    }
+
+    /**
+     * As above, the trigger prepared on the server (the driver sends COM_STMT_PREPARE, then the execute) and its
+     * table's name not ASCII: Sluice keeps a prepared statement's text byte for byte, and read the names it defines
+     * from those bytes as ISO-8859-1, so {@code attentes_é} counted as {@code attentes_Ã©} and the INSERT into it
+     * pooled as any.
+     */
+    @Test
+    void aPreparedDefinitionCountsANameThatIsNotAscii() throws Exception {
+        checkWindow("`attentes_é`", "_p", user(true, JdbcDriver.MARIADB, "useServerPrepStmts=true"));
+    }
+
+    /**
+     * As above, the trigger's statement a COM_QUERY in latin1 (MySQL Connector/J's {@code characterEncoding}), the
+     * INSERT in UTF-8: Sluice read the definition's text as UTF-8, so {@code attentes_è}'s one byte made no name it
+     * knew, and the INSERT pooled as any.
+     */
+    @Test
+    void aDefinitionInLatin1CountsItsNameForEveryCharacterSet() throws Exception {
+        checkWindow("`attentes_è`", "_l", user(true, JdbcDriver.MYSQL, "characterEncoding=ISO-8859-1"));
+    }
+
+    private static void checkWindow(String table, String suffix, Connection a) throws Exception {
+        String lock = db + suffix;
+        String trigger = "t" + suffix;
         try (Connection root = TestMariaDb.get().connect(JdbcDriver.MARIADB, db, "");
-                Connection a = user(true); Connection b = user(false)) {
-            SessionIsolationTest.run(root, "LOCK TABLES waits WRITE");
-            CompletableFuture<Void> create = CompletableFuture.runAsync(() -> run(a,
-                    "CREATE TRIGGER waits_t BEFORE INSERT ON waits FOR EACH ROW DO GET_LOCK('" + lock + "', 0)"));
-            awaitWaiting(root, "CREATE TRIGGER waits_t");
+                a; Connection b = user(false)) {
+            SessionIsolationTest.run(root, "LOCK TABLES " + table + " WRITE");
+            CompletableFuture<Void> create = CompletableFuture.runAsync(() -> prepared(a, "CREATE TRIGGER " + trigger
+                    + " BEFORE INSERT ON " + table + " FOR EACH ROW DO GET_LOCK('" + lock + "', 0)"));
+            awaitWaiting(root, "CREATE TRIGGER " + trigger);
             CompletableFuture<Void> insert = CompletableFuture.runAsync(() -> run(b,
-                    "INSERT INTO waits (n) VALUES (1)"));
-            awaitWaiting(root, "INSERT INTO waits");
+                    "INSERT INTO " + table + " (n) VALUES (1)"));
+            awaitWaiting(root, "INSERT INTO " + table);
             SessionIsolationTest.run(root, "UNLOCK TABLES");
             create.get(20, TimeUnit.SECONDS);
             insert.get(20, TimeUnit.SECONDS);
@@ -73,6 +104,15 @@ class HiddenCodeDefinitionWindowTest {
         // Both sessions ended: each connection was reset before it went back, and the lock with it
         try (Connection c = user(false)) {
             assertThat(SessionIsolationTest.one(c, "SELECT IS_USED_LOCK('" + lock + "')")).isNull();
+        }
+    }
+
+    /** Runs {@code sql} as a prepared statement: server-side when the connection was opened so. */
+    private static void prepared(Connection c, String sql) {
+        try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.execute();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.sluice.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,7 +33,20 @@ class DefinedNamesTest {
                 Arguments.of("DROP VIEW v", List.of()),
                 Arguments.of("CREATE TABLE x (n INT); CREATE TRIGGER y BEFORE DELETE ON x FOR EACH ROW DO 0;"
                         + " CREATE VIEW z AS SELECT 1", List.of("x", "z")),
-                Arguments.of("", List.of()));
+                Arguments.of("", List.of()),
+                // the statement's bytes, one character each: UTF-8 bytes give the name as read and as decoded
+                Arguments.of(bytes("CREATE VIEW `vue_é` AS SELECT 1", StandardCharsets.UTF_8),
+                        List.of(bytes("vue_é", StandardCharsets.UTF_8), "vue_é")),
+                // latin1 bytes are no UTF-8: the name as read is the one
+                Arguments.of(bytes("CREATE TRIGGER t BEFORE INSERT ON `attentes_è` FOR EACH ROW DO 0",
+                        StandardCharsets.ISO_8859_1), List.of("attentes_è")),
+                // text (a character past one byte) is taken as it is
+                Arguments.of("CREATE VIEW `表` AS SELECT 1", List.of("表")));
+    }
+
+    /** {@code text} encoded in {@code charset}, its bytes one character each: what Sluice reads a statement as. */
+    private static String bytes(String text, java.nio.charset.Charset charset) {
+        return new String(text.getBytes(charset), StandardCharsets.ISO_8859_1);
     }
 
     @ParameterizedTest
