@@ -276,14 +276,15 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
     }
 
     private static String sql(ByteBuf frame, int base, int end) {
-        return frame.toString(base + 1, end - base - 1, StandardCharsets.UTF_8);
+        return frame.toString(base + 1, end - base - 1, StandardCharsets.ISO_8859_1);
     }
 
-    /** A COM_QUERY frame of {@code sql} in place of the client's, same sequence id; {@code frame} is released. */
+    /** A COM_QUERY of {@code sql} (read a byte per character, any charset) for the client's; {@code frame} released. */
     private ByteBuf replaceQuery(ByteBuf frame, String sql) {
         int sequenceId = Packets.sequenceId(frame, frame.readerIndex());
         frame.release();
-        ByteBuf replaced = Packets.command(port.clientChannel().alloc(), Command.COM_QUERY, sql);
+        ByteBuf replaced = Packets.command(port.clientChannel().alloc(), Command.COM_QUERY, sql,
+                StandardCharsets.ISO_8859_1);
         replaced.setByte(replaced.readerIndex() + 3, sequenceId);
         return replaced;
     }

@@ -2,6 +2,7 @@ package io.sluice.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import org.apache.shardingsphere.db.protocol.mysql.packet.MySQLPacket;
@@ -89,7 +90,12 @@ public final class Packets {
 
     /** A command packet: one command byte and an argument (a SQL text or a schema name). */
     public static ByteBuf command(ByteBufAllocator alloc, int command, String argument) {
-        byte[] bytes = argument == null ? new byte[0] : argument.getBytes(StandardCharsets.UTF_8);
+        return command(alloc, command, argument, StandardCharsets.UTF_8);
+    }
+
+    /** A command packet whose argument is encoded in {@code charset} (a client's text read a byte per character). */
+    public static ByteBuf command(ByteBufAllocator alloc, int command, String argument, Charset charset) {
+        byte[] bytes = argument == null ? new byte[0] : argument.getBytes(charset);
         ByteBuf buf = startFrame(alloc, 1 + bytes.length);
         buf.writeByte(command);
         buf.writeBytes(bytes);

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -44,6 +45,27 @@ class LastInsertIdFormsTest {
             sb.executeUpdate("INSERT INTO ai (n) VALUES (2)"); // on the one server connection, after a's
             assertThat(single(sa, read)).as(read).isEqualTo(own);
             assertThat(single(sb, read)).as("the other session's, " + read).isEqualTo(own + 1);
+        }
+    }
+
+    /**
+     * A statement Sluice writes the session's id into keeps every other byte: a latin1 client's text (MySQL
+     * Connector/J's {@code characterEncoding}) was read as UTF-8 and written back so, and its {@code 'José'} reached
+     * the server as {@code 'Jos'} and a replacement character's three bytes.
+     */
+    @Test
+    void aRewrittenStatementKeepsTheClientsBytes() throws SQLException {
+        try (Connection a = proxy.connect(JdbcDriver.MYSQL, proxy.db(), "characterEncoding=ISO-8859-1");
+                Statement sa = a.createStatement()) {
+            sa.execute("CREATE TABLE IF NOT EXISTS named (id INT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(20),"
+                    + " parent INT) CHARACTER SET utf8mb4");
+            sa.executeUpdate("INSERT INTO named (s, parent) VALUES ('José', LAST_INSERT_ID())");
+            try (ResultSet rs = sa.executeQuery("SELECT 'Ça va', LAST_INSERT_ID(), (SELECT s FROM named"
+                    + " WHERE id = LAST_INSERT_ID())")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("Ça va");
+                assertThat(rs.getString(3)).as("the row the INSERT wrote").isEqualTo("José");
+            }
         }
     }
 
