@@ -37,6 +37,11 @@ final class PolicyPort implements SessionPort {
     }
 
     @Override
+    public int clientCollationId() {
+        return session.key().collationId();
+    }
+
+    @Override
     public Supplier<HiddenCodeNames> hiddenCode() {
         return context.hiddenCode();
     }

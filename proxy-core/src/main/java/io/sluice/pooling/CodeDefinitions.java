@@ -22,8 +22,8 @@ final class CodeDefinitions {
 
     /**
      * A COM_QUERY with these {@link SessionEffects} flags is about to be sent. Its bytes are read one character each,
-     * as a prepared statement's text is kept: the client's character set is not known here, and {@link io.sluice.sql.DefinedNames}
-     * reads the names both ways (a latin1 client's name read as UTF-8 was no name at all).
+     * as a prepared statement's text is kept: the client's character set is not known here, and
+     * {@link io.sluice.sql.DefinedNames} reads the names both ways (a latin1 client's name read as UTF-8 was no name at all).
      */
     void sent(int flags, ByteBuf frame, int base, int end) {
         if ((flags & SessionEffects.DEFINES_HIDDEN_CODE) != 0) {

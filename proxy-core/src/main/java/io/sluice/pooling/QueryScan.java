@@ -3,9 +3,7 @@ package io.sluice.pooling;
 import io.netty.buffer.ByteBuf;
 import io.sluice.protocol.Packets;
 import io.sluice.readwrite.StatementClassifier;
-import io.sluice.sql.HiddenCodeNames;
 import io.sluice.sql.StatementScan;
-import java.util.function.Supplier;
 
 /**
  * The one scan of a session's COM_QUERY (decision 136), shared by transaction pooling and a read/write split that
@@ -21,9 +19,17 @@ final class QueryScan {
     private int scannedFrom;
     private int scannedTo;
 
-    /** @param hiddenCode the tables and views whose code the text does not show (decision 200) */
-    QueryScan(Supplier<HiddenCodeNames> hiddenCode) {
-        this.scan = new StatementScan(hiddenCode);
+    /** Read for every statement of the session's, by this scan and its prepared statements' (decision 204). */
+    private final ClientCharset charset;
+
+    /** @param port the session's: the tables and views whose code the text does not show, its character set */
+    QueryScan(SessionPort port) {
+        this.charset = new ClientCharset(port);
+        this.scan = new StatementScan(port.hiddenCode(), charset::asciiTrails);
+    }
+
+    ClientCharset charset() {
+        return charset;
     }
 
     /** Scans the COM_QUERY {@code frame} and classifies it for a read/write split; see {@link #scanned}. */
@@ -31,8 +37,10 @@ final class QueryScan {
         scannedFrame = frame;
         scannedFrom = frame.readerIndex();
         scannedTo = frame.writerIndex();
-        return StatementClassifier.classify(scan, StatementClassifier.BYTES, frame,
+        int statementClass = StatementClassifier.classify(scan, StatementClassifier.BYTES, frame,
                 scannedFrom + Packets.HEADER_SIZE + 1, scannedTo);
+        charset.statementSets(scan.charsetSet());
+        return statementClass;
     }
 
     /**
@@ -54,6 +62,10 @@ final class QueryScan {
 
     /** The effects of the COM_QUERY {@code frame}'s text from {@code base + 1}, scanned unless it was. */
     int effects(ByteBuf frame, int base, int end, boolean wasScanned) {
-        return wasScanned ? scan.effects() : scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
+        if (!wasScanned) {
+            scan.scan(StatementClassifier.BYTES, frame, base + 1, end);
+            charset.statementSets(scan.charsetSet());
+        }
+        return scan.effects();
     }
 }

@@ -10,6 +10,7 @@ import io.sluice.readwrite.StatementClassifier;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
+import io.sluice.sql.ClientCharsets;
 import io.sluice.sql.SessionEffects;
 import io.sluice.sql.StatementScan;
 import io.sluice.state.PreparedStatement;
@@ -60,8 +61,10 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
             | SessionEffects.SET_ROLE | SessionEffects.NEXT_SEQUENCE_VALUE | SessionEffects.BACKUP_LOCK;
 
     private final SessionPort port;
+    /** The session's client character set: in some, a statement is read whole only when all ASCII (decision 204). */
+    private final ClientCharset charset;
     /** The one scan of a statement, reused (decision 136). */
-    private final StatementScan scan = new StatementScan();
+    private final StatementScan scan;
     private final Pins pins = new Pins(reason -> { }, (before, now) -> { }, FOLLOWED);
     /** Before the first move: the statements the client prepared, by the server's id; {@code null} until one. */
     private IntObjectHashMap<PreparedStatement> recorded;
@@ -116,6 +119,15 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
 
     public SessionPooling(SessionPort port) {
         this.port = port;
+        this.charset = new ClientCharset(port);
+        this.scan = new StatementScan(() -> io.sluice.sql.HiddenCodeNames.NONE, charset::asciiTrails);
+    }
+
+    /** Whether the text may leave what only the scan tells: {@link HiddenStateFilter}, or text the set makes unread. */
+    private boolean mayLeaveHiddenState(ByteBuf frame, int from, int to, boolean lockFunctionsOnly) {
+        return (lockFunctionsOnly ? HiddenStateFilter.mayCallLockFunction(frame, from, to)
+                : HiddenStateFilter.mayLeaveHiddenState(frame, from, to))
+                || charset.asciiTrails() && ClientCharsets.hasNonAscii(StatementClassifier.BYTES, frame, from, to);
     }
 
     @Override
@@ -124,8 +136,9 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         switch (command) {
             case Command.COM_QUERY:
                 int end = frame.writerIndex();
-                if (HiddenStateFilter.mayLeaveHiddenState(frame, base + 1, end)) {
+                if (mayLeaveHiddenState(frame, base + 1, end, false)) {
                     int effects = scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
+                    charset.statementSets(scan.charsetSet());
                     pins.apply(effects);
                     BackendConnection held = port.connection();
                     if ((effects & SessionEffects.BACKUP_LOCK) != 0 && held != null) {
@@ -202,7 +215,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         pending = prepare;
         lastPrepared = null;
         int end = frame.writerIndex();
-        prepare.locks = HiddenStateFilter.mayCallLockFunction(frame, base + 1, end)
+        prepare.locks = mayLeaveHiddenState(frame, base + 1, end, true)
                 ? scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects() : 0;
         effectsPrepared |= prepare.locks != 0;
         connection.forward(frame, ResponseKind.PREPARE, captured, new ResponseObserver() {
@@ -304,7 +317,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         }
         BackendConnection connection = port.connection();
         mapped = new StatementIds(port, pins, this::localStatus,
-                connection != null && connection.key().cacheMetadata());
+                connection != null && connection.key().cacheMetadata(), charset);
         effectsPrepared = true; // its prepares read every statement
         if (recorded != null) {
             for (PreparedStatement statement : recorded.values()) {

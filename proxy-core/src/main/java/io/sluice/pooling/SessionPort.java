@@ -64,6 +64,12 @@ public interface SessionPort {
     }
 
     /**
+     * The collation id the client's handshake (or its last COM_CHANGE_USER) named: its character set, until a
+     * statement sets another (decision 204).
+     */
+    int clientCollationId();
+
+    /**
      * The session is sending {@code sql}, which defines a trigger or a view or renames a table: what it names counts
      * from now for every session's statements (decision 203).
      */

@@ -62,10 +62,14 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     /** The trackers the client would have on its own connection, or {@code null} (it negotiated none). */
     private final ClientTrackers clientTrackers;
 
-    SessionStateFollower(SessionPort port, Pins pins, ClientTrackers clientTrackers) {
+    /** The session's client character set, told what the server reports of it (decision 204). */
+    private final ClientCharset charset;
+
+    SessionStateFollower(SessionPort port, Pins pins, ClientTrackers clientTrackers, ClientCharset charset) {
         this.port = port;
         this.pins = pins;
         this.clientTrackers = clientTrackers;
+        this.charset = charset;
     }
 
     SessionVariables variables() {
@@ -286,6 +290,8 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
             collationUnknown = true; // MariaDB reports SET NAMES ... COLLATE without the collation
         } else if (name.equalsIgnoreCase("collation_connection")) {
             collationUnknown = false;
+        } else if (name.equalsIgnoreCase("character_set_client")) {
+            charset.reported(value);
         }
         variables.put(name, value);
         BackendConnection on = port.connection();

@@ -58,15 +58,16 @@ final class StatementIds {
     private PreparedStatement runsAs;
     private String runsAsText;
 
-    StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus) {
-        this(port, pins, localStatus, false);
+    /** @param charset the session's client character set, which the statements' text is read in (decision 204) */
+    StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus, ClientCharset charset) {
+        this(port, pins, localStatus, false, charset);
     }
 
     /** @param followsDefinitions whether the client's column definitions are recorded (metadata caching) */
     StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus,
-            boolean followsDefinitions) {
+            boolean followsDefinitions, ClientCharset charset) {
         this.port = port;
-        this.scan = new StatementScan(port.hiddenCode());
+        this.scan = new StatementScan(port.hiddenCode(), charset::asciiTrails);
         this.pins = pins;
         this.localStatus = localStatus;
         this.followsDefinitions = followsDefinitions;

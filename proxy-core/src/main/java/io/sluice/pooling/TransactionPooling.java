@@ -89,11 +89,11 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         this.carriesUserVariables = carriesUserVariables;
         this.clientTrackers = clientTracksState ? new ClientTrackers() : null;
         this.pins = new Pins(port::pinned, port::pinChanged);
-        this.scan = new QueryScan(port.hiddenCode());
+        this.scan = new QueryScan(port);
         this.definitions = new CodeDefinitions(port);
-        this.follower = new SessionStateFollower(port, pins, clientTrackers);
+        this.follower = new SessionStateFollower(port, pins, clientTrackers, scan.charset());
         this.ownLastInsertId = new OwnLastInsertId(port);
-        this.statements = new StatementIds(port, pins, follower::localStatus);
+        this.statements = new StatementIds(port, pins, follower::localStatus, scan.charset());
         this.deprecateEof = deprecateEof;
     }
 

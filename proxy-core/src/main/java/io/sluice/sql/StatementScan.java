@@ -25,9 +25,15 @@ public final class StatementScan {
 
     /** Where the names of tables and views with hidden code come from; read once per scan. */
     private final java.util.function.Supplier<HiddenCodeNames> hiddenCode;
+    /** Whether the session's client character set may end a character in an ASCII byte ({@link ClientCharsets}). */
+    private final java.util.function.BooleanSupplier asciiTrails;
     private HiddenCodeNames hidden = HiddenCodeNames.NONE;
     /** The code token being read is a name of {@link #hidden}'s: looked up once for both readings. */
     private boolean namesHidden;
+
+    /** The effects that make Sluice rewrite a statement's text: left out where the text is not read (decision 204). */
+    private static final int REWRITTEN = SessionEffects.TRACKED_VARIABLES | SessionEffects.UNSCOPED_SYSTEM_VARIABLE
+            | SessionEffects.CALLS_LAST_INSERT_ID | SessionEffects.PREVIOUS_VALUES;
 
     // The result.
     private int effects;
@@ -46,6 +52,7 @@ public final class StatementScan {
     private boolean effectAfterDot; // the last code token was '.' (db.f(), db.t)
     private boolean lastWasTable; // the last code token named a table (db in INTO db.t)
     private boolean compound; // a stored program's body: BEGIN, THEN, ELSE, DO, LOOP, REPEAT start statements
+    private final CharsetAssignments charsets = new CharsetAssignments();
 
     // What the route's reading keeps; a multi-statement is one statement to it (MULTI).
     private int words;
@@ -68,7 +75,18 @@ public final class StatementScan {
      * state) as {@link SessionEffects#STORED_CODE} and {@link RouteFacts#SIDE_EFFECT} (decision 200).
      */
     public StatementScan(java.util.function.Supplier<HiddenCodeNames> hiddenCode) {
+        this(hiddenCode, () -> false);
+    }
+
+    /**
+     * As {@link #StatementScan(java.util.function.Supplier)}, for a session whose client character set may make its
+     * text read otherwise by the server ({@code asciiTrails}, read once per scan): then a text that is not all ASCII
+     * counts as code the text does not show (decision 204).
+     */
+    public StatementScan(java.util.function.Supplier<HiddenCodeNames> hiddenCode,
+            java.util.function.BooleanSupplier asciiTrails) {
         this.hiddenCode = hiddenCode;
+        this.asciiTrails = asciiTrails;
     }
 
     /** Scans SQL text; {@code text} is borrowed, and nothing of it is kept. */
@@ -155,6 +173,15 @@ public final class StatementScan {
     }
 
     /**
+     * The client character set the text sets ({@code SET NAMES}, {@code SET CHARACTER SET}, {@code character_set_client
+     * = }): {@link ClientCharsets#NOT_SET}, {@link ClientCharsets#SAFE}, or {@link ClientCharsets#ASCII_TRAILS} when
+     * any statement of it names such a set or one Sluice cannot name ({@code DEFAULT}, a variable).
+     */
+    public int charsetSet() {
+        return charsets.set();
+    }
+
+    /**
      * How many {@code ?} placeholders the text has outside literals and comments: a guess, which the server's
      * parameter count confirms or refutes; -1 for text it does not try to read (executable comments, unclosed ones).
      */
@@ -180,6 +207,7 @@ public final class StatementScan {
             tableNext = false;
             effectAfterDot = false;
             lastWasTable = false;
+            charsets.reset();
         }
         for (int i = from; i < to; ) {
             long token = SqlLexer.next(s, text, i, to);
@@ -197,6 +225,16 @@ public final class StatementScan {
             }
             if (!inVersioned) {
                 route(s, text, kind, word, start, i, to);
+            }
+        }
+        // Decision 204: in such a set, or after a statement of the text set one, the server may read other code
+        boolean charsetThenMore = charsets.set() == ClientCharsets.ASCII_TRAILS && (facts & RouteFacts.MULTI) != 0;
+        if ((charsetThenMore || asciiTrails.getAsBoolean()) && ClientCharsets.hasNonAscii(s, text, from, to)) {
+            facts |= RouteFacts.SIDE_EFFECT;
+            if (!routeOnly) {
+                // what the text seems to call is not rewritten: its strings may be elsewhere than the lexer saw
+                effects = effects & ~REWRITTEN | SessionEffects.STORED_CODE;
+                placeholders = -1;
             }
         }
     }
@@ -235,6 +273,9 @@ public final class StatementScan {
     /** One code token, for the session effects. */
     private <T> void effect(Source<T> s, T text, Kind kind, Keyword word, int start, int i, int to) {
         int c = s.at(text, start);
+        if (effectFirst == Keyword.SET) {
+            charsets.token(s, text, kind, start, i);
+        }
         boolean dotBefore = effectAfterDot;
         effectAfterDot = kind == Kind.PUNCTUATION && c == '.';
         boolean tableName = tableNext;

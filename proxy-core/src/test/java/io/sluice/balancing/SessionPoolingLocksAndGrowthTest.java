@@ -103,6 +103,33 @@ class SessionPoolingLocksAndGrowthTest {
         }
     }
 
+    /**
+     * Decision 204: a session in sjis whose {@code GET_LOCK} follows a literal ending in a backslash byte ({@code '予'},
+     * 0x97 0x5C), which a reader of bytes takes for text. It stays on its server, as a session that ran code its text
+     * does not show; before, it moved at the drain and left its lock behind on its old connection.
+     */
+    @Test
+    void aSessionInSjisWhoseLockItsTextHidesStays() throws Exception {
+        try (Sluice sluice = cluster.startProxy(Policy.ROUND_ROBIN, BackendCluster.FAST_CHECKS, name -> 1,
+                PoolingConfig.defaults());
+             Connection sjis = openOn(sluice, "b", JdbcDriver.MYSQL, "characterEncoding=SJIS");
+             Connection b = cluster.server("b").rootConnection()) {
+            try {
+                long id = connectionId(sjis);
+                assertThat(single(sjis, "SELECT '予' AS x, GET_LOCK('sluice_lock_sjis', 0)")).isEqualTo("予");
+                assertThat(sluice.drain("b")).isTrue();
+                await(() -> refused(sluice, "pinned") >= 1, "the drain's refusal");
+                assertThat(sessionsOn(sluice, "b")).extracting(s -> s.pinnedBy() + "/" + s.moveWaiting())
+                        .containsExactly("stored_code/drain");
+                assertThat(moves(sluice)).isZero();
+                assertThat(single(b, "SELECT IS_USED_LOCK('sluice_lock_sjis')")).isEqualTo(Long.toString(id));
+                assertThat(cluster.backendOf(sjis)).isEqualTo("b");
+            } finally {
+                sluice.undrain("b");
+            }
+        }
+    }
+
     @Test
     void sessionsOfAOneBackendGroupMoveWithTheirPreparedStatementsToABackendAdded() throws Exception {
         PoolingConfig pooling = PoolingConfig.defaults();
@@ -185,9 +212,14 @@ class SessionPoolingLocksAndGrowthTest {
     }
 
     private static Connection openOn(Sluice sluice, String backend) throws SQLException {
+        return openOn(sluice, backend, JdbcDriver.MARIADB, "useServerPrepStmts=true");
+    }
+
+    private static Connection openOn(Sluice sluice, String backend, JdbcDriver driver, String params)
+            throws SQLException {
         for (int i = 0; i < 9; i++) {
-            Connection c = JdbcDriver.MARIADB.connect(JdbcDriver.MARIADB.url("127.0.0.1", sluice.port(), null,
-                    "useServerPrepStmts=true"), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+            Connection c = driver.connect(driver.url("127.0.0.1", sluice.port(), null, params), ProxyUnderTest.USER,
+                    ProxyUnderTest.PASSWORD);
             if (cluster.backendOf(c).equals(backend)) {
                 return c;
             }

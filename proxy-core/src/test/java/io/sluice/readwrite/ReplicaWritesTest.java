@@ -186,6 +186,26 @@ class ReplicaWritesTest {
     }
 
     /**
+     * Decision 204: in sjis {@code '予'} is 0x97 0x5C, which a reader of bytes takes for a backslash escaping the
+     * closing quote, so the {@code GET_LOCK} after it for text, and the statement for a plain read. Before, the lock
+     * was taken on a replica; a statement that is not all ASCII in such a set now goes to the primary.
+     */
+    @Test
+    void aLockAfterSjisTextThatHidesItFromAByteReaderIsTakenOnThePrimary() throws Exception {
+        awaitReplicasUsable();
+        try (Connection c = JdbcDriver.MYSQL.connect(JdbcDriver.MYSQL.url("127.0.0.1", sluice.port(), "app_rw",
+                "characterEncoding=SJIS"), ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+             Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT '予' AS x, GET_LOCK('replica_sjis', 0)")).isEqualTo("予");
+            assertThat(one(servers.primary(), "SELECT IS_USED_LOCK('replica_sjis')")).isNotNull();
+            for (int i = 0; i < 2; i++) {
+                assertThat(one(servers.replica(i), "SELECT IS_USED_LOCK('replica_sjis')")).as("replica_" + i)
+                        .isNull();
+            }
+        }
+    }
+
+    /**
      * A read that fails on a replica keeps its session there for its next statement (its error is the session's to
      * read, decision 135); a next statement that must run on the primary still gets there, and an answer (the
      * differential isolation test found a session waiting for ever).
