@@ -8,6 +8,7 @@ import io.sluice.protocol.Packets;
 import io.sluice.readwrite.Route;
 import io.sluice.readwrite.RouteReason;
 import io.sluice.readwrite.StatementClassifier;
+import io.sluice.sql.ClientCharsets;
 import io.sluice.relay.ResponseKind;
 import io.sluice.sql.SqlLexer;
 import java.nio.charset.StandardCharsets;
@@ -122,10 +123,15 @@ final class FirstStatement {
      * plain read (what read/write splitting would send to a replica: no locking, no function that may write, nothing
      * read from one connection's state), {@code USE}, or a {@code SET} of session variables whose values would be such
      * a read. Not {@code SET DEFAULT ROLE} (it writes the grant tables), {@code SET GLOBAL}, {@code SET PASSWORD},
-     * user variables, nor more than one statement. Read only after a loss, so its allocations do not matter.
+     * user variables, nor more than one statement, nor text that is not all ASCII: in some client character sets
+     * (sjis, gbk...) the server reads it otherwise than Sluice does (decision 204), and this rare path does not ask
+     * which set the session is in. Read only after a loss, so its allocations do not matter.
      */
     static boolean runsAgainHarmlessly(ByteBuf frame) {
         int from = frame.readerIndex() + Packets.HEADER_SIZE + 1;
+        if (ClientCharsets.hasNonAscii(StatementClassifier.BYTES, frame, from, frame.writerIndex())) {
+            return false;
+        }
         String sql = frame.toString(from, Math.max(0, frame.writerIndex() - from), StandardCharsets.UTF_8);
         RouteReason reason = StatementClassifier.reason(StatementClassifier.classify(sql));
         if (reason == RouteReason.REPLICA || reason == RouteReason.REPLICA_HINT) {

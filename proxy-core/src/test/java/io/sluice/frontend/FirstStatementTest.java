@@ -68,9 +68,24 @@ class FirstStatementTest {
         assertThat(FirstStatement.runsAgainHarmlessly(query(sql))).as(sql).isFalse();
     }
 
+    /**
+     * Decision 204: in sjis {@code '予'} ends in a backslash byte, and a reader of bytes takes the call after it for
+     * text; a statement that is not all ASCII is not run again, whatever the session's character set.
+     */
+    @org.junit.jupiter.api.Test
+    void textNotAllAsciiIsNotRunAgain() {
+        String sql = "SELECT '予', add_row('x')";
+        assertThat(FirstStatement.runsAgainHarmlessly(query(sql, java.nio.charset.Charset.forName("SJIS")))).isFalse();
+        assertThat(FirstStatement.runsAgainHarmlessly(query("SELECT 'é'", StandardCharsets.UTF_8))).isFalse();
+    }
+
     /** A COM_QUERY frame on the heap (no pooled memory to give back). */
     private static ByteBuf query(String sql) {
-        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        return query(sql, StandardCharsets.UTF_8);
+    }
+
+    private static ByteBuf query(String sql, java.nio.charset.Charset charset) {
+        byte[] text = sql.getBytes(charset);
         byte[] frame = new byte[Packets.HEADER_SIZE + 1 + text.length];
         int payload = text.length + 1;
         frame[0] = (byte) payload;
