@@ -8,9 +8,9 @@ import io.sluice.protocol.Packets;
 import io.sluice.readwrite.Route;
 import io.sluice.readwrite.RouteReason;
 import io.sluice.readwrite.StatementClassifier;
-import io.sluice.sql.ClientCharsets;
 import io.sluice.relay.ResponseKind;
 import io.sluice.sql.SqlLexer;
+import io.sluice.sql.UnreadText;
 import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,13 +123,15 @@ final class FirstStatement {
      * plain read (what read/write splitting would send to a replica: no locking, no function that may write, nothing
      * read from one connection's state), {@code USE}, or a {@code SET} of session variables whose values would be such
      * a read. Not {@code SET DEFAULT ROLE} (it writes the grant tables), {@code SET GLOBAL}, {@code SET PASSWORD},
-     * user variables, nor more than one statement, nor text that is not all ASCII: in some client character sets
-     * (sjis, gbk...) the server reads it otherwise than Sluice does (decision 204), and this rare path does not ask
-     * which set the session is in. Read only after a loss, so its allocations do not matter.
+     * user variables, nor more than one statement, nor text with a byte above ASCII, a backslash or a double quote:
+     * in some client character sets (sjis, gbk...) and sql_modes ({@code NO_BACKSLASH_ESCAPES}, {@code ANSI_QUOTES})
+     * the server reads it otherwise than Sluice does (decision 204), and this rare path does not ask which the
+     * session has. Read only after a loss, so its allocations do not matter.
      */
     static boolean runsAgainHarmlessly(ByteBuf frame) {
         int from = frame.readerIndex() + Packets.HEADER_SIZE + 1;
-        if (ClientCharsets.hasNonAscii(StatementClassifier.BYTES, frame, from, frame.writerIndex())) {
+        if (UnreadText.in(StatementClassifier.BYTES, frame, from, frame.writerIndex(),
+                UnreadText.NON_ASCII | UnreadText.ANY_SQL_MODE)) {
             return false;
         }
         String sql = frame.toString(from, Math.max(0, frame.writerIndex() - from), StandardCharsets.UTF_8);

@@ -2,6 +2,7 @@ package io.sluice.frontend;
 
 import io.netty.channel.Channel;
 import io.sluice.backend.BackendConnection;
+import io.sluice.backend.pool.BackendPool;
 import io.sluice.pooling.PinReason;
 import io.sluice.pooling.SessionPort;
 import io.sluice.protocol.Packets.BackendError;
@@ -39,6 +40,12 @@ final class PolicyPort implements SessionPort {
     @Override
     public int clientCollationId() {
         return session.key().collationId();
+    }
+
+    @Override
+    public String loginSqlMode() {
+        BackendPool pool = lease.dataSource() == null ? null : lease.backendPool();
+        return pool == null ? null : pool.forLoop(session.channel().eventLoop()).loginValue("sql_mode");
     }
 
     @Override

@@ -53,8 +53,8 @@ public enum PinReason {
     METADATA_DIFFERS,
     /**
      * A statement that runs code its text does not show: {@code CALL}, {@code EXECUTE IMMEDIATE}, {@code EXECUTE} of
-     * an SQL prepared statement, {@code BINLOG}, a stored function; text that is not all ASCII in a client character
-     * set whose characters may end in an ASCII byte, which Sluice does not read (decision 204). What it left (a named lock, LOCK TABLES, a
+     * an SQL prepared statement, {@code BINLOG}, a stored function; text with a byte the session's character set or
+     * sql_mode makes the server read otherwise than Sluice (decision 204). What it left (a named lock, LOCK TABLES, a
      * temporary table...) is not all reported by the server, so the session keeps its connection until it ends or
      * resets, and the connection is reset before anyone else gets it (issue #38).
      */

@@ -20,16 +20,16 @@ final class QueryScan {
     private int scannedTo;
 
     /** Read for every statement of the session's, by this scan and its prepared statements' (decision 204). */
-    private final ClientCharset charset;
+    private final ClientReading reading;
 
-    /** @param port the session's: the tables and views whose code the text does not show, its character set */
+    /** @param port the session's: the tables and views whose code the text does not show, its text's reading */
     QueryScan(SessionPort port) {
-        this.charset = new ClientCharset(port);
-        this.scan = new StatementScan(port.hiddenCode(), charset::asciiTrails);
+        this.reading = new ClientReading(port);
+        this.scan = new StatementScan(port.hiddenCode(), reading::unread);
     }
 
-    ClientCharset charset() {
-        return charset;
+    ClientReading reading() {
+        return reading;
     }
 
     /** Scans the COM_QUERY {@code frame} and classifies it for a read/write split; see {@link #scanned}. */
@@ -39,7 +39,7 @@ final class QueryScan {
         scannedTo = frame.writerIndex();
         int statementClass = StatementClassifier.classify(scan, StatementClassifier.BYTES, frame,
                 scannedFrom + Packets.HEADER_SIZE + 1, scannedTo);
-        charset.statementSets(scan.charsetSet());
+        reading.statementSent(scan.assignments());
         return statementClass;
     }
 
@@ -64,7 +64,7 @@ final class QueryScan {
     int effects(ByteBuf frame, int base, int end, boolean wasScanned) {
         if (!wasScanned) {
             scan.scan(StatementClassifier.BYTES, frame, base + 1, end);
-            charset.statementSets(scan.charsetSet());
+            reading.statementSent(scan.assignments());
         }
         return scan.effects();
     }

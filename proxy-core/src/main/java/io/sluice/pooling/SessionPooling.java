@@ -10,7 +10,7 @@ import io.sluice.readwrite.StatementClassifier;
 import io.sluice.relay.ResponseKind;
 import io.sluice.relay.ResponseObserver;
 import io.sluice.relay.ResponseTracker;
-import io.sluice.sql.ClientCharsets;
+import io.sluice.sql.UnreadText;
 import io.sluice.sql.SessionEffects;
 import io.sluice.sql.StatementScan;
 import io.sluice.state.PreparedStatement;
@@ -61,8 +61,8 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
             | SessionEffects.SET_ROLE | SessionEffects.NEXT_SEQUENCE_VALUE | SessionEffects.BACKUP_LOCK;
 
     private final SessionPort port;
-    /** The session's client character set: in some, a statement is read whole only when all ASCII (decision 204). */
-    private final ClientCharset charset;
+    /** What the server reads otherwise in the session's text: its character set, its sql_mode (decision 204). */
+    private final ClientReading reading;
     /** The one scan of a statement, reused (decision 136). */
     private final StatementScan scan;
     private final Pins pins = new Pins(reason -> { }, (before, now) -> { }, FOLLOWED);
@@ -119,15 +119,15 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
 
     public SessionPooling(SessionPort port) {
         this.port = port;
-        this.charset = new ClientCharset(port);
-        this.scan = new StatementScan(() -> io.sluice.sql.HiddenCodeNames.NONE, charset::asciiTrails);
+        this.reading = new ClientReading(port);
+        this.scan = new StatementScan(() -> io.sluice.sql.HiddenCodeNames.NONE, reading::unread);
     }
 
-    /** Whether the text may leave what only the scan tells: {@link HiddenStateFilter}, or text the set makes unread. */
+    /** Whether the text may leave what only the scan tells: {@link HiddenStateFilter}, or text read otherwise. */
     private boolean mayLeaveHiddenState(ByteBuf frame, int from, int to, boolean lockFunctionsOnly) {
         return (lockFunctionsOnly ? HiddenStateFilter.mayCallLockFunction(frame, from, to)
                 : HiddenStateFilter.mayLeaveHiddenState(frame, from, to))
-                || charset.asciiTrails() && ClientCharsets.hasNonAscii(StatementClassifier.BYTES, frame, from, to);
+                || UnreadText.in(StatementClassifier.BYTES, frame, from, to, reading.unread());
     }
 
     @Override
@@ -138,7 +138,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
                 int end = frame.writerIndex();
                 if (mayLeaveHiddenState(frame, base + 1, end, false)) {
                     int effects = scan.scan(StatementClassifier.BYTES, frame, base + 1, end).effects();
-                    charset.statementSets(scan.charsetSet());
+                    reading.statementSent(scan.assignments());
                     pins.apply(effects);
                     BackendConnection held = port.connection();
                     if ((effects & SessionEffects.BACKUP_LOCK) != 0 && held != null) {
@@ -317,7 +317,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
         }
         BackendConnection connection = port.connection();
         mapped = new StatementIds(port, pins, this::localStatus,
-                connection != null && connection.key().cacheMetadata(), charset);
+                connection != null && connection.key().cacheMetadata(), reading);
         effectsPrepared = true; // its prepares read every statement
         if (recorded != null) {
             for (PreparedStatement statement : recorded.values()) {

@@ -70,6 +70,14 @@ public interface SessionPort {
     int clientCollationId();
 
     /**
+     * The {@code sql_mode} the data source's connections logged in with, for a session that holds none yet, or
+     * {@code null} when none has (decision 204).
+     */
+    default String loginSqlMode() {
+        return null;
+    }
+
+    /**
      * The session is sending {@code sql}, which defines a trigger or a view or renames a table: what it names counts
      * from now for every session's statements (decision 203).
      */

@@ -62,14 +62,14 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     /** The trackers the client would have on its own connection, or {@code null} (it negotiated none). */
     private final ClientTrackers clientTrackers;
 
-    /** The session's client character set, told what the server reports of it (decision 204). */
-    private final ClientCharset charset;
+    /** How the server reads the session's text, told what the server reports of it (decision 204). */
+    private final ClientReading reading;
 
-    SessionStateFollower(SessionPort port, Pins pins, ClientTrackers clientTrackers, ClientCharset charset) {
+    SessionStateFollower(SessionPort port, Pins pins, ClientTrackers clientTrackers, ClientReading reading) {
         this.port = port;
         this.pins = pins;
         this.clientTrackers = clientTrackers;
-        this.charset = charset;
+        this.reading = reading;
     }
 
     SessionVariables variables() {
@@ -291,7 +291,9 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
         } else if (name.equalsIgnoreCase("collation_connection")) {
             collationUnknown = false;
         } else if (name.equalsIgnoreCase("character_set_client")) {
-            charset.reported(value);
+            reading.reportedCharset(value);
+        } else if (name.equalsIgnoreCase("sql_mode")) {
+            reading.reportedSqlMode(value);
         }
         variables.put(name, value);
         BackendConnection on = port.connection();

@@ -58,16 +58,16 @@ final class StatementIds {
     private PreparedStatement runsAs;
     private String runsAsText;
 
-    /** @param charset the session's client character set, which the statements' text is read in (decision 204) */
-    StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus, ClientCharset charset) {
-        this(port, pins, localStatus, false, charset);
+    /** @param reading what the server reads otherwise in the session's text (decision 204) */
+    StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus, ClientReading reading) {
+        this(port, pins, localStatus, false, reading);
     }
 
     /** @param followsDefinitions whether the client's column definitions are recorded (metadata caching) */
     StatementIds(SessionPort port, Pins pins, java.util.function.IntSupplier localStatus,
-            boolean followsDefinitions, ClientCharset charset) {
+            boolean followsDefinitions, ClientReading reading) {
         this.port = port;
-        this.scan = new StatementScan(port.hiddenCode(), charset::asciiTrails);
+        this.scan = new StatementScan(port.hiddenCode(), reading::unread);
         this.pins = pins;
         this.localStatus = localStatus;
         this.followsDefinitions = followsDefinitions;

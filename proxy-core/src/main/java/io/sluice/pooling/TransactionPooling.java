@@ -91,9 +91,9 @@ public final class TransactionPooling implements CommandPolicy, StatementMapping
         this.pins = new Pins(port::pinned, port::pinChanged);
         this.scan = new QueryScan(port);
         this.definitions = new CodeDefinitions(port);
-        this.follower = new SessionStateFollower(port, pins, clientTrackers, scan.charset());
+        this.follower = new SessionStateFollower(port, pins, clientTrackers, scan.reading());
         this.ownLastInsertId = new OwnLastInsertId(port);
-        this.statements = new StatementIds(port, pins, follower::localStatus, scan.charset());
+        this.statements = new StatementIds(port, pins, follower::localStatus, scan.reading());
         this.deprecateEof = deprecateEof;
     }
 

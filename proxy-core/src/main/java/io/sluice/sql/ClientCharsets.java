@@ -73,14 +73,4 @@ public final class ClientCharsets {
         }
         return SAFE;
     }
-
-    /** Whether the text has a code unit at or above 0x80 (a byte of a multi-byte character, or a non-ASCII char). */
-    public static <T> boolean hasNonAscii(Source<T> s, T text, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (s.at(text, i) >= 0x80) {
-                return true;
-            }
-        }
-        return false;
-    }
 }

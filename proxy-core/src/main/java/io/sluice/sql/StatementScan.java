@@ -25,8 +25,8 @@ public final class StatementScan {
 
     /** Where the names of tables and views with hidden code come from; read once per scan. */
     private final java.util.function.Supplier<HiddenCodeNames> hiddenCode;
-    /** Whether the session's client character set may end a character in an ASCII byte ({@link ClientCharsets}). */
-    private final java.util.function.BooleanSupplier asciiTrails;
+    /** What the session's character set and sql_mode make the lexer read otherwise ({@link UnreadText}). */
+    private final java.util.function.IntSupplier unread;
     private HiddenCodeNames hidden = HiddenCodeNames.NONE;
     /** The code token being read is a name of {@link #hidden}'s: looked up once for both readings. */
     private boolean namesHidden;
@@ -47,12 +47,13 @@ public final class StatementScan {
 
     // What the effects' reading keeps from token to token; each statement of a multi-statement is read alone.
     private int effectWords;
+    private int effectTokens; // code tokens of the statement so far, this one included
     private Keyword effectFirst;
     private boolean tableNext; // the next name is a table's (INSERT INTO t (a)), not a function's
     private boolean effectAfterDot; // the last code token was '.' (db.f(), db.t)
     private boolean lastWasTable; // the last code token named a table (db in INTO db.t)
     private boolean compound; // a stored program's body: BEGIN, THEN, ELSE, DO, LOOP, REPEAT start statements
-    private final CharsetAssignments charsets = new CharsetAssignments();
+    private final LexicalAssignments assignments = new LexicalAssignments();
 
     // What the route's reading keeps; a multi-statement is one statement to it (MULTI).
     private int words;
@@ -75,18 +76,18 @@ public final class StatementScan {
      * state) as {@link SessionEffects#STORED_CODE} and {@link RouteFacts#SIDE_EFFECT} (decision 200).
      */
     public StatementScan(java.util.function.Supplier<HiddenCodeNames> hiddenCode) {
-        this(hiddenCode, () -> false);
+        this(hiddenCode, () -> 0);
     }
 
     /**
-     * As {@link #StatementScan(java.util.function.Supplier)}, for a session whose client character set may make its
-     * text read otherwise by the server ({@code asciiTrails}, read once per scan): then a text that is not all ASCII
-     * counts as code the text does not show (decision 204).
+     * As {@link #StatementScan(java.util.function.Supplier)}, for a session whose character set or sql_mode makes
+     * the server read some bytes otherwise ({@code unread}, {@link UnreadText}'s kinds, read once per scan): a text
+     * with such a byte counts as code the text does not show (decision 204).
      */
     public StatementScan(java.util.function.Supplier<HiddenCodeNames> hiddenCode,
-            java.util.function.BooleanSupplier asciiTrails) {
+            java.util.function.IntSupplier unread) {
         this.hiddenCode = hiddenCode;
-        this.asciiTrails = asciiTrails;
+        this.unread = unread;
     }
 
     /** Scans SQL text; {@code text} is borrowed, and nothing of it is kept. */
@@ -172,13 +173,9 @@ public final class StatementScan {
         return versioned;
     }
 
-    /**
-     * The client character set the text sets ({@code SET NAMES}, {@code SET CHARACTER SET}, {@code character_set_client
-     * = }): {@link ClientCharsets#NOT_SET}, {@link ClientCharsets#SAFE}, or {@link ClientCharsets#ASCII_TRAILS} when
-     * any statement of it names such a set or one Sluice cannot name ({@code DEFAULT}, a variable).
-     */
-    public int charsetSet() {
-        return charsets.set();
+    /** What the text's SET statements change in how the server reads the session's later text (decision 204). */
+    public LexicalAssignments assignments() {
+        return assignments;
     }
 
     /**
@@ -203,11 +200,12 @@ public final class StatementScan {
             effects = 0;
             placeholders = 0;
             effectWords = 0;
+            effectTokens = 0;
             effectFirst = null;
             tableNext = false;
             effectAfterDot = false;
             lastWasTable = false;
-            charsets.reset();
+            assignments.reset();
         }
         for (int i = from; i < to; ) {
             long token = SqlLexer.next(s, text, i, to);
@@ -227,9 +225,13 @@ public final class StatementScan {
                 route(s, text, kind, word, start, i, to);
             }
         }
-        // Decision 204: in such a set, or after a statement of the text set one, the server may read other code
-        boolean charsetThenMore = charsets.set() == ClientCharsets.ASCII_TRAILS && (facts & RouteFacts.MULTI) != 0;
-        if ((charsetThenMore || asciiTrails.getAsBoolean()) && ClientCharsets.hasNonAscii(s, text, from, to)) {
+        // Decision 204: in the session's character set or sql_mode, or after a statement of the text changed them,
+        // the server may read other code than the lexer did
+        if (!routeOnly) {
+            assignments.finish();
+        }
+        int unreadHere = unread.getAsInt() | ((facts & RouteFacts.MULTI) != 0 ? assignments.unreadAfter() : 0);
+        if (unreadHere != 0 && UnreadText.in(s, text, from, to, unreadHere)) {
             facts |= RouteFacts.SIDE_EFFECT;
             if (!routeOnly) {
                 // what the text seems to call is not rewritten: its strings may be elsewhere than the lexer saw
@@ -273,8 +275,9 @@ public final class StatementScan {
     /** One code token, for the session effects. */
     private <T> void effect(Source<T> s, T text, Kind kind, Keyword word, int start, int i, int to) {
         int c = s.at(text, start);
+        effectTokens++;
         if (effectFirst == Keyword.SET) {
-            charsets.token(s, text, kind, start, i);
+            assignments.token(s, text, kind, start, i, effectTokens == 2);
         }
         boolean dotBefore = effectAfterDot;
         effectAfterDot = kind == Kind.PUNCTUATION && c == '.';
@@ -297,6 +300,7 @@ public final class StatementScan {
                 // A multi-statement: each statement is read as if it came alone (a SET TRANSACTION after DO 0 is
                 // still one, issue #38); the flags add up.
                 effectWords = 0;
+                effectTokens = 0;
                 effectFirst = null;
             } else if (c == '?' && placeholders >= 0) {
                 placeholders++;
@@ -314,6 +318,7 @@ public final class StatementScan {
         }
         if (compound && startsBodyStatement(word)) {
             effectWords = 0; // as after ';': the next word is a statement's first
+            effectTokens = 0;
             effectFirst = null;
             return;
         }

@@ -18,7 +18,7 @@ class ClientCharsetsTest {
     /** {@code sql} in {@code charset}, as the scan reads a packet: one unsigned byte per code unit. */
     private static StatementScan scan(boolean asciiTrails, String sql, Charset charset) {
         byte[] bytes = sql.getBytes(charset);
-        return new StatementScan(() -> HiddenCodeNames.NONE, () -> asciiTrails).scan(bytes);
+        return new StatementScan(() -> HiddenCodeNames.NONE, () -> asciiTrails ? UnreadText.NON_ASCII : 0).scan(bytes);
     }
 
     @Test
@@ -57,7 +57,7 @@ class ClientCharsetsTest {
         System.arraycopy(set, 0, both, 0, set.length);
         System.arraycopy(select, 0, both, set.length, select.length);
         StatementScan read = new StatementScan().scan(both);
-        assertThat(read.charsetSet()).isEqualTo(ClientCharsets.ASCII_TRAILS);
+        assertThat(read.assignments().charsetSet()).isEqualTo(ClientCharsets.ASCII_TRAILS);
         assertThat(read.effects() & SessionEffects.STORED_CODE).isNotZero();
     }
 
@@ -85,7 +85,59 @@ class ClientCharsetsTest {
     @ParameterizedTest
     @MethodSource("assignments")
     void readsTheSetAStatementNames(String sql, int expected) {
-        assertThat(new StatementScan().scan(sql).charsetSet()).as(sql).isEqualTo(expected);
+        assertThat(new StatementScan().scan(sql).assignments().charsetSet()).as(sql).isEqualTo(expected);
+    }
+
+    static Stream<Arguments> sqlModes() {
+        // the statement, what its modes make unread, whether it adds to the session's own
+        return Stream.of(
+                Arguments.of("SET sql_mode = 'NO_BACKSLASH_ESCAPES'", UnreadText.BACKSLASH, false),
+                Arguments.of("SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')", UnreadText.DOUBLE_QUOTE,
+                        true),
+                // MariaDB Connector/J at connect: nothing that changes the reading, the session's own kept
+                Arguments.of("set autocommit=1, sql_mode = concat(@@sql_mode,',STRICT_TRANS_TABLES')", 0, true),
+                Arguments.of("SET @@sql_mode := 'STRICT_ALL_TABLES', @x = '\\'", 0, false),
+                Arguments.of("SET sql_mode = 'ansi'", UnreadText.DOUBLE_QUOTE, false),
+                Arguments.of("SET sql_mode = ORACLE", UnreadText.DOUBLE_QUOTE, false),
+                Arguments.of("SET sql_mode = DEFAULT", UnreadText.ANY_SQL_MODE, false),
+                Arguments.of("SET sql_mode = @saved", UnreadText.ANY_SQL_MODE, false),
+                Arguments.of("SET sql_mode = @@GLOBAL.sql_mode", UnreadText.ANY_SQL_MODE, false),
+                Arguments.of("SET sql_mode = 4", UnreadText.ANY_SQL_MODE, false),
+                Arguments.of("SET sql_mode = REPLACE(@@sql_mode, 'ANSI_QUOTES', '')", UnreadText.DOUBLE_QUOTE, true));
+    }
+
+    @ParameterizedTest
+    @MethodSource("sqlModes")
+    void readsTheSqlModeAStatementSets(String sql, int unread, boolean kept) {
+        LexicalAssignments read = new StatementScan().scan(sql).assignments();
+        assertThat(read.sqlModeSet()).as(sql).isTrue();
+        assertThat(read.sqlModeUnread()).as(sql).isEqualTo(unread);
+        assertThat(read.sqlModeKept()).as(sql).isEqualTo(kept);
+    }
+
+    @Test
+    void aStatementScopedSqlModeChangesNothingOfTheSessions() {
+        LexicalAssignments read = new StatementScan().scan("SET STATEMENT sql_mode = 'ANSI_QUOTES' FOR SELECT 1")
+                .assignments();
+        assertThat(read.sqlModeSet()).isFalse();
+        assertThat(new StatementScan().scan("SELECT @@sql_mode").assignments().sqlModeSet()).isFalse();
+    }
+
+    @Test
+    void aBackslashOrADoubleQuoteIsHiddenCodeInTheModesThatReadThemOtherwise() {
+        String nbe = "SELECT 'a\\', GET_LOCK('k', 0), '\\'";
+        StatementScan read = new StatementScan(() -> HiddenCodeNames.NONE, () -> UnreadText.BACKSLASH).scan(nbe);
+        assertThat(read.effects() & SessionEffects.STORED_CODE).isNotZero();
+        assertThat(new StatementScan().scan(nbe).effects() & (SessionEffects.GET_LOCK | SessionEffects.STORED_CODE))
+                .as("read in the default mode, the lock is in a string").isZero();
+        String ansi = "SELECT 1 AS \"a\\\", GET_LOCK('k', 0) AS \"\\\"";
+        read = new StatementScan(() -> HiddenCodeNames.NONE, () -> UnreadText.DOUBLE_QUOTE).scan(ansi);
+        assertThat(read.effects() & SessionEffects.STORED_CODE).isNotZero();
+        read = new StatementScan(() -> HiddenCodeNames.NONE, () -> UnreadText.ANY_SQL_MODE).scan("SELECT 'it''s'");
+        assertThat(read.effects() & SessionEffects.STORED_CODE).as("no backslash, no double quote").isZero();
+        // a multi-statement that sets a sql_mode: what follows may be read otherwise
+        read = new StatementScan().scan("SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', GET_LOCK('k', 0)");
+        assertThat(read.effects() & SessionEffects.STORED_CODE).isNotZero();
     }
 
     @Test

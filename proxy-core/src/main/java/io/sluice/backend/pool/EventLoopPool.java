@@ -86,6 +86,20 @@ public final class EventLoopPool implements ConnectionOwner {
         minIdleShare = share;
     }
 
+    /**
+     * A handshake variable's value at the login of one of this loop's connections, or {@code null} when none has
+     * logged in: the server's value for a session that holds no connection yet (decision 204 reads {@code sql_mode}).
+     */
+    public String loginValue(String name) {
+        for (BackendConnection connection : connections) {
+            String value = connection.state().loginValues().get(name);
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+
     /** Idle connections here, for metrics and tests; may be read from any thread. */
     public int idleCount() {
         return idle.size();

@@ -1,0 +1,70 @@
+package io.sluice.pooling;
+
+import io.sluice.backend.BackendConnection;
+import io.sluice.sql.ClientCharsets;
+import io.sluice.sql.LexicalAssignments;
+import io.sluice.sql.UnreadText;
+
+/**
+ * What in a session's text the server reads otherwise than Sluice's lexer (decision 204, {@link UnreadText}): its
+ * client character set (sjis, gbk...: bytes above ASCII) and its {@code sql_mode} ({@code NO_BACKSLASH_ESCAPES}:
+ * backslashes, {@code ANSI_QUOTES}: double quotes). The character set comes from the handshake's collation, the
+ * {@code sql_mode} from the login values of the connections the session holds, until the session's statements set
+ * their own; a value Sluice cannot read counts as the worst until transaction pooling's tracker reports what the
+ * server took. On the session's event loop; read once per statement scanned.
+ */
+final class ClientReading {
+    private final SessionPort port;
+    /** What statements or the tracker said of the character set; {@link ClientCharsets#NOT_SET}: the handshake's. */
+    private int charset = ClientCharsets.NOT_SET;
+    /** What the session's own sql_mode makes unread; -1: it set none, its connections' login value stands. */
+    private int sqlMode = -1;
+    /** The connection whose login sql_mode {@link #loginSqlMode} is, or {@code null} before one was seen. */
+    private BackendConnection loginOf;
+    private int loginSqlMode;
+
+    ClientReading(SessionPort port) {
+        this.port = port;
+    }
+
+    /** {@link UnreadText}'s kinds that the server reads otherwise in this session now. */
+    int unread() {
+        boolean asciiTrails = charset == ClientCharsets.NOT_SET ? ClientCharsets.asciiTrails(port.clientCollationId())
+                : charset == ClientCharsets.ASCII_TRAILS;
+        return (asciiTrails ? UnreadText.NON_ASCII : 0) | (sqlMode >= 0 ? sqlMode : loginSqlMode());
+    }
+
+    /** The server's sql_mode for a session that set none: the login value of its connection, or of the pool's. */
+    private int loginSqlMode() {
+        BackendConnection held = port.connection();
+        if (held != null && held != loginOf) {
+            loginOf = held;
+            loginSqlMode = UnreadText.ofSqlMode(held.state().loginValues().get("sql_mode"));
+        } else if (loginOf == null) {
+            String pools = port.loginSqlMode(); // no connection yet: what the data source's connections logged in with
+            return pools == null ? 0 : UnreadText.ofSqlMode(pools);
+        }
+        return loginSqlMode;
+    }
+
+    /** A statement about to be sent made these assignments (its scan's): assumed until the server says. */
+    void statementSent(LexicalAssignments assignments) {
+        if (assignments.charsetSet() != ClientCharsets.NOT_SET) {
+            charset = assignments.charsetSet();
+        }
+        if (assignments.sqlModeSet()) {
+            int before = sqlMode >= 0 ? sqlMode : loginSqlMode();
+            sqlMode = assignments.sqlModeUnread() | (assignments.sqlModeKept() ? before : 0);
+        }
+    }
+
+    /** The server reported the session's {@code character_set_client}. */
+    void reportedCharset(String value) {
+        charset = ClientCharsets.asciiTrails(value) ? ClientCharsets.ASCII_TRAILS : ClientCharsets.SAFE;
+    }
+
+    /** The server reported the session's {@code sql_mode}. */
+    void reportedSqlMode(String value) {
+        sqlMode = UnreadText.ofSqlMode(value);
+    }
+}

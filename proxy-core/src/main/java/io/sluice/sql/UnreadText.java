@@ -1,0 +1,69 @@
+package io.sluice.sql;
+
+import io.sluice.sql.SqlLexer.Source;
+
+/**
+ * The bytes that {@link SqlLexer} may read otherwise than the server does in a session (decision 204): it assumes a
+ * character set whose multi-byte characters never end in an ASCII byte, backslash escapes in strings and double
+ * quotes around strings. A session breaks the first in sjis, cp932, gbk, gb18030 or big5 ({@link ClientCharsets}),
+ * the second with {@code NO_BACKSLASH_ESCAPES} in its {@code sql_mode}, the third with {@code ANSI_QUOTES} (also part
+ * of {@code ANSI}, {@code ORACLE}, {@code MSSQL}, {@code DB2}, {@code POSTGRESQL} and {@code MAXDB}). A statement
+ * without such a byte is read alike in every case; one with such a byte counts as code the text does not show.
+ */
+public final class UnreadText {
+
+    /** Bytes at or above 0x80: a two-byte character may end in a backslash or a back quote. */
+    public static final int NON_ASCII = 1;
+    /** Backslashes: a character in a string, not an escape ({@code NO_BACKSLASH_ESCAPES}). */
+    public static final int BACKSLASH = 2;
+    /** Double quotes: they delimit a name, in which a backslash is a character ({@code ANSI_QUOTES}). */
+    public static final int DOUBLE_QUOTE = 4;
+    /** What a {@code sql_mode} Sluice cannot name may make unread. */
+    public static final int ANY_SQL_MODE = BACKSLASH | DOUBLE_QUOTE;
+
+    private static final String[] ANSI_QUOTING = {"ANSI", "ORACLE", "MSSQL", "DB2", "POSTGRESQL", "MAXDB"};
+
+    private UnreadText() {
+    }
+
+    /** What a {@code sql_mode} value (as {@code @@sql_mode} shows it) makes unread; {@code null}: nothing known, 0. */
+    public static int ofSqlMode(String sqlMode) {
+        if (sqlMode == null) {
+            return 0;
+        }
+        return ofSqlMode(SqlLexer.CHARS, sqlMode, 0, sqlMode.length());
+    }
+
+    /** As {@link #ofSqlMode(String)}, for mode names in a text (a string literal of a {@code SET sql_mode}). */
+    static <T> int ofSqlMode(Source<T> s, T text, int from, int to) {
+        int unread = contains(s, text, from, to, "NO_BACKSLASH_ESCAPES") ? BACKSLASH : 0;
+        for (String name : ANSI_QUOTING) {
+            if (contains(s, text, from, to, name)) {
+                return unread | DOUBLE_QUOTE;
+            }
+        }
+        return unread;
+    }
+
+    /** Whether the text has a byte of the kinds {@code unread} names. */
+    public static <T> boolean in(Source<T> s, T text, int from, int to, int unread) {
+        for (int i = from; i < to; i++) {
+            int c = s.at(text, i);
+            if (c >= 0x80 ? (unread & NON_ASCII) != 0
+                    : c == '\\' ? (unread & BACKSLASH) != 0 : c == '"' && (unread & DOUBLE_QUOTE) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code upper} (upper case) is in the text, in any case. */
+    private static <T> boolean contains(Source<T> s, T text, int from, int to, String upper) {
+        for (int i = from; i + upper.length() <= to; i++) {
+            if (SqlLexer.is(s, text, i, i + upper.length(), upper)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
