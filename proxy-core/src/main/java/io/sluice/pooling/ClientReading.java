@@ -19,8 +19,10 @@ final class ClientReading {
     private int charset = ClientCharsets.NOT_SET;
     /** What the session's own sql_mode makes unread; -1: it set none, its connections' login value stands. */
     private int sqlMode = -1;
-    /** The connection whose login sql_mode {@link #loginSqlMode} is, or {@code null} before one was seen. */
+    /** The connection held when {@link #loginSqlMode} was read from it; {@code null} before one was. */
     private BackendConnection loginOf;
+    /** Whether {@link #loginSqlMode} was read, from a connection held or from the pool's. */
+    private boolean loginKnown;
     private int loginSqlMode;
 
     ClientReading(SessionPort port) {
@@ -37,12 +39,19 @@ final class ClientReading {
     /** The server's sql_mode for a session that set none: the login value of its connection, or of the pool's. */
     private int loginSqlMode() {
         BackendConnection held = port.connection();
-        if (held != null && held != loginOf) {
-            loginOf = held;
-            loginSqlMode = UnreadText.ofSqlMode(held.state().loginValues().get("sql_mode"));
-        } else if (loginOf == null) {
-            String pools = port.loginSqlMode(); // no connection yet: what the data source's connections logged in with
-            return pools == null ? 0 : UnreadText.ofSqlMode(pools);
+        if (held != null) {
+            if (held != loginOf) {
+                loginOf = held;
+                loginKnown = true;
+                loginSqlMode = UnreadText.ofSqlMode(held.state().loginValues().get("sql_mode"));
+            }
+        } else if (!loginKnown) {
+            // no connection held yet: what the data source's connections logged in with, asked once it is known
+            String pools = port.loginSqlMode();
+            if (pools != null) {
+                loginKnown = true;
+                loginSqlMode = UnreadText.ofSqlMode(pools);
+            }
         }
         return loginSqlMode;
     }
