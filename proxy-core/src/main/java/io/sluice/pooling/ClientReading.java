@@ -67,6 +67,15 @@ final class ClientReading {
         }
     }
 
+    /**
+     * COM_RESET_CONNECTION or COM_CHANGE_USER: the session starts afresh, with its (new) handshake's character set and
+     * its connections' login sql_mode, which Sluice gives the connection it runs on.
+     */
+    void forget() {
+        charset = ClientCharsets.NOT_SET;
+        sqlMode = -1;
+    }
+
     /** The server reported the session's {@code character_set_client}. */
     void reportedCharset(String value) {
         charset = ClientCharsets.asciiTrails(value) ? ClientCharsets.ASCII_TRAILS : ClientCharsets.SAFE;

@@ -350,6 +350,7 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
     @Override
     public void forget() {
         pins.forget();
+        reading.forget();
         recorded = null;
         pending = null;
         lastPrepared = null;

@@ -190,6 +190,7 @@ final class SessionStateFollower implements SessionStateListener, SessionTracker
     /** COM_RESET_CONNECTION or COM_CHANGE_USER. */
     void forget() {
         variables.clear();
+        reading.forget();
         timestampReported = null;
         lastInsertId = 0;
         rowCount = -1;

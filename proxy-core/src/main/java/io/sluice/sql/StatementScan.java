@@ -207,6 +207,9 @@ public final class StatementScan {
             lastWasTable = false;
             assignments.reset();
         }
+        int unreadNow = unread.getAsInt();
+        boolean ansiQuotes = (unreadNow & UnreadText.DOUBLE_QUOTE) != 0;
+        boolean nameUnread = false; // ANSI_QUOTES: a "name" read as a string hides what it is (decision 204)
         for (int i = from; i < to; ) {
             long token = SqlLexer.next(s, text, i, to);
             int start = i;
@@ -216,6 +219,7 @@ public final class StatementScan {
                 nonCode(s, text, kind, start, i, routeOnly);
                 continue;
             }
+            nameUnread |= ansiQuotes && kind == Kind.STRING && UnreadText.nameUnread(s, text, start, i, to, hidden);
             Keyword word = kind == Kind.WORD ? Keyword.of(s, text, start, i) : null;
             namesHidden = namesHiddenCode(s, text, kind, start, i);
             if (!routeOnly) {
@@ -225,13 +229,11 @@ public final class StatementScan {
                 route(s, text, kind, word, start, i, to);
             }
         }
-        // Decision 204: in the session's character set or sql_mode, or after a statement of the text changed them,
-        // the server may read other code than the lexer did
-        if (!routeOnly) {
-            assignments.finish();
-        }
-        int unreadHere = unread.getAsInt() | ((facts & RouteFacts.MULTI) != 0 ? assignments.unreadAfter() : 0);
-        if (unreadHere != 0 && UnreadText.in(s, text, from, to, unreadHere)) {
+        // Decision 204: the session's character set or sql_mode, or a statement of the text that changed them
+        assignments.finish(); // idempotent: a reading for the route alone finds none open
+        int unreadHere = unreadNow & ~UnreadText.DOUBLE_QUOTE
+                | ((facts & RouteFacts.MULTI) != 0 ? assignments.unreadAfter() : 0);
+        if (nameUnread || unreadHere != 0 && UnreadText.in(s, text, from, to, unreadHere)) {
             facts |= RouteFacts.SIDE_EFFECT;
             if (!routeOnly) {
                 // what the text seems to call is not rewritten: its strings may be elsewhere than the lexer saw

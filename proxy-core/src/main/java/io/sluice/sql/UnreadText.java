@@ -8,7 +8,8 @@ import io.sluice.sql.SqlLexer.Source;
  * quotes around strings. A session breaks the first in sjis, cp932, gbk, gb18030 or big5 ({@link ClientCharsets}),
  * the second with {@code NO_BACKSLASH_ESCAPES} in its {@code sql_mode}, the third with {@code ANSI_QUOTES} (also part
  * of {@code ANSI}, {@code ORACLE}, {@code MSSQL}, {@code DB2}, {@code POSTGRESQL} and {@code MAXDB}). A statement
- * without such a byte is read alike in every case; one with such a byte counts as code the text does not show.
+ * without such a byte is read alike in every case; one with such a byte counts as code the text does not show, but
+ * for a double-quoted name that changes nothing Sluice reads ({@link #nameUnread}).
  */
 public final class UnreadText {
 
@@ -55,6 +56,17 @@ public final class UnreadText {
             }
         }
         return false;
+    }
+
+    /**
+     * With {@code ANSI_QUOTES}: whether the token from {@code start} to {@code end}, which the lexer read as a string,
+     * is a double-quoted name whose reading matters: one with a backslash (the lexer ended it elsewhere), one before
+     * {@code (} (a function's call, maybe stored, maybe {@code GET_LOCK}), or one of {@code hidden}'s tables and
+     * views. Other double-quoted names read as strings change nothing Sluice reads of the statement.
+     */
+    static <T> boolean nameUnread(Source<T> s, T text, int start, int end, int to, HiddenCodeNames hidden) {
+        return s.at(text, start) == '"' && (in(s, text, start, end, BACKSLASH) || RouteWords.opensCall(s, text, end, to)
+                || end - start > 2 && !hidden.isEmpty() && hidden.contains(s, text, start + 1, end - 1));
     }
 
     /** Whether {@code upper} (upper case) is in the text, in any case. */

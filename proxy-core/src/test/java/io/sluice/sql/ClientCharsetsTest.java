@@ -133,6 +133,16 @@ class ClientCharsetsTest {
         String ansi = "SELECT 1 AS \"a\\\", GET_LOCK('k', 0) AS \"\\\"";
         read = new StatementScan(() -> HiddenCodeNames.NONE, () -> UnreadText.DOUBLE_QUOTE).scan(ansi);
         assertThat(read.effects() & SessionEffects.STORED_CODE).isNotZero();
+        // ANSI_QUOTES: a double-quoted name before ( may be a stored function or GET_LOCK; a plain one reads alike
+        read = new StatementScan(() -> HiddenCodeNames.NONE, () -> UnreadText.DOUBLE_QUOTE)
+                .scan("SELECT \"lock_f\"('k')");
+        assertThat(read.effects() & SessionEffects.STORED_CODE).isNotZero();
+        read = new StatementScan(() -> HiddenCodeNames.of(java.util.List.of("orders")),
+                () -> UnreadText.DOUBLE_QUOTE).scan("INSERT INTO \"orders\" VALUES (1)");
+        assertThat(read.effects() & SessionEffects.STORED_CODE).as("a table with hidden code").isNotZero();
+        read = new StatementScan(() -> HiddenCodeNames.NONE, () -> UnreadText.DOUBLE_QUOTE)
+                .scan("SELECT \"sm\".\"id\" FROM \"sm\"");
+        assertThat(read.effects() & SessionEffects.STORED_CODE).isZero();
         read = new StatementScan(() -> HiddenCodeNames.NONE, () -> UnreadText.ANY_SQL_MODE).scan("SELECT 'it''s'");
         assertThat(read.effects() & SessionEffects.STORED_CODE).as("no backslash, no double quote").isZero();
         // a multi-statement that sets a sql_mode: what follows may be read otherwise
