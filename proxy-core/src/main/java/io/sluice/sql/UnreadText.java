@@ -46,8 +46,14 @@ public final class UnreadText {
         return unread;
     }
 
-    /** Whether the text has a byte of the kinds {@code unread} names. */
+    /**
+     * Whether the text has a byte of the kinds {@code unread} names. With none named it reads nothing: session
+     * pooling asks for every statement its filter lets by, and nearly every session has none.
+     */
     public static <T> boolean in(Source<T> s, T text, int from, int to, int unread) {
+        if (unread == 0) {
+            return false;
+        }
         for (int i = from; i < to; i++) {
             int c = s.at(text, i);
             if (c >= 0x80 ? (unread & NON_ASCII) != 0
