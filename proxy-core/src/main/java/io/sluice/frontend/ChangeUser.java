@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.backend.SessionKey;
 import io.sluice.metrics.LoopCounters;
 import io.sluice.protocol.Capabilities;
 import io.sluice.protocol.ComChangeUser;
@@ -238,8 +239,14 @@ final class ChangeUser extends ChannelInboundHandlerAdapter {
                 }
                 session.loggedIn(request.user(), login.plugin());
                 // The new user's connections are its own account's: the old connection goes back (UserChange), and
-                // the next is taken with this key, never one of the previous account.
-                session.key(session.key().withAccount(login.backendAccount()));
+                // the next is taken with this key, never one of the previous account. The request's character set
+                // is the new session's, as a server takes it (libmysqlclient sends the one mysql_set_character_set
+                // chose); one a handshake cannot name (above 255) leaves the handshake's.
+                SessionKey key = session.key();
+                int collation = request.collationId() > 0 && request.collationId() <= 0xFF ? request.collationId()
+                        : key.collationId();
+                session.key(new SessionKey(key.capabilities(), collation, key.mariaDbCapabilities(),
+                        login.backendAccount()));
                 outcome.changed(request, login.resultSequenceId());
                 return false;
         }

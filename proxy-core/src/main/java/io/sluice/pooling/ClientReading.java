@@ -36,7 +36,11 @@ final class ClientReading {
         return (asciiTrails ? UnreadText.NON_ASCII : 0) | (sqlMode >= 0 ? sqlMode : loginSqlMode());
     }
 
-    /** The server's sql_mode for a session that set none: the login value of its connection, or of the pool's. */
+    /**
+     * What the server's sql_mode makes unread for a session that set none: the login value of its connection, or of
+     * the pool's; both modes while no connection has logged in on the session's loop, since nothing says the server
+     * runs neither.
+     */
     private int loginSqlMode() {
         BackendConnection held = port.connection();
         if (held != null) {
@@ -48,10 +52,12 @@ final class ClientReading {
         } else if (!loginKnown) {
             // no connection held yet: what the data source's connections logged in with, asked once it is known
             String pools = port.loginSqlMode();
-            if (pools != null) {
-                loginKnown = true;
-                loginSqlMode = UnreadText.ofSqlMode(pools);
+            if (pools == null) {
+                // none has logged in on this loop: the server's global sql_mode may have either mode (a cold pool)
+                return UnreadText.ANY_SQL_MODE;
             }
+            loginKnown = true;
+            loginSqlMode = UnreadText.ofSqlMode(pools);
         }
         return loginSqlMode;
     }

@@ -3,10 +3,13 @@ package io.sluice.pooling;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.testing.JdbcDriver;
+import io.sluice.testing.MySqlWire;
+import io.sluice.testing.RawMySqlClient;
 import io.sluice.testing.SluiceExtension;
 import java.nio.charset.Charset;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -26,6 +29,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Tag("server")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MultiByteCharsetIsolationTest {
+    /** sjis_japanese_ci, the sjis set's default collation. */
+    private static final int SJIS_JAPANESE_CI = 13;
 
     @RegisterExtension
     static final SluiceExtension proxy = SluiceExtension.with(b -> b.transactionPooling().maxPoolSize(1)
@@ -63,6 +68,62 @@ class MultiByteCharsetIsolationTest {
             assertThat(SessionIsolationTest.one(a, "SELECT @@character_set_client")).isEqualTo(encoding.toLowerCase());
             assertThat(SessionIsolationTest.one(a, "SELECT 'plain', 1 + 1 AS two")).isEqualTo("plain");
             assertThat(SessionIsolationTest.pinnedBy(proxy.sluice(), a)).isNull();
+        }
+    }
+
+    /**
+     * COM_RESET_CONNECTION gives the session its handshake's character set again (utf8mb4 here): Sluice must follow,
+     * or it goes on taking the session's text for sjis and pins a statement only because it is not all ASCII.
+     */
+    @org.junit.jupiter.api.Test
+    void aResetSessionIsReadInItsHandshakesSetAgain() throws Exception {
+        try (RawMySqlClient a = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(),
+                proxy.db())) {
+            assertThat(a.query("SET NAMES sjis").end().isOk()).isTrue();
+            assertThat(a.query("SELECT @@character_set_client").rows()).containsExactly(List.of("sjis"));
+            a.sendCommand(MySqlWire.COM_RESET_CONNECTION, new byte[0]);
+            assertThat(a.readPacket().isOk()).as("the reset answered").isTrue();
+            assertThat(a.query("SELECT @@character_set_client").rows()).containsExactly(List.of("utf8mb4"));
+            // UTF-8 bytes above ASCII: in sjis Sluice would not read them (decision 204); in utf8mb4 it does
+            assertThat(a.query("SELECT 'caf\u00e9' AS x, 1 + 1 AS two").rows())
+                    .containsExactly(List.of("caf\u00e9", "2"));
+            assertThat(proxy.sluice().sessions()).singleElement()
+                    .satisfies(s -> assertThat(s.pinnedBy()).as("pinned after the reset").isNull());
+        }
+    }
+
+    /**
+     * COM_CHANGE_USER names the session's character set anew, as libmysqlclient's {@code mysql_change_user} does
+     * after {@code mysql_set_character_set}: the server's session then runs in it, and so must the session through
+     * Sluice, whose connections log in with the client's collation. Before, Sluice kept the handshake's (the server
+     * read the client's sjis as utf8mb4) and read the session's text as utf8mb4 too, so a lock after a literal ending
+     * in a 0x5C byte went to the next user of the connection.
+     */
+    @org.junit.jupiter.api.Test
+    void aChangeOfUserTakesTheCharacterSetItNames() throws Exception {
+        Charset sjis = Charset.forName("SJIS");
+        String literal = String.valueOf(endingInBackslash(sjis));
+        String lock = proxy.db() + "_change_user";
+        try (RawMySqlClient a = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(),
+                proxy.db())) {
+            byte[] changeUser = MySqlWire.payload().strNul(proxy.user2()).int1(20)
+                    .bytes(RawMySqlClient.nativePassword(proxy.password2(), a.handshake().seed()))
+                    .strNul(proxy.db()).int2(SJIS_JAPANESE_CI).strNul("mysql_native_password").toBytes();
+            a.sendCommand(MySqlWire.COM_CHANGE_USER, changeUser);
+            RawMySqlClient.Packet reply = a.readPacket();
+            assertThat(reply.isOk()).as("the change of user answered: %s", reply).isTrue();
+            assertThat(a.query("SELECT @@character_set_client, @@character_set_connection").rows())
+                    .containsExactly(List.of("sjis", "sjis"));
+            a.sendCommand(MySqlWire.COM_QUERY, ("SELECT '" + literal + "' AS x, GET_LOCK('" + lock + "', 0) AS l")
+                    .getBytes(sjis));
+            assertThat(a.readResult().rows()).as("the lock taken").hasSize(1);
+            assertThat(proxy.sluice().sessions()).singleElement()
+                    .satisfies(s -> assertThat(s.pinnedBy()).isEqualTo("stored_code"));
+        }
+        try (Connection b = JdbcDriver.MYSQL.connect(proxy.jdbcUrl(JdbcDriver.MYSQL, proxy.db(), ""), proxy.user2(),
+                proxy.password2())) {
+            assertThat(SessionIsolationTest.one(b, "SELECT IS_USED_LOCK('" + lock + "')"))
+                    .as("A's lock, after A left, on the one server connection").isNull();
         }
     }
 
