@@ -215,6 +215,13 @@ final class IsolationSchema {
             case FUNCTION_DO -> "DO iso_f_" + kind.id() + "(" + n + ")";
             case TRIGGER -> "INSERT INTO iso_trg_" + kind.id() + " (n) VALUES (" + n + ")";
             case MULTI_STATEMENT -> "DO 0; " + make;
+            case TEXT_READ_OTHERWISE -> "SET @iso_m = @@sql_mode, sql_mode = CONCAT(@@sql_mode, "
+                    + (n % 2 != 0
+                    // the server: the string \ ; in the default modes, a string from '\'; to the next quote
+                    ? "',NO_BACKSLASH_ESCAPES'); DO '\\'; "
+                    // the server: a column named \ ; in the default modes, a string from "\"); to the next quote
+                    : "',ANSI_QUOTES'); DO (SELECT 1 AS \"\\\"); ")
+                    + "SET sql_mode = @iso_m; " + make;
         };
     }
 }

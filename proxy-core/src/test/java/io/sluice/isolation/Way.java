@@ -20,7 +20,14 @@ enum Way {
     /** Second statement of a multi-statement ({@code DO 0; ...}), the client having allowMultiQueries. */
     MULTI_STATEMENT,
     /** A server-side prepared statement (COM_STMT_PREPARE and COM_STMT_EXECUTE, useServerPrepStmts). */
-    SERVER_PREPARED;
+    SERVER_PREPARED,
+    /**
+     * Last of a multi-statement whose text before it the server reads otherwise than a reader of bytes in the default
+     * {@code sql_mode} (decision 204): it turns on {@code NO_BACKSLASH_ESCAPES} (odd {@code n}) or {@code ANSI_QUOTES}
+     * (even), quotes a backslash, and puts the session's mode back; read in the default modes, the quoted text runs on
+     * over the statement.
+     */
+    TEXT_READ_OTHERWISE;
 
     /** Whether the state-making statement lives in a stored program created at set-up. */
     boolean storedProgram() {
