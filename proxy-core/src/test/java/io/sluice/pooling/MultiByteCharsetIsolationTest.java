@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -75,7 +76,7 @@ class MultiByteCharsetIsolationTest {
      * COM_RESET_CONNECTION gives the session its handshake's character set again (utf8mb4 here): Sluice must follow,
      * or it goes on taking the session's text for sjis and pins a statement only because it is not all ASCII.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void aResetSessionIsReadInItsHandshakesSetAgain() throws Exception {
         try (RawMySqlClient a = RawMySqlClient.login(proxy.host(), proxy.port(), proxy.user(), proxy.password(),
                 proxy.db())) {
@@ -99,7 +100,7 @@ class MultiByteCharsetIsolationTest {
      * read the client's sjis as utf8mb4) and read the session's text as utf8mb4 too, so a lock after a literal ending
      * in a 0x5C byte went to the next user of the connection.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void aChangeOfUserTakesTheCharacterSetItNames() throws Exception {
         Charset sjis = Charset.forName("SJIS");
         String literal = String.valueOf(endingInBackslash(sjis));
