@@ -19,6 +19,13 @@ final class ClientReading {
     private int charset = ClientCharsets.NOT_SET;
     /** What the session's own sql_mode makes unread; -1: it set none, its connections' login value stands. */
     private int sqlMode = -1;
+    /**
+     * Whether {@link #sqlMode} still lacks the login value it was built on: a {@code SET sql_mode =
+     * CONCAT(@@sql_mode, ...)} sent on a cold pool, before any login told that value. The first login value known is
+     * then added (that of the connection the assignment ran on); taking the worst at the assignment would keep both
+     * modes for a session-pooled session's life, since no tracker corrects it there.
+     */
+    private boolean sqlModeOnLogin;
     /** The connection held when {@link #loginSqlMode} was read from it; {@code null} before one was. */
     private BackendConnection loginOf;
     /** Whether {@link #loginSqlMode} was read, from a connection held or from the pool's. */
@@ -33,7 +40,20 @@ final class ClientReading {
     int unread() {
         boolean asciiTrails = charset == ClientCharsets.NOT_SET ? ClientCharsets.asciiTrails(port.clientCollationId())
                 : charset == ClientCharsets.ASCII_TRAILS;
-        return (asciiTrails ? UnreadText.NON_ASCII : 0) | (sqlMode >= 0 ? sqlMode : loginSqlMode());
+        return (asciiTrails ? UnreadText.NON_ASCII : 0) | (sqlMode < 0 ? loginSqlMode() : ownSqlMode());
+    }
+
+    /** The session's own modes, with the login value they were built on once it is known. */
+    private int ownSqlMode() {
+        if (sqlModeOnLogin) {
+            int login = loginSqlMode();
+            if (!loginKnown) {
+                return UnreadText.ANY_SQL_MODE; // still a cold pool
+            }
+            sqlMode |= login;
+            sqlModeOnLogin = false;
+        }
+        return sqlMode;
     }
 
     /**
@@ -68,8 +88,16 @@ final class ClientReading {
             charset = assignments.charsetSet();
         }
         if (assignments.sqlModeSet()) {
-            int before = sqlMode >= 0 ? sqlMode : loginSqlMode();
-            sqlMode = assignments.sqlModeUnread() | (assignments.sqlModeKept() ? before : 0);
+            if (!assignments.sqlModeKept()) {
+                sqlMode = assignments.sqlModeUnread();
+                sqlModeOnLogin = false;
+            } else if (sqlMode >= 0) {
+                sqlMode |= assignments.sqlModeUnread();
+            } else {
+                int login = loginSqlMode();
+                sqlMode = assignments.sqlModeUnread() | (loginKnown ? login : 0);
+                sqlModeOnLogin = !loginKnown; // a cold pool: the login value is added once known
+            }
         }
     }
 
@@ -80,6 +108,7 @@ final class ClientReading {
     void forget() {
         charset = ClientCharsets.NOT_SET;
         sqlMode = -1;
+        sqlModeOnLogin = false;
     }
 
     /** The server reported the session's {@code character_set_client}. */
@@ -90,5 +119,6 @@ final class ClientReading {
     /** The server reported the session's {@code sql_mode}. */
     void reportedSqlMode(String value) {
         sqlMode = UnreadText.ofSqlMode(value);
+        sqlModeOnLogin = false;
     }
 }
