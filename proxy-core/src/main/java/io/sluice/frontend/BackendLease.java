@@ -280,6 +280,10 @@ final class BackendLease {
         return acquiring;
     }
 
+    ReadWriteGroup readWriteGroup() {
+        return readWriteGroup;
+    }
+
     /** The data source the session is assigned to. */
     String dataSource() {
         return dataSource;

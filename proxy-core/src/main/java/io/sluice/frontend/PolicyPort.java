@@ -8,7 +8,9 @@ import io.sluice.pooling.SessionPort;
 import io.sluice.protocol.Packets.BackendError;
 import io.sluice.protocol.Packets;
 import io.sluice.relay.ResponseKind;
+import io.sluice.routing.ReadWriteGroup;
 import io.sluice.sql.HiddenCodeNames;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +21,8 @@ import org.slf4j.LoggerFactory;
  */
 final class PolicyPort implements SessionPort {
     private static final Logger log = LoggerFactory.getLogger(PolicyPort.class);
+    /** A login value with both modes that make the server read text otherwise (decision 204). */
+    private static final String BOTH_MODES = "NO_BACKSLASH_ESCAPES,ANSI_QUOTES";
 
     private final CommandRelayHandler relay;
     private final BackendLease lease;
@@ -42,10 +46,40 @@ final class PolicyPort implements SessionPort {
         return session.key().collationId();
     }
 
+    /**
+     * In a read/write split, the group's servers' login value, whether or not the session holds a connection (the
+     * statement is routed after it is read); one with both modes that change the reading where the servers differ
+     * (set up with different global modes); none while the primary, or a replica that may take reads, has no
+     * connection logged in on the loop yet. Else the login value of the connection the session holds, or of its data
+     * source's, which changes when the session moves.
+     */
     @Override
     public String loginSqlMode() {
-        BackendPool pool = lease.dataSource() == null ? null : lease.backendPool();
-        return pool == null ? null : pool.forLoop(session.channel().eventLoop()).loginValue("sql_mode");
+        ReadWriteGroup group = lease.readWriteGroup();
+        if (group != null) {
+            String value = loginSqlMode(group.primary());
+            List<String> replicas = group.replicas();
+            for (int i = 0; value != null && i < replicas.size(); i++) {
+                String other = loginSqlMode(replicas.get(i));
+                if (other == null) {
+                    value = group.usableNow(replicas.get(i)) ? null : value; // a read may go there: unknown
+                } else if (!other.equals(value)) {
+                    return BOTH_MODES;
+                }
+            }
+            return value;
+        }
+        BackendConnection held = lease.connection();
+        if (held != null) {
+            String value = held.state().loginValues().get("sql_mode");
+            return value == null ? "" : value;
+        }
+        return lease.dataSource() == null ? null : loginSqlMode(lease.dataSource());
+    }
+
+    private String loginSqlMode(String dataSource) {
+        BackendPool pool = context.pool(dataSource);
+        return pool == null ? null : pool.forLoop(session.channel().eventLoop()).loginSqlMode();
     }
 
     @Override

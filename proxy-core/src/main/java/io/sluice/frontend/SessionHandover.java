@@ -306,18 +306,17 @@ final class SessionHandover {
     /** The new server must have applied the session's last write before it serves the session (decision 105). */
     private void awaitLastWrite(BackendConnection old, BackendConnection fresh, EventLoopPool from, Backend next,
             Snapshot snapshot) {
-        String schema = snapshot.schema();
         String lastGtid = snapshot.lastGtid();
         Duration wait = context.pooling().moveGtidWait();
         if (lastGtid == null || wait.isZero()) {
-            swap(old, fresh, from, next, schema);
+            swap(old, fresh, from, next, snapshot);
             return;
         }
         GtidWait.run(fresh, lastGtid, wait, session.key().deprecateEof(),
                 new GtidWait.Outcome() {
                     @Override
                     public void reached() {
-                        swap(old, fresh, from, next, schema);
+                        swap(old, fresh, from, next, snapshot);
                     }
 
                     @Override
@@ -338,7 +337,7 @@ final class SessionHandover {
     }
 
     private void swap(BackendConnection old, BackendConnection fresh, EventLoopPool from, Backend next,
-            String schema) {
+            Snapshot snapshot) {
         if (!old.isBetweenCommands() || old.runsOwnCommand() || !old.channel().isActive()
                 || lease.connection() != old || !relay.isCommandPhase() || !relay.isQuiet()) {
             // The old connection broke, the session ended, or a command slipped in (or waits, held: it was looked
@@ -350,10 +349,12 @@ final class SessionHandover {
             return;
         }
         if (lease.policy() instanceof SessionPooling statements) {
-            statements.movedToAnotherConnection(); // the client's statement ids now map onto the new connection's
+            // the client's statement ids now map onto the new connection's; its text is read in the sql_mode the
+            // move set there, which the new connection's login value need not be
+            statements.movedToAnotherConnection(snapshot.wanted().get("sql_mode"));
             MetadataCheck.expectDefinitions(expectingDefinitions);
         }
-        lease.moves().handedOver(next, fresh, from, schema);
+        lease.moves().handedOver(next, fresh, from, snapshot.schema());
         old.close(); // its state is the session's, copied: it goes back to no other session
         refusedFor = null;
         done();

@@ -1,6 +1,5 @@
 package io.sluice.pooling;
 
-import io.sluice.backend.BackendConnection;
 import io.sluice.sql.ClientCharsets;
 import io.sluice.sql.LexicalAssignments;
 import io.sluice.sql.UnreadText;
@@ -9,9 +8,9 @@ import io.sluice.sql.UnreadText;
  * What in a session's text the server reads otherwise than Sluice's lexer (decision 204, {@link UnreadText}): its
  * client character set (sjis, gbk...: bytes above ASCII) and its {@code sql_mode} ({@code NO_BACKSLASH_ESCAPES}:
  * backslashes, {@code ANSI_QUOTES}: double quotes). The character set comes from the handshake's collation, the
- * {@code sql_mode} from the login values of the connections the session holds, until the session's statements set
- * their own; a value Sluice cannot read counts as the worst until transaction pooling's tracker reports what the
- * server took. On the session's event loop; read once per statement scanned.
+ * {@code sql_mode} from the login values of the connections the session's statement runs on, until the session's
+ * statements set their own; a value Sluice cannot read counts as the worst until transaction pooling's tracker reports
+ * what the server took. On the session's event loop; read once per statement scanned.
  */
 final class ClientReading {
     private final SessionPort port;
@@ -26,10 +25,8 @@ final class ClientReading {
      * modes for a session-pooled session's life, since no tracker corrects it there.
      */
     private boolean sqlModeOnLogin;
-    /** The connection held when {@link #loginSqlMode} was read from it; {@code null} before one was. */
-    private BackendConnection loginOf;
-    /** Whether {@link #loginSqlMode} was read, from a connection held or from the pool's. */
-    private boolean loginKnown;
+    /** The value {@link SessionPort#loginSqlMode} gave when {@link #loginSqlMode} was read from it (by identity). */
+    private String loginRead;
     private int loginSqlMode;
 
     ClientReading(SessionPort port) {
@@ -40,44 +37,37 @@ final class ClientReading {
     int unread() {
         boolean asciiTrails = charset == ClientCharsets.NOT_SET ? ClientCharsets.asciiTrails(port.clientCollationId())
                 : charset == ClientCharsets.ASCII_TRAILS;
-        return (asciiTrails ? UnreadText.NON_ASCII : 0) | (sqlMode < 0 ? loginSqlMode() : ownSqlMode());
+        return (asciiTrails ? UnreadText.NON_ASCII : 0) | sqlModeUnread();
     }
 
-    /** The session's own modes, with the login value they were built on once it is known. */
-    private int ownSqlMode() {
-        if (sqlModeOnLogin) {
-            int login = loginSqlMode();
-            if (!loginKnown) {
-                return UnreadText.ANY_SQL_MODE; // still a cold pool
-            }
-            sqlMode |= login;
-            sqlModeOnLogin = false;
+    /** What the session's sql_mode makes unread: its own, its login value's, or both modes while neither is known. */
+    private int sqlModeUnread() {
+        if (sqlMode >= 0 && !sqlModeOnLogin) {
+            return sqlMode;
         }
+        int login = loginSqlMode();
+        if (login < 0) {
+            return UnreadText.ANY_SQL_MODE; // a cold pool: the server's global sql_mode may have either mode
+        } else if (sqlMode < 0) {
+            return login;
+        }
+        sqlMode |= login; // the login value the session's own assignment built on, known now
+        sqlModeOnLogin = false;
         return sqlMode;
     }
 
     /**
-     * What the server's sql_mode makes unread for a session that set none: the login value of its connection, or of
-     * the pool's; both modes while no connection has logged in on the session's loop, since nothing says the server
-     * runs neither.
+     * What the login value makes unread of the connections the session's statement may run on
+     * ({@link SessionPort#loginSqlMode}), asked for each statement: it changes when the session takes another
+     * connection or moves to another data source; -1 while none of them has logged in on the session's loop.
      */
     private int loginSqlMode() {
-        BackendConnection held = port.connection();
-        if (held != null) {
-            if (held != loginOf) {
-                loginOf = held;
-                loginKnown = true;
-                loginSqlMode = UnreadText.ofSqlMode(held.state().loginValues().get("sql_mode"));
-            }
-        } else if (!loginKnown) {
-            // no connection held yet: what the data source's connections logged in with, asked once it is known
-            String pools = port.loginSqlMode();
-            if (pools == null) {
-                // none has logged in on this loop: the server's global sql_mode may have either mode (a cold pool)
-                return UnreadText.ANY_SQL_MODE;
-            }
-            loginKnown = true;
-            loginSqlMode = UnreadText.ofSqlMode(pools);
+        String value = port.loginSqlMode();
+        if (value == null) {
+            return -1;
+        } else if (value != loginRead) { // the same connection's value again, mostly: read once
+            loginRead = value;
+            loginSqlMode = UnreadText.ofSqlMode(value);
         }
         return loginSqlMode;
     }
@@ -95,8 +85,8 @@ final class ClientReading {
                 sqlMode |= assignments.sqlModeUnread();
             } else {
                 int login = loginSqlMode();
-                sqlMode = assignments.sqlModeUnread() | (loginKnown ? login : 0);
-                sqlModeOnLogin = !loginKnown; // a cold pool: the login value is added once known
+                sqlMode = assignments.sqlModeUnread() | Math.max(login, 0);
+                sqlModeOnLogin = login < 0; // a cold pool: the login value is added once known
             }
         }
     }
@@ -116,7 +106,7 @@ final class ClientReading {
         charset = ClientCharsets.asciiTrails(value) ? ClientCharsets.ASCII_TRAILS : ClientCharsets.SAFE;
     }
 
-    /** The server reported the session's {@code sql_mode}. */
+    /** The server reported the session's {@code sql_mode} (or a move set it on the session's new connection). */
     void reportedSqlMode(String value) {
         sqlMode = UnreadText.ofSqlMode(value);
         sqlModeOnLogin = false;

@@ -310,8 +310,15 @@ public final class SessionPooling implements CommandPolicy, StatementMapping {
     /**
      * The session's connection was replaced by one of another server (a session-pooling move): from now on its
      * statements are mapped, under the ids the client knows, and prepared again there on first use.
+     *
+     * @param sqlMode the session's {@code sql_mode}, which the move set on the new connection (its server's global,
+     *     the new connection's login value, may differ: decision 204 reads the text in the session's), or
+     *     {@code null} when the move did not read it
      */
-    public void movedToAnotherConnection() {
+    public void movedToAnotherConnection(String sqlMode) {
+        if (sqlMode != null) {
+            reading.reportedSqlMode(sqlMode);
+        }
         if (mapped != null) {
             return; // moved before: the mapping goes on, the new connection prepares on first use
         }

@@ -70,8 +70,9 @@ public interface SessionPort {
     int clientCollationId();
 
     /**
-     * The {@code sql_mode} the data source's connections logged in with, for a session that holds none yet, or
-     * {@code null} when none has (decision 204).
+     * The {@code sql_mode} the connections the session's next statement may run on logged in with (the one it holds,
+     * its data source's, a read/write split group's), or {@code null} when none has on the session's loop (decision
+     * 204). Asked for each statement: it changes when the session takes another connection or moves.
      */
     default String loginSqlMode() {
         return null;

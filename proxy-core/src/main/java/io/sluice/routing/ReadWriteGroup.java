@@ -184,7 +184,8 @@ public final class ReadWriteGroup implements ReadWriteCounts {
         return backend != null && backend.isUp();
     }
 
-    private boolean usableNow(String name) {
+    /** Whether data source {@code name} may take a read now: up, not drained, not judged unusable. */
+    public boolean usableNow(String name) {
         Backend backend = backends.backend(name);
         ReplicaEligibility.Judgement judged = judgements.get(name);
         return backend != null && backend.isUp() && !backend.isDraining() && (judged == null || judged.usable());

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * ({@code GET_LOCK}, by a plain statement or a server-side prepared one), which MariaDB shows nowhere without
  * performance_schema or the metadata_lock_info plugin, stays on its server while it holds it and moves once it
  * released it; sessions that logged in while their group had one backend move, with their server-side prepared
- * statements, to a backend a config reload adds.
+ * statements, to a backend a config reload adds; and sessions moved between servers whose global {@code sql_mode}
+ * differs are read in the mode they run in (decision 204), in both pooling modes.
  */
 @Tag("server")
 class SessionPoolingLocksAndGrowthTest {
@@ -126,6 +127,97 @@ class SessionPoolingLocksAndGrowthTest {
                 assertThat(cluster.backendOf(sjis)).isEqualTo("b");
             } finally {
                 sluice.undrain("b");
+            }
+        }
+    }
+
+    /**
+     * Decision 204 across a move: server b runs {@code NO_BACKSLASH_ESCAPES} by default, a and c do not. A session
+     * that logged in on b runs in that mode, and its move carries its {@code sql_mode} to a server whose connections
+     * logged in without it. Sluice must read the session's text in the mode the move carried: before, it read it in
+     * the new connection's login value, the {@code GET_LOCK} after {@code 'a\'} was text to it, and the next drain
+     * moved the session away from its lock (the connection it left is closed, so the session lost the lock).
+     */
+    @Test
+    void aMovedSessionsTextIsReadInTheSqlModeTheMoveCarried() throws Exception {
+        String lock = "sluice_lock_moved_mode";
+        // MySQL Connector/J sets no sql_mode of its own here (MariaDB's adds to the login value at connect, and
+        // Sluice reads that assignment in b's value, which then stays the session's own)
+        withBInNoBackslashEscapes(PoolingConfig.defaults(), "b", (sluice, client, b) -> {
+            assertThat(single(client, "SELECT @@sql_mode")).contains("NO_BACKSLASH_ESCAPES");
+            assertThat(sluice.drain("b")).isTrue();
+            await(() -> moves(sluice) == 1, "the session's move off b");
+            String now = cluster.backendOf(client);
+            assertThat(now).isIn("a", "c");
+            assertThat(single(client, "SELECT @@sql_mode")).as("carried").contains("NO_BACKSLASH_ESCAPES");
+            long id = connectionId(client);
+            // the server: the strings a\ and \ around the lock; a reader in the default modes: one string
+            assertThat(single(client, "SELECT 'a\\' AS x, GET_LOCK('" + lock + "', 0) AS l, '\\' AS y"))
+                    .isEqualTo("a\\");
+            assertThat(sessionsOn(sluice, now)).extracting(SessionSnapshot::pinnedBy).containsExactly("stored_code");
+            sluice.undrain("b");
+            assertThat(sluice.drain(now)).isTrue();
+            await(() -> refused(sluice, "pinned") >= 1, "the drain's refusal");
+            assertThat(moves(sluice)).isEqualTo(1);
+            assertThat(cluster.backendOf(client)).isEqualTo(now);
+            try (Connection root = cluster.server(now).rootConnection()) {
+                assertThat(single(root, "SELECT IS_USED_LOCK('" + lock + "')")).isEqualTo(Long.toString(id));
+            }
+        });
+    }
+
+    /**
+     * Decision 204 for a transaction-pooled session moved between servers whose global {@code sql_mode} differs: it
+     * set none, so it runs in each server's (its connections' login value), and its first statement on b, which runs
+     * {@code NO_BACKSLASH_ESCAPES}, is read in that mode. Before, Sluice read it in the login value of the last
+     * connection the session had held, on a: the lock after {@code 'a\'} pinned nothing, and the pooled connection
+     * went to the next session with the lock.
+     */
+    @Test
+    void aTransactionPooledSessionMovedIsReadInItsNewServersSqlMode() throws Exception {
+        String lock = "sluice_lock_tp_mode";
+        withBInNoBackslashEscapes(PoolingConfig.transaction(), "a", (sluice, client, b) -> {
+            assertThat(single(client, "SELECT @@sql_mode")).doesNotContain("NO_BACKSLASH_ESCAPES");
+            assertThat(sluice.drain("a")).isTrue();
+            assertThat(sluice.drain("c")).isTrue();
+            await(() -> sessionsOn(sluice, "b").size() == 1, "the session's move to b");
+            // its first statement there: the server reads the strings a\ and \ around the lock
+            assertThat(single(client, "SELECT 'a\\' AS x, GET_LOCK('" + lock + "', 0) AS l, '\\' AS y"))
+                    .isEqualTo("a\\");
+            assertThat(sessionsOn(sluice, "b")).extracting(SessionSnapshot::pinnedBy).containsExactly("stored_code");
+            assertThat(single(client, "SELECT @@sql_mode")).contains("NO_BACKSLASH_ESCAPES");
+            assertThat(single(b, "SELECT IS_USED_LOCK('" + lock + "')")).isEqualTo(Long.toString(connectionId(client)));
+        });
+    }
+
+    /** A test with a Sluice, its MySQL Connector/J session (first on {@code on}), and b's root connection. */
+    @FunctionalInterface
+    private interface ModeTest {
+        void run(Sluice sluice, Connection client, Connection b) throws Exception;
+    }
+
+    /**
+     * Runs {@code test} while server b runs {@code NO_BACKSLASH_ESCAPES} by default (its global {@code sql_mode}, which
+     * its connections log in with), then puts b's global back and undrains every server.
+     */
+    private static void withBInNoBackslashEscapes(PoolingConfig pooling, String on, ModeTest test) throws Exception {
+        try (Connection b = cluster.server("b").rootConnection()) {
+            String global = single(b, "SELECT @@GLOBAL.sql_mode");
+            try (Statement s = b.createStatement()) {
+                s.execute("SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')");
+            }
+            try (Sluice sluice = cluster.startProxy(Policy.ROUND_ROBIN, BackendCluster.FAST_CHECKS, name -> 1,
+                    pooling);
+                 Connection client = openOn(sluice, on, JdbcDriver.MYSQL, null)) {
+                try {
+                    test.run(sluice, client, b);
+                } finally {
+                    BackendCluster.NAMES.forEach(sluice::undrain);
+                }
+            } finally {
+                try (Statement s = b.createStatement()) {
+                    s.execute("SET GLOBAL sql_mode = '" + global + "'");
+                }
             }
         }
     }

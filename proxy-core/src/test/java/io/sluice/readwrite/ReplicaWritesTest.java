@@ -19,8 +19,10 @@ import java.sql.Statement;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -201,6 +203,48 @@ class ReplicaWritesTest {
             for (int i = 0; i < 2; i++) {
                 assertThat(one(servers.replica(i), "SELECT IS_USED_LOCK('replica_sjis')")).as("replica_" + i)
                         .isNull();
+            }
+        }
+    }
+
+    /**
+     * Decision 204 in a group whose servers run different global {@code sql_mode}s: the replicas
+     * {@code NO_BACKSLASH_ESCAPES}, the primary not. A session that set none runs each statement in the mode of the
+     * server it is routed to, which is chosen after the statement is read, so Sluice reads it in both, and a statement
+     * the modes read otherwise goes to the primary. Before, it read it in the first login value it had learnt, the
+     * primary's: the text was one string to it, the statement went to a replica as a read, and the lock the replica's
+     * mode made of it was taken there, on a connection of the replica's pool.
+     */
+    @Test
+    void aStatementAReplicasSqlModeReadsOtherwiseRunsOnThePrimary() throws Exception {
+        awaitReplicasUsable();
+        List<String> globals = new ArrayList<>();
+        for (ExtraMariaDb replica : servers.replicas()) {
+            globals.add(one(replica, "SELECT @@GLOBAL.sql_mode"));
+            replica.execute("SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')");
+        }
+        // a Sluice of its own: the replicas' connections log in with the mode
+        try (Sluice modes = Sluice.start(servers.sluiceConfig(3000).pooling(PoolingConfig.defaults())
+                .readWriteSplitting(servers.splitGroup("app_rw")).build());
+             Connection c = JdbcDriver.MYSQL.connect(JdbcDriver.MYSQL.url("127.0.0.1", modes.port(), "app_rw", null),
+                     ProxyUnderTest.USER, ProxyUnderTest.PASSWORD);
+             Statement s = c.createStatement()) {
+            Set<String> ports = new HashSet<>();
+            for (int i = 0; i < 6; i++) {
+                ports.add(one(s, "SELECT @@port")); // reads: both replicas' pools log in on the session's loop
+            }
+            assertThat(ports).as("reads on both replicas").hasSize(2);
+            // In NO_BACKSLASH_ESCAPES: the string a\, then GET_LOCK('sluice_rm', 0) (the name in hex), then a comment.
+            // In the default modes: one string, from a to the last quote.
+            String sql = "SELECT 'a\\' AS x, GET_LOCK(0x736c756963655f726d, 0) AS l -- '";
+            assertThat(one(s, sql)).as("run on the primary, in its modes")
+                    .isEqualTo("a' AS x, GET_LOCK(0x736c756963655f726d, 0) AS l -- ");
+            for (ExtraMariaDb server : List.of(servers.primary(), servers.replica(0), servers.replica(1))) {
+                assertThat(one(server, "SELECT IS_USED_LOCK('sluice_rm')")).as("%s", server).isNull();
+            }
+        } finally {
+            for (int i = 0; i < globals.size(); i++) {
+                servers.replica(i).execute("SET GLOBAL sql_mode = '" + globals.get(i) + "'");
             }
         }
     }

@@ -50,6 +50,7 @@ public final class EventLoopPool implements ConnectionOwner {
      * what it holds (the packets of an unfinished exchange) at a point Sluice chooses (decision 058).
      */
     private final Set<BackendConnection> connections = new HashSet<>();
+    private String loginSqlMode; // of one of them, until one opens or closes
     private final Runnable serveTask = this::serve;
     /** This loop's part of {@code minPoolSize}; changes on config reload. */
     private int minIdleShare;
@@ -87,17 +88,16 @@ public final class EventLoopPool implements ConnectionOwner {
     }
 
     /**
-     * A handshake variable's value at the login of one of this loop's connections, or {@code null} when none has
-     * logged in: the server's value for a session that holds no connection yet (decision 204 reads {@code sql_mode}).
+     * The {@code sql_mode} one of this loop's connections logged in with, or {@code null} when none has (decision 204):
+     * asked for each statement of a session that holds none, so kept until a connection opens or closes.
      */
-    public String loginValue(String name) {
-        for (BackendConnection connection : connections) {
-            String value = connection.state().loginValues().get(name);
-            if (value != null) {
-                return value;
+    public String loginSqlMode() {
+        if (loginSqlMode == null) {
+            for (Iterator<BackendConnection> i = connections.iterator(); loginSqlMode == null && i.hasNext(); ) {
+                loginSqlMode = i.next().state().loginValues().get("sql_mode");
             }
         }
-        return null;
+        return loginSqlMode;
     }
 
     /** Idle connections here, for metrics and tests; may be read from any thread. */
@@ -496,11 +496,13 @@ public final class EventLoopPool implements ConnectionOwner {
     @Override
     public void onOpened(BackendConnection connection) {
         connections.add(connection);
+        loginSqlMode = null;
     }
 
     @Override
     public void onClosed(BackendConnection connection) {
         connections.remove(connection);
+        loginSqlMode = null;
         resets.ended(connection); // closed mid-reset: the sessions waiting for it fall back at their timeout
         idle.remove(connection);
     }
