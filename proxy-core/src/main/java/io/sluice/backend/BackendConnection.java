@@ -499,6 +499,7 @@ public final class BackendConnection extends ChannelInboundHandlerAdapter
         login = null;
         mode = Mode.HELD;
         idleSinceNanos = System.nanoTime();
+        owner.onLoggedIn(this);
         ready.trySuccess(this);
     }
 

@@ -6,6 +6,10 @@ public interface ConnectionOwner {
 
     void onClosed(BackendConnection connection);
 
+    /** The connection logged in, and its login values were read (decision 204 reads the server's sql_mode there). */
+    default void onLoggedIn(BackendConnection connection) {
+    }
+
     /** A pooled connection gave up its {@code maxPoolSize} slot: it closed, or never connected. Once each. */
     void slotReleased(BackendConnection connection);
 }

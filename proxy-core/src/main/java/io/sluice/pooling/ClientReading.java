@@ -65,7 +65,7 @@ final class ClientReading {
         String value = port.loginSqlMode();
         if (value == null) {
             return -1;
-        } else if (value != loginRead) { // the same connection's value again, mostly: read once
+        } else if (value != loginRead) { // the same login's value again, mostly: read once
             loginRead = value;
             loginSqlMode = UnreadText.ofSqlMode(value);
         }

@@ -16,10 +16,11 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Decision 204 for a session's first statement on a cold pool: its server runs {@code NO_BACKSLASH_ESCAPES} by
- * default (the server's global {@code sql_mode}), and no connection of the data source has logged in on the
- * session's event loop yet, so Sluice cannot know the mode when it reads the statement. It must then read the text as
- * the worst mode would make the server read it. Before, it read it in the default modes: the {@code GET_LOCK} after
- * {@code 'a\'} was text, the statement pinned nothing, and the next user of the one pooled connection held the lock.
+ * default (the server's global {@code sql_mode}), and Sluice has not logged in to it yet: no pooled connection has,
+ * and the first health check comes an interval (2 s) after the start. So Sluice cannot know the mode when it reads
+ * the statement, and must read the text as the worst mode would make the server read it. Before, it read it in the
+ * default modes: the {@code GET_LOCK} after {@code 'a\'} was text, the statement pinned nothing, and the next user of
+ * the one pooled connection held the lock.
  */
 @Tag("server")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)

@@ -49,6 +49,8 @@ public final class BackendPool {
     private volatile StallWatch stallWatch;
     /** The backend is down or draining: connections that come back are closed, none is opened ahead of need. */
     private volatile boolean retiring;
+    /** The {@code sql_mode} the latest login to this server gave, on any loop (decision 204); written by the loops. */
+    private volatile String loginSqlMode;
     private final PoolTimeouts timeouts = new PoolTimeouts();
     private final KnownSchemas knownSchemas = new KnownSchemas();
     private final OwnConnections ownConnections;
@@ -235,6 +237,14 @@ public final class BackendPool {
 
     boolean isRetiring() {
         return retiring;
+    }
+
+    String loginSqlMode() {
+        return loginSqlMode;
+    }
+
+    void loggedInWith(String sqlMode) {
+        loginSqlMode = sqlMode;
     }
 
     /**

@@ -50,7 +50,7 @@ public final class EventLoopPool implements ConnectionOwner {
      * what it holds (the packets of an unfinished exchange) at a point Sluice chooses (decision 058).
      */
     private final Set<BackendConnection> connections = new HashSet<>();
-    private String loginSqlMode; // of one of them, until one opens or closes
+    private String loginSqlMode; // of the latest login here: read for each statement of a session holding none
     private final Runnable serveTask = this::serve;
     /** This loop's part of {@code minPoolSize}; changes on config reload. */
     private int minIdleShare;
@@ -87,17 +87,9 @@ public final class EventLoopPool implements ConnectionOwner {
         minIdleShare = share;
     }
 
-    /**
-     * The {@code sql_mode} one of this loop's connections logged in with, or {@code null} when none has (decision 204):
-     * asked for each statement of a session that holds none, so kept until a connection opens or closes.
-     */
+    /** The sql_mode of this loop's latest login, else of the server's on any loop, or none yet (decision 204). */
     public String loginSqlMode() {
-        if (loginSqlMode == null) {
-            for (Iterator<BackendConnection> i = connections.iterator(); loginSqlMode == null && i.hasNext(); ) {
-                loginSqlMode = i.next().state().loginValues().get("sql_mode");
-            }
-        }
-        return loginSqlMode;
+        return loginSqlMode != null ? loginSqlMode : parent.loginSqlMode();
     }
 
     /** Idle connections here, for metrics and tests; may be read from any thread. */
@@ -496,13 +488,20 @@ public final class EventLoopPool implements ConnectionOwner {
     @Override
     public void onOpened(BackendConnection connection) {
         connections.add(connection);
-        loginSqlMode = null;
+    }
+
+    @Override
+    public void onLoggedIn(BackendConnection connection) {
+        String value = connection.state().loginValues().get("sql_mode");
+        if (value != null) {
+            loginSqlMode = value;
+            parent.loggedInWith(value);
+        }
     }
 
     @Override
     public void onClosed(BackendConnection connection) {
         connections.remove(connection);
-        loginSqlMode = null;
         resets.ended(connection); // closed mid-reset: the sessions waiting for it fall back at their timeout
         idle.remove(connection);
     }
