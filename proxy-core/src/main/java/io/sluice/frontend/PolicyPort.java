@@ -49,9 +49,9 @@ final class PolicyPort implements SessionPort {
     /**
      * In a read/write split, the group's servers' login value, whether or not the session holds a connection (the
      * statement is routed after it is read); one with both modes that change the reading where the servers differ
-     * (set up with different global modes); none while the primary, or a replica that may take reads, has no
-     * connection logged in on the loop yet. Else the login value of the connection the session holds, or of its data
-     * source's, which changes when the session moves.
+     * (set up with different global modes); none while Sluice has not logged in yet to the primary, or to a replica
+     * that may take reads. Else the login value of the connection the session holds, or of its data source's (its
+     * latest login: {@code EventLoopPool.loginSqlMode}), which changes when the session moves.
      */
     @Override
     public String loginSqlMode() {
