@@ -25,7 +25,7 @@ final class ClientReading {
      * modes for a session-pooled session's life, since no tracker corrects it there.
      */
     private boolean sqlModeOnLogin;
-    /** The value {@link SessionPort#loginSqlMode} gave when {@link #loginSqlMode} was read from it (by identity). */
+    /** The value {@link SessionPort#loginSqlMode} gave when {@link #loginSqlMode} was read from it. */
     private String loginRead;
     private int loginSqlMode;
 
@@ -59,13 +59,13 @@ final class ClientReading {
     /**
      * What the login value makes unread of the connections the session's statement may run on
      * ({@link SessionPort#loginSqlMode}), asked for each statement: it changes when the session takes another
-     * connection or moves to another data source; -1 while none of them has logged in on the session's loop.
+     * connection or moves to another data source; -1 while Sluice has not logged in to its server yet.
      */
     private int loginSqlMode() {
         String value = port.loginSqlMode();
         if (value == null) {
             return -1;
-        } else if (value != loginRead) { // the same login's value again, mostly: read once
+        } else if (!value.equals(loginRead)) { // the same value again, mostly (a held connection's, the pool's)
             loginRead = value;
             loginSqlMode = UnreadText.ofSqlMode(value);
         }

@@ -71,8 +71,8 @@ public interface SessionPort {
 
     /**
      * The {@code sql_mode} the connections the session's next statement may run on logged in with (the one it holds,
-     * its data source's, a read/write split group's), or {@code null} when none has on the session's loop (decision
-     * 204). Asked for each statement: it changes when the session takes another connection or moves.
+     * its data source's, a read/write split group's), or {@code null} while Sluice has not logged in to that server
+     * (decision 204). Asked for each statement: it changes when the session takes another connection or moves.
      */
     default String loginSqlMode() {
         return null;
