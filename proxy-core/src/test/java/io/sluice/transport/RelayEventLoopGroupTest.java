@@ -10,7 +10,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -24,11 +28,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.transport.RelayEventLoopGroup.RelayEventLoop;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,8 +38,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The relay loops wait for I/O without Netty 4.2's one-second deadline, scheduled tasks still run, and a loop that
- * shuts down closes its channels. The wake-up
- * count comes from the kernel ({@code voluntary_ctxt_switches} of the loop's thread), so the tests need Linux and
+ * shuts down closes its channels. A loop's wake-ups are counted as the turns of its I/O handler; the tests need
  * the native transport they name.
  */
 class RelayEventLoopGroupTest {
@@ -84,23 +84,27 @@ class RelayEventLoopGroupTest {
      * another thread while the relay loop sleeps still runs, no earlier than asked.
      */
     private static void assertIdleLoopSleeps(Supplier<IoHandlerFactory> handler) throws Exception {
+        AtomicLong plainTurns = new AtomicLong();
+        AtomicLong relayTurns = new AtomicLong();
         EventLoopGroup plain = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("plain-test"),
-                handler.get());
-        EventLoopGroup relay = new RelayEventLoopGroup(1, new DefaultThreadFactory("relay-test"), handler.get());
+                TurnCountingHandler.factory(handler.get(), plainTurns));
+        EventLoopGroup relay = new RelayEventLoopGroup(1, new DefaultThreadFactory("relay-test"),
+                TurnCountingHandler.factory(handler.get(), relayTurns));
         try {
             EventLoop plainLoop = plain.next();
             EventLoop relayLoop = relay.next();
-            String plainTid = threadId(plainLoop);
-            String relayTid = threadId(relayLoop);
-            long plainBefore = voluntarySwitches(plainTid);
-            long relayBefore = voluntarySwitches(relayTid);
+            // A task on each loop, so that both have started and are past their first turn.
+            plainLoop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            relayLoop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            long plainBefore = plainTurns.get();
+            long relayBefore = relayTurns.get();
 
             Thread.sleep(IDLE_MILLIS);
 
-            long plainWakeups = voluntarySwitches(plainTid) - plainBefore;
-            long relayWakeups = voluntarySwitches(relayTid) - relayBefore;
-            // Up to 2: the loop going to sleep right after the task that read its thread id, and (io_uring) one
-            // completion of the ring's own once the machine is busy. A plain loop wakes every second, at least 3 times.
+            long plainWakeups = plainTurns.get() - plainBefore;
+            long relayWakeups = relayTurns.get() - relayBefore;
+            // Up to 2: the turn that ran the task above may end after the count was read, and (io_uring) the ring may
+            // complete one request of its own once the machine is busy. A plain loop wakes every second, 3 times.
             assertThat(relayWakeups).as("wake-ups of an idle relay loop in %d ms", IDLE_MILLIS).isLessThanOrEqualTo(2);
             assertThat(plainWakeups)
                     .as("wake-ups of an idle plain Netty loop in %d ms; if this fails, Netty no longer wakes idle "
@@ -178,19 +182,52 @@ class RelayEventLoopGroupTest {
         }
     }
 
-    /** The kernel's id of the loop's thread, read on the loop. */
-    private static String threadId(EventLoop loop) throws Exception {
-        return loop.submit(() -> Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString())
-                .get(10, TimeUnit.SECONDS);
-    }
+    /**
+     * The transport's own handler, counting the loop's turns: each return from {@link IoHandler#run} is one wake-up
+     * of the loop. The kernel's count of the thread's context switches would also count wake-ups Netty never sees
+     * (its native wait retries a wait a signal interrupted), which made the test fail once on a busy machine.
+     */
+    private record TurnCountingHandler(IoHandler handler, AtomicLong turns) implements IoHandler {
 
-    /** How many times the thread has gone to sleep of its own accord: once per wait that had to block. */
-    private static long voluntarySwitches(String tid) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/task", tid, "status"))) {
-            if (line.startsWith("voluntary_ctxt_switches:")) {
-                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-            }
+        static IoHandlerFactory factory(IoHandlerFactory factory, AtomicLong turns) {
+            return executor -> new TurnCountingHandler(factory.newHandler(executor), turns);
         }
-        throw new IllegalStateException("no voluntary_ctxt_switches for thread " + tid);
+
+        @Override
+        public void initialize() {
+            handler.initialize();
+        }
+
+        @Override
+        public int run(IoHandlerContext context) {
+            int handled = handler.run(context);
+            turns.incrementAndGet();
+            return handled;
+        }
+
+        @Override
+        public void prepareToDestroy() {
+            handler.prepareToDestroy();
+        }
+
+        @Override
+        public void destroy() {
+            handler.destroy();
+        }
+
+        @Override
+        public IoRegistration register(IoHandle handle) throws Exception {
+            return handler.register(handle);
+        }
+
+        @Override
+        public void wakeup() {
+            handler.wakeup();
+        }
+
+        @Override
+        public boolean isCompatible(Class<? extends IoHandle> handleType) {
+            return handler.isCompatible(handleType);
+        }
     }
 }
